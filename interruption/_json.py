@@ -1,0 +1,242 @@
+"""The JSON value type, its strict checks, JSON equality and canonical digests.
+
+Everything that crosses a process boundary, and every payload a tool hands to
+a human, is a *JSON value* in the narrow sense of RFC 8259 and I-JSON
+(RFC 7493): ``None``, ``bool``, finite ``float``, ``int`` within
+``±(2**53 - 1)`` (so every value has an RFC 8785 canonical form), ``str``
+(valid Unicode, no lone surrogates), ``list`` and ``dict`` with ``str`` keys.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import typing
+from typing import TYPE_CHECKING, Final, TypeAlias
+
+import attrs
+import rfc8785
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+JSON: TypeAlias = None | bool | int | float | str | list["JSON"] | dict[str, "JSON"]  # noqa: RUF036 - JSON's own order
+"""A JSON value: the one place where the library means "any JSON"."""
+
+_JSON_SCALARS: Final = (type(None), bool, int, float, str)
+
+
+def is_json_type(tp: object) -> bool:
+    """Tell whether a (possibly resolved) annotation is the `JSON` alias."""
+    args = typing.get_args(tp)
+    return (
+        len(args) == len(_JSON_SCALARS) + 2
+        and args[: len(_JSON_SCALARS)] == _JSON_SCALARS
+        and typing.get_origin(args[-2]) is list
+        and typing.get_origin(args[-1]) is dict
+    )
+
+
+MAX_DEPTH: Final = 64
+"""The default nesting limit for payloads and wire documents."""
+
+MAX_SAFE_INTEGER: Final = 2**53 - 1
+"""The largest integer magnitude I-JSON and RFC 8785 represent exactly."""
+
+_SHORT: Final = 40
+
+
+@typing.final
+@attrs.frozen
+class Mismatch:
+    """One spot where a value is not what it should be.
+
+    Attributes:
+        path: Where, as a JSON path: ``$``, ``$.kind.phase``, ``$.parts[2]``.
+        expected: What should be there, in words.
+        got: What is there instead, in words or as short JSON.
+    """
+
+    path: str
+    expected: str
+    got: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: expected {self.expected}, got {self.got}"
+
+
+class FieldError(ValueError):
+    """A record field got a value it does not accept (raised at construction).
+
+    Attributes:
+        field: The field's name.
+        expected: What it accepts.
+        got: What it got.
+    """
+
+    def __init__(self, field: str, expected: str, got: str) -> None:
+        super().__init__(f"{field}: expected {expected}, got {got}")
+        self.field = field
+        self.expected = expected
+        self.got = got
+
+
+def describe(value: object) -> str:
+    """Describe *value* for a message: short JSON for scalars, else a noun."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, str):
+        text = repr(str(value))
+        return text if len(text) <= _SHORT else text[: _SHORT - 4] + "...'"
+    if isinstance(value, int | float):
+        text = repr(value) if not isinstance(value, int) else str(int(value))
+        return text if len(text) <= _SHORT else text[: _SHORT - 3] + "..."
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    name = type(value).__name__
+    article = "an" if name[:1].lower() in "aeiou" else "a"
+    return f"{article} {name}"
+
+
+def child_path(path: str, key: str | int) -> str:
+    """Extend a JSON path (``$``, ``$.a``, ``$.a[0]``) by one step."""
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    if key.isidentifier():
+        return f"{path}.{key}"
+    return f"{path}[{rfc8785.dumps(key).decode()}]"
+
+
+def _has_lone_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def json_problems(
+    value: object, *, path: str = "$", max_depth: int = MAX_DEPTH
+) -> list[Mismatch]:
+    """List every place where *value* is not a JSON value, in document order.
+
+    Args:
+        value: Any Python object.
+        path: The JSON path of *value* itself, for the messages.
+        max_depth: How deeply arrays and objects may nest.
+
+    Returns:
+        One `Mismatch` per bad spot; empty when *value* is JSON.
+    """
+    return list(_walk(value, path, 0, max_depth, set()))
+
+
+def _walk(  # noqa: C901, PLR0912 - one flat dispatch over the JSON grammar
+    value: object, path: str, depth: int, max_depth: int, seen: set[int]
+) -> Iterator[Mismatch]:
+    if value is None or isinstance(value, bool):
+        return
+    if isinstance(value, str):
+        if _has_lone_surrogate(value):
+            yield Mismatch(path, "a string of valid Unicode", "a lone surrogate")
+        return
+    if isinstance(value, int):
+        if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+            return
+        yield Mismatch(
+            path,
+            f"an integer within ±{MAX_SAFE_INTEGER} (I-JSON)",
+            describe(value),
+        )
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            yield Mismatch(path, "a finite number", repr(value))
+        return
+    if not isinstance(value, list | dict):
+        yield Mismatch(path, "a JSON value", describe(value))
+        return
+    if id(value) in seen:
+        yield Mismatch(path, "a JSON value", "a reference cycle")
+        return
+    if depth >= max_depth:
+        yield Mismatch(
+            path, f"at most {max_depth} levels of nesting", "a deeper document"
+        )
+        return
+    seen.add(id(value))
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _walk(item, f"{path}[{index}]", depth + 1, max_depth, seen)
+    else:
+        for key, item in value.items():
+            if not isinstance(key, str):
+                yield Mismatch(path, "object keys that are strings", describe(key))
+                continue
+            yield from _walk(item, child_path(path, key), depth + 1, max_depth, seen)
+    seen.discard(id(value))
+
+
+def json_equal(left: JSON, right: JSON) -> bool:
+    """Compare two JSON values as JSON does, not as Python does.
+
+    ``true`` is not ``1``, ``1`` equals ``1.0``, and key order is ignored.
+
+    Args:
+        left: A JSON value.
+        right: Another JSON value.
+
+    Returns:
+        Whether both denote the same JSON value.
+    """
+    if isinstance(left, bool) or isinstance(right, bool):
+        return isinstance(left, bool) and isinstance(right, bool) and left is right
+    if isinstance(left, int | float) and isinstance(right, int | float):
+        return left == right
+    if isinstance(left, list):
+        return (
+            isinstance(right, list)
+            and len(left) == len(right)
+            and all(json_equal(a, b) for a, b in zip(left, right, strict=True))
+        )
+    if isinstance(left, dict):
+        return (
+            isinstance(right, dict)
+            and left.keys() == right.keys()
+            and all(json_equal(item, right[key]) for key, item in left.items())
+        )
+    if isinstance(left, str):
+        return isinstance(right, str) and left == right
+    return left is None and right is None
+
+
+def canonical(value: JSON) -> bytes:
+    """Return the RFC 8785 (JSON Canonicalization Scheme) bytes of *value*.
+
+    Args:
+        value: A JSON value (see `json_problems`).
+
+    Returns:
+        UTF-8 bytes: sorted keys, no whitespace, ECMAScript number forms.
+    """
+    return rfc8785.dumps(value)
+
+
+def digest(value: JSON) -> str:
+    """Return the SHA-256 hex digest of *value*'s canonical form.
+
+    Two values have the same digest exactly when they are `json_equal`.
+
+    Args:
+        value: A JSON value.
+
+    Returns:
+        64 lowercase hex digits.
+    """
+    return hashlib.sha256(canonical(value)).hexdigest()

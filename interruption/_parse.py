@@ -1,0 +1,191 @@
+"""Strict JSON text parsing: the first gate every wire document passes.
+
+`parse` turns bytes or text into a JSON value, or raises `DecodeError`. It
+rejects what RFC 8259 leaves open and what other parsers let through: NaN and
+Infinity literals, numbers that overflow to infinity, duplicate object keys,
+lone surrogates, invalid UTF-8, integers beyond I-JSON's ``±(2**53 - 1)``,
+documents larger than ``max_bytes`` or nested deeper than ``max_depth``.
+
+orjson, when installed, is the fast path; the standard library gives the same
+answers without it (the tests run both).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import TYPE_CHECKING, Final, NoReturn
+
+from interruption._json import MAX_SAFE_INTEGER, Mismatch, json_problems
+from interruption.errors import DecodeError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from interruption._json import JSON
+
+try:
+    import orjson
+except ImportError:  # pragma: no cover - exercised by the no-orjson test run
+    orjson = None  # type: ignore[assignment]
+
+HAVE_ORJSON: Final = orjson is not None
+
+_BIG_FLOAT: Final = float(2**63)
+_COLON_ESCAPE: Final = b"\\u003"
+_FLOAT_DOC: Final = "a finite number"
+
+
+def _fail(path: str, expected: str, got: str) -> NoReturn:
+    raise DecodeError([Mismatch(path, expected, got)])
+
+
+def _reject_constant(name: str) -> NoReturn:
+    _fail("$", "a JSON value (NaN and Infinity are not JSON)", name)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        _fail("$", _FLOAT_DOC, f"{text[:20]} (overflows to infinity)")
+    return value
+
+
+class _Duplicate(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_pairs(pairs: list[tuple[str, JSON]]) -> dict[str, JSON]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:  # pragma: no branch - a repeat exists
+            if key in seen:
+                raise _Duplicate(key)
+            seen.add(key)
+    return result
+
+
+def _stdlib_loads(text: str) -> JSON:
+    try:
+        return json.loads(  # type: ignore[no-any-return]
+            text,
+            object_pairs_hook=_unique_pairs,
+            parse_constant=_reject_constant,
+            parse_float=_finite_float,
+        )
+    except _Duplicate as error:
+        _fail("$", "object keys that are unique", f"the key {error.key!r} twice")
+    except RecursionError:
+        _fail("$", "a document nested less deeply", "nesting too deep to parse")
+    except json.JSONDecodeError as error:
+        where = f"line {error.lineno} column {error.colno}"
+        _fail("$", "a JSON document", f"{error.msg} at {where}")
+
+
+def _plain(value: JSON, depth_left: int) -> bool:
+    """Tell, fast, whether a freshly parsed value needs a closer look.
+
+    True means: nested within the limit, integers in range, and no float so
+    large that orjson may have turned an integer literal into it.
+    """
+    if depth_left < 0:
+        return False
+    if type(value) is dict:
+        items = value.values()
+    elif type(value) is list:
+        items = value  # type: ignore[assignment]
+    else:
+        return True
+    for item in items:
+        kind = type(item)
+        if kind is int:
+            if not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:  # type: ignore[operator]
+                return False
+        elif kind is float:
+            if not -_BIG_FLOAT < item < _BIG_FLOAT:  # type: ignore[operator]
+                return False
+        elif (kind is dict or kind is list) and not _plain(item, depth_left - 1):
+            return False
+    return True
+
+
+def _fast_loads(raw: bytes) -> JSON | None:
+    """Parse with orjson, or return None when only the exact parser can tell."""
+    if orjson is None:  # pragma: no cover - exercised by the no-orjson test run
+        return None
+    try:
+        value: JSON = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None  # the exact parser words the error
+    # orjson keeps the last of duplicate keys. Count colons: the input's
+    # colons are its keys plus those inside strings; the re-encoded value's
+    # are its keys plus those inside strings that survived. Equal counts
+    # mean no key was dropped, unless an escape spelled a colon (\u003a).
+    if raw.count(b":") != orjson.dumps(value).count(b":") or (
+        _COLON_ESCAPE in raw.lower()
+    ):
+        return None
+    return value
+
+
+def parse(data: str | bytes, *, max_bytes: int, max_depth: int) -> JSON:
+    """Parse a JSON document strictly.
+
+    Args:
+        data: The document, as text or UTF-8 bytes.
+        max_bytes: The largest document accepted, in UTF-8 bytes.
+        max_depth: How deeply arrays and objects may nest.
+
+    Returns:
+        The JSON value.
+
+    Raises:
+        DecodeError: naming what was expected and what was found.
+    """
+    raw = _as_bytes(data)
+    if len(raw) > max_bytes:
+        _fail("$", f"a document of at most {max_bytes} bytes", f"{len(raw)} bytes")
+    value = _fast_loads(raw)
+    if value is not None and _plain(value, max_depth):
+        return value
+    return _exact(raw, max_depth)
+
+
+def _as_bytes(data: str | bytes) -> bytes:
+    if isinstance(data, str):
+        try:
+            return data.encode("utf-8")
+        except UnicodeEncodeError as error:
+            _fail(
+                "$", "text of valid Unicode", f"a lone surrogate at index {error.start}"
+            )
+    if isinstance(data, bytes | bytearray | memoryview):
+        return bytes(data)
+    _fail("$", "a JSON document as str or bytes", type(data).__name__)
+
+
+def _exact(raw: bytes, max_depth: int) -> JSON:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        _fail("$", "UTF-8 bytes", f"an invalid byte at offset {error.start}")
+    value = _stdlib_loads(text)
+    problems = json_problems(value, max_depth=max_depth)
+    if problems:
+        raise DecodeError(problems)
+    return value
+
+
+def _stdlib_dumps(value: JSON) -> str:
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def _orjson_dumps(value: JSON) -> str:
+    return orjson.dumps(value).decode()
+
+
+ENCODE: Final[Callable[[JSON], str]] = _orjson_dumps if HAVE_ORJSON else _stdlib_dumps
+"""Compact JSON text of a JSON value; the same value with or without orjson."""

@@ -1,0 +1,157 @@
+"""JSON Schemas (Draft 2020-12) for records made of JSON-ish fields."""
+
+from __future__ import annotations
+
+import enum
+import inspect
+import types
+import typing
+from typing import Final, Literal, Union
+
+import attrs
+
+from interruption._json import JSON, describe, is_json_type
+
+DRAFT: Final = "https://json-schema.org/draft/2020-12/schema"
+
+_SCALARS: Final[dict[object, tuple[str, str]]] = {
+    str: ("string", "a string"),
+    int: ("integer", "an integer"),
+    float: ("number", "a number"),
+    bool: ("boolean", "true or false"),
+    types.NoneType: ("null", "null"),
+}
+
+
+_is_json = is_json_type
+
+
+def _members(tp: object) -> tuple[object, ...] | None:
+    if typing.get_origin(tp) in {Union, types.UnionType} and not _is_json(tp):
+        return typing.get_args(tp)
+    return None
+
+
+def _tag(cls: object) -> str | None:
+    tag = getattr(cls, "tag", None)
+    return tag if isinstance(tag, str) else None
+
+
+def describe_type(tp: object) -> str:
+    """Say in words what a value of type *tp* looks like on the wire."""
+    if _is_json(tp):
+        return "a JSON value"
+    if tp in _SCALARS:
+        return _SCALARS[tp][1]
+    members = _members(tp)
+    if members is not None:
+        tags = [_tag(member) for member in members]
+        if all(tags):
+            return "an object tagged " + ", ".join(repr(tag) for tag in tags)
+        return " or ".join(describe_type(member) for member in members)
+    origin = typing.get_origin(tp)
+    if origin is Literal:
+        return "one of " + ", ".join(describe(value) for value in typing.get_args(tp))
+    if origin in {list, tuple}:
+        return "an array"
+    if origin is dict:
+        return "an object"
+    if isinstance(tp, type) and issubclass(tp, enum.StrEnum):
+        return "one of " + ", ".join(repr(member.value) for member in tp)
+    tag = _tag(tp)
+    if tag is not None:
+        return f"an object tagged {tag!r}"
+    name = getattr(tp, "__name__", repr(tp))
+    return f"an object ({name})"
+
+
+def _doc(cls: type) -> str | None:
+    doc = inspect.getdoc(cls)
+    if not doc:
+        return None
+    return doc.split("\n\n", 1)[0].replace("\n", " ")
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.defs: dict[str, JSON] = {}
+
+    def of(self, tp: object) -> dict[str, JSON]:
+        if _is_json(tp):
+            return {}
+        if tp in _SCALARS:
+            return {"type": _SCALARS[tp][0]}
+        members = _members(tp)
+        if members is not None:
+            options: list[JSON] = [self.of(member) for member in members]
+            disjoint = all(
+                _tag(member) is not None or member is types.NoneType
+                for member in members
+            )
+            return {"oneOf" if disjoint else "anyOf": options}
+        origin = typing.get_origin(tp)
+        args = typing.get_args(tp)
+        if origin is Literal:
+            values: list[JSON] = list(args)
+            return {"const": values[0]} if len(values) == 1 else {"enum": values}
+        if origin is list or (origin is tuple and args[1:] == (...,)):
+            return {"type": "array", "items": self.of(args[0])}
+        if origin is tuple:
+            items: list[JSON] = [self.of(arg) for arg in args]
+            return {
+                "type": "array",
+                "prefixItems": items,
+                "minItems": len(args),
+                "maxItems": len(args),
+            }
+        if origin is dict:
+            return {"type": "object", "additionalProperties": self.of(args[1])}
+        if isinstance(tp, type) and issubclass(tp, enum.StrEnum):
+            return {"enum": [member.value for member in tp]}
+        if isinstance(tp, type) and attrs.has(tp):
+            return self.record(tp)
+        msg = f"no JSON Schema for {tp!r}: use JSON-ish field types"
+        raise TypeError(msg)
+
+    def record(self, cls: type, name: str | None = None) -> dict[str, JSON]:
+        name = name or cls.__name__
+        ref: dict[str, JSON] = {"$ref": f"#/$defs/{name}"}
+        if name in self.defs:
+            return ref
+        self.defs[name] = {}  # placeholder: recursive records refer to it
+        hints = typing.get_type_hints(cls)
+        properties: dict[str, JSON] = {}
+        required: list[JSON] = []
+        tag = _tag(cls)
+        if tag is not None:
+            properties["type"] = {"const": tag}
+            required.append("type")
+        for field in attrs.fields(cls):
+            schema = self.of(hints[field.name])
+            extra = field.metadata.get("json_schema")
+            if extra:
+                schema = {**schema, **extra}
+            properties[field.name] = schema
+            if field.default is attrs.NOTHING:
+                required.append(field.name)
+        body: dict[str, JSON] = {"type": "object", "title": name}
+        doc = _doc(cls)
+        if doc:
+            body["description"] = doc
+        body |= {
+            "properties": properties,
+            "required": required,
+            "additionalProperties": False,
+        }
+        self.defs[name] = body
+        return ref
+
+
+def schema_of(cls: type, *, title: str | None = None) -> dict[str, JSON]:
+    """Build the schema document of a record type (see `wire.json_schema`)."""
+    builder = _Builder()
+    root = builder.record(cls, title) if attrs.has(cls) else builder.of(cls)
+    document: dict[str, JSON] = {"$schema": DRAFT, **root}
+    if builder.defs:
+        document["$defs"] = dict(sorted(builder.defs.items()))
+    return document

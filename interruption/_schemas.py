@@ -1,0 +1,53 @@
+"""The published JSON Schemas: which wire types, and writing them to disk.
+
+Run ``python -m interruption._schemas DIRECTORY`` (``make schemas``) to
+regenerate ``schemas/``; a test fails when the files are out of date.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Final
+
+from interruption._json import JSON
+from interruption.errors import Interrupted
+from interruption.kinds import ApprovalPending, Custom, ScheduledPause
+from interruption.wire import json_schema
+
+WIRE_TYPES: Final[dict[str, type]] = {
+    "approval_pending": ApprovalPending,
+    "custom": Custom,
+    "interrupted": Interrupted,
+    "scheduled_pause": ScheduledPause,
+}
+"""Each published schema's file stem and the type it describes."""
+
+
+def render(schema: dict[str, JSON]) -> str:
+    """Return the schema as the text written to disk (stable, reviewable)."""
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+
+
+def expected_files() -> dict[str, str]:
+    """Map each schema file name to the text it should hold."""
+    return {f"{name}.json": render(json_schema(cls)) for name, cls in WIRE_TYPES.items()}
+
+
+def write(directory: Path) -> list[Path]:
+    """Write every published schema into *directory*; return what changed."""
+    directory.mkdir(parents=True, exist_ok=True)
+    changed = []
+    for name, text in expected_files().items():
+        path = directory / name
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+            changed.append(path)
+    return changed
+
+
+if __name__ == "__main__":  # pragma: no cover - a make target
+    target = Path(sys.argv[1] if len(sys.argv) > 1 else "schemas")
+    for path in write(target):
+        print(f"wrote {path}")  # noqa: T201 - a script's report

@@ -1,0 +1,304 @@
+"""The pause, and the one small tree of failures.
+
+::
+
+    BaseException
+    └── Interrupted                       control flow: a pause, not a failure
+    Exception
+    └── InterruptionError                 base of every failure raised here
+        ├── DecodeError (+ ValueError)    wire input is malformed
+        ├── PayloadError (+ TypeError)    a payload is not JSON (raise site)
+        └── ResumeRejected (+ ValueError) a resume does not fit what is pending
+
+`Interrupted` derives from `BaseException`, like `asyncio.CancelledError`, so
+that a tool body's ``except Exception:`` cannot swallow a pause.
+
+Failures carry their pieces as attributes (`Mismatch.path`, `.expected`,
+`.got`; `Problem.code`), so no caller parses a message, and several problems
+travel together, never only the first.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import TYPE_CHECKING, NoReturn, final
+
+import attrs
+
+from interruption._json import JSON, Mismatch, json_equal, json_problems
+from interruption.kinds import (
+    KINDS,
+    ApprovalPending,
+    Custom,
+    InterruptionKind,
+    ScheduledPause,
+    tag_of,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+__all__ = [
+    "DecodeError",
+    "Interrupted",
+    "InterruptionError",
+    "Mismatch",
+    "PayloadError",
+    "Problem",
+    "ProblemCode",
+    "ResumeRejected",
+    "interrupt",
+    "interrupt_with",
+]
+
+
+def _render(problems: tuple[Mismatch, ...]) -> str:
+    if len(problems) == 1:
+        return str(problems[0])
+    lines = "\n".join(f"  {problem}" for problem in problems)
+    return f"{len(problems)} problems:\n{lines}"
+
+
+class InterruptionError(Exception):
+    """The base of every failure this library raises."""
+
+
+class _MismatchError(InterruptionError):
+    """A failure made of one or more `Mismatch` records."""
+
+    problems: tuple[Mismatch, ...]
+
+    def __init__(self, problems: Iterable[Mismatch]) -> None:
+        found = tuple(problems)
+        if not found:
+            msg = f"{type(self).__name__} needs at least one Mismatch"
+            raise ValueError(msg)
+        super().__init__(found)
+        self.problems = found
+
+    @property
+    def path(self) -> str:
+        """The JSON path of the first problem, like ``$.kind.phase``."""
+        return self.problems[0].path
+
+    @property
+    def expected(self) -> str:
+        """What the first problem's spot should have held."""
+        return self.problems[0].expected
+
+    @property
+    def got(self) -> str:
+        """What the first problem's spot held instead."""
+        return self.problems[0].got
+
+    def __str__(self) -> str:
+        return _render(self.problems)
+
+
+@final
+class DecodeError(_MismatchError, ValueError):
+    """Wire input is malformed.
+
+    Attributes:
+        problems: Every `Mismatch` found, in document order.
+        path: The first problem's JSON path (``$.kind.phase``).
+        expected: What the first problem's spot should have held.
+        got: What it held instead.
+    """
+
+
+@final
+class PayloadError(_MismatchError, TypeError):
+    """A payload is not a JSON value; raised where the payload is handed over.
+
+    Attributes:
+        problems: Every `Mismatch` found (path, expected, got).
+        path: The first problem's JSON path, ``$`` being the payload itself.
+        expected: What the first problem's spot should have held.
+        got: What it held instead.
+    """
+
+
+@final
+class ProblemCode(enum.StrEnum):
+    """Why a resume entry was rejected; stable strings, safe to match on."""
+
+    UNKNOWN_INTERRUPT = "unknown_interrupt"
+    """No pending interrupt has this (name, ref)."""
+    NOT_INTERRUPTED = "not_interrupted"
+    """The target finished in the batch: it has a completed output."""
+    DUPLICATE = "duplicate"
+    """Two entries answer the same interrupt."""
+    CONFLICT = "conflict"
+    """One interrupt is both responded to and restarted."""
+    MISSING = "missing"
+    """A pending interrupt got no answer and partial resumes are off."""
+    ANSWER_NOT_ACCEPTED = "answer_not_accepted"
+    """The interrupt does not accept this kind of answer."""
+    INPUT_MODIFIED = "input_modified"
+    """A restart changed the input of a tool that did not opt in."""
+    SCHEMA_VIOLATION = "schema_violation"
+    """An output, resumed value or replaced input fails its JSON Schema."""
+    EXPIRED = "expired"
+    """The interrupt is past its ``expires_at``."""
+    CONSUMED = "consumed"
+    """The turn was already resumed: a replay."""
+    BAD_TOKEN = "bad_token"  # noqa: S105 - a problem code, not a secret
+    """A sealed turn's token does not verify."""
+    NOT_AUTHORIZED = "not_authorized"
+    """The authorizer refused this principal for this interrupt."""
+
+
+@final
+@attrs.frozen
+class Problem:
+    """One reason a resume was rejected.
+
+    Attributes:
+        code: The stable reason.
+        message: A sentence for a person: what was expected, what was got.
+        index: The entry's position in its list (``respond`` or ``restart``),
+            or ``None`` when the problem concerns no entry (``missing``).
+        answer: Which list the entry sits in, or ``None``.
+        interrupt_id: The pending interrupt concerned, or ``None`` when the
+            entry matches none.
+    """
+
+    code: ProblemCode
+    message: str
+    index: int | None = None
+    answer: str | None = None
+    interrupt_id: str | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.answer}[{self.index}]" if self.answer is not None else "resume"
+        return f"{self.code.value} at {where}: {self.message}"
+
+
+@final
+class ResumeRejected(InterruptionError, ValueError):
+    """A resume does not fit what is pending; every problem is listed.
+
+    Attributes:
+        problems: Every `Problem` found, in entry order.
+    """
+
+    problems: tuple[Problem, ...]
+
+    def __init__(self, problems: Iterable[Problem]) -> None:
+        found = tuple(problems)
+        if not found:
+            msg = "ResumeRejected needs at least one Problem"
+            raise ValueError(msg)
+        super().__init__(found)
+        self.problems = found
+
+    @property
+    def codes(self) -> tuple[ProblemCode, ...]:
+        """The problems' codes, in order."""
+        return tuple(problem.code for problem in self.problems)
+
+    def __str__(self) -> str:
+        if len(self.problems) == 1:
+            return f"resume rejected: {self.problems[0]}"
+        lines = "\n".join(f"  {problem}" for problem in self.problems)
+        return f"resume rejected, {len(self.problems)} problems:\n{lines}"
+
+
+def check_payload(payload: object) -> JSON:
+    """Return *payload* if it is a JSON value; raise `PayloadError` otherwise.
+
+    Raises:
+        PayloadError: naming the path of every value that is not JSON.
+    """
+    problems = json_problems(payload)
+    if problems:
+        raise PayloadError(problems)
+    return payload  # type: ignore[return-value]  # checked just above
+
+
+@final
+class Interrupted(BaseException):
+    """A dispatch paused for a human: control flow, not a failure.
+
+    Equal by value (same kind, JSON-equal payload), so tests can compare.
+
+    Args:
+        kind: Why the dispatch paused.
+        payload: What the human is shown; must be JSON.
+
+    Raises:
+        PayloadError: if *payload* is not a JSON value.
+        TypeError: if *kind* is not an `InterruptionKind`.
+    """
+
+    __slots__ = ("_kind", "_payload")
+
+    def __init__(self, kind: InterruptionKind, payload: JSON = None) -> None:
+        if not isinstance(kind, KINDS):
+            msg = (
+                "kind: expected Custom, ApprovalPending or ScheduledPause, "
+                f"got {type(kind).__name__}"
+            )
+            raise TypeError(msg)
+        super().__init__(kind, check_payload(payload))
+        self._kind = kind
+        self._payload = payload
+
+    @property
+    def kind(self) -> InterruptionKind:
+        """Why the dispatch paused."""
+        return self._kind
+
+    @property
+    def payload(self) -> JSON:
+        """What the human is shown."""
+        return self._payload
+
+    def __str__(self) -> str:
+        match self._kind:
+            case ApprovalPending(tool_use_id=detail):
+                pass
+            case ScheduledPause(phase=phase, node=node):
+                detail = f"{phase.value} {node}"
+            case Custom():
+                return "dispatch interrupted for human review (custom)"
+        return f"dispatch interrupted for human review ({tag_of(self._kind)}: {detail})"
+
+    def __repr__(self) -> str:
+        return f"Interrupted({self._kind!r}, {self._payload!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Interrupted):
+            return NotImplemented
+        return self._kind == other._kind and json_equal(self._payload, other._payload)
+
+    def __hash__(self) -> int:
+        return hash(self._kind)
+
+
+def interrupt(payload: JSON = None) -> NoReturn:
+    """Pause the dispatch with a `Custom` kind.
+
+    Args:
+        payload: What the human is shown; must be JSON.
+
+    Raises:
+        Interrupted: always.
+        PayloadError: if *payload* is not JSON (instead of pausing).
+    """
+    raise Interrupted(Custom(), payload)
+
+
+def interrupt_with(kind: InterruptionKind, payload: JSON = None) -> NoReturn:
+    """Pause the dispatch with any kind.
+
+    Args:
+        kind: Why the dispatch pauses.
+        payload: What the human is shown; must be JSON.
+
+    Raises:
+        Interrupted: always.
+        PayloadError: if *payload* is not JSON (instead of pausing).
+    """
+    raise Interrupted(kind, payload)
