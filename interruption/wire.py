@@ -178,8 +178,9 @@ class _Codec:
         conv = cattrs.Converter(detailed_validation=detailed, forbid_extra_keys=True)
         self.converter = conv
         # Scalars first: cattrs would coerce 123 to "123" by default.
-        # Exact predicates, not register_structure_hook(str, ...): that one
-        # dispatches on subclasses too, and would take StrEnums for strings.
+        # Class hooks, not predicates: cattrs consults its class table (where
+        # its own coercing str/int/float/bool hooks live) before predicates.
+        # A StrEnum still gets the enum hook below, the more specific class.
         for tp, hook in (
             (str, _str),
             (int, _int),
@@ -187,7 +188,7 @@ class _Codec:
             (bool, _bool),
             (types.NoneType, _none),
         ):
-            conv.register_structure_hook_func(_exactly(tp), hook)
+            conv.register_structure_hook(tp, hook)
         conv.register_structure_hook_func(_is_json, _json)
         conv.register_unstructure_hook_func(_is_json, _identity)
         # A singledispatch hook: cattrs would try its own Enum hook first.
