@@ -34,6 +34,8 @@ HAVE_ORJSON: Final = orjson is not None
 _BIG_FLOAT: Final = float(2**63)
 _COLON_ESCAPE: Final = b"\\u003"
 _FLOAT_DOC: Final = "a finite number"
+_INT_DOC: Final = f"an integer within ±{MAX_SAFE_INTEGER} (I-JSON)"
+_LONG_INT: Final = 40
 
 
 def _fail(path: str, expected: str, got: str) -> NoReturn:
@@ -42,6 +44,14 @@ def _fail(path: str, expected: str, got: str) -> NoReturn:
 
 def _reject_constant(name: str) -> NoReturn:
     _fail("$", "a JSON value (NaN and Infinity are not JSON)", name)
+
+
+def _safe_int(text: str) -> int:
+    # int() of thousands of digits is slow (and refused past 4300 digits);
+    # anything this long is far outside I-JSON's range anyway.
+    if len(text) > _LONG_INT:
+        _fail("$", _INT_DOC, f"an integer of {len(text.lstrip('-'))} digits")
+    return int(text)
 
 
 def _finite_float(text: str) -> float:
@@ -75,6 +85,7 @@ def _stdlib_loads(text: str) -> JSON:
             object_pairs_hook=_unique_pairs,
             parse_constant=_reject_constant,
             parse_float=_finite_float,
+            parse_int=_safe_int,
         )
     except _Duplicate as error:
         _fail("$", "object keys that are unique", f"the key {error.key!r} twice")
@@ -89,16 +100,18 @@ def _plain(value: JSON, depth_left: int) -> bool:
     """Tell, fast, whether a freshly parsed value needs a closer look.
 
     True means: nested within the limit, integers in range, and no float so
-    large that orjson may have turned an integer literal into it.
+    large that orjson may have turned an integer literal into it. An array or
+    object takes one of the ``depth_left`` levels, its items the rest, as in
+    `json_problems`.
     """
-    if depth_left < 0:
-        return False
     if type(value) is dict:
         items = value.values()
     elif type(value) is list:
         items = value  # type: ignore[assignment]
     else:
-        return True
+        return _plain([value], 1)  # a bare scalar: check it as an item
+    if depth_left <= 0:
+        return False
     for item in items:
         kind = type(item)
         if kind is int:
@@ -124,9 +137,11 @@ def _fast_loads(raw: bytes) -> JSON | None:
     # colons are its keys plus those inside strings; the re-encoded value's
     # are its keys plus those inside strings that survived. Equal counts
     # mean no key was dropped, unless an escape spelled a colon (\u003a).
-    if raw.count(b":") != orjson.dumps(value).count(b":") or (
-        _COLON_ESCAPE in raw.lower()
-    ):
+    try:
+        again = orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        return None  # nested deeper than orjson encodes: the exact parser decides
+    if raw.count(b":") != again.count(b":") or _COLON_ESCAPE in raw.lower():
         return None
     return value
 
