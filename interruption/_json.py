@@ -44,6 +44,7 @@ MAX_SAFE_INTEGER: Final = 2**53 - 1
 """The largest integer magnitude I-JSON and RFC 8785 represent exactly."""
 
 _SHORT: Final = 40
+_LONG_INT_BITS: Final = 128  # str() of a huge int is slow, and refused past 4300 digits
 
 
 @typing.final
@@ -80,6 +81,9 @@ class FieldError(ValueError):
         self.expected = expected
         self.got = got
 
+    def __reduce__(self) -> tuple[type[FieldError], tuple[str, str, str]]:
+        return type(self), (self.field, self.expected, self.got)
+
 
 def describe(value: object) -> str:
     """Describe *value* for a message: short JSON for scalars, else a noun."""
@@ -92,6 +96,8 @@ def describe(value: object) -> str:
     if isinstance(value, str):
         text = repr(str(value))
         return text if len(text) <= _SHORT else text[: _SHORT - 4] + "...'"
+    if isinstance(value, int) and value.bit_length() > _LONG_INT_BITS:
+        return f"an integer of {value.bit_length()} bits"
     if isinstance(value, int | float):
         text = repr(value) if not isinstance(value, int) else str(int(value))
         return text if len(text) <= _SHORT else text[: _SHORT - 3] + "..."

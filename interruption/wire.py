@@ -36,7 +36,7 @@ from interruption._json import (
 )
 from interruption._parse import ENCODE, parse
 from interruption._schema import describe_type, schema_of
-from interruption.errors import DecodeError, Interrupted
+from interruption.errors import DecodeError, Interrupted, PayloadError
 from interruption.kinds import InterruptionKind
 
 if TYPE_CHECKING:
@@ -239,8 +239,18 @@ class _Codec:
         return unstructure_tagged
 
     def _structure_interrupted(self, value: object, _: type) -> Interrupted:
+        if type(value) is not dict:
+            raise _invalid("an object (Interrupted)", value)
         wire = self.converter.structure(value, _InterruptedWire)
-        return Interrupted(wire.kind, wire.payload)
+        try:
+            return Interrupted(wire.kind, wire.payload)
+        except PayloadError as error:  # deeper than a payload may be
+            raise _Invalid(
+                [
+                    Mismatch(".payload" + found.path[1:], found.expected, found.got)
+                    for found in error.problems
+                ]
+            ) from None
 
     def _unstructure_interrupted(self, value: Interrupted) -> JSON:
         return {
