@@ -44,7 +44,7 @@ MAX_SAFE_INTEGER: Final = 2**53 - 1
 """The largest integer magnitude I-JSON and RFC 8785 represent exactly."""
 
 _SHORT: Final = 40
-_LONG_INT_BITS: Final = 128  # str() of a huge int is slow, and refused past 4300 digits
+_LONG_INT_BITS: Final = 128  # str() of a huge int is slow, refused past 4300 digits
 
 
 @typing.final
@@ -96,11 +96,12 @@ def describe(value: object) -> str:
     if isinstance(value, str):
         text = repr(str(value))
         return text if len(text) <= _SHORT else text[: _SHORT - 4] + "...'"
-    if isinstance(value, int) and value.bit_length() > _LONG_INT_BITS:
-        return f"an integer of {value.bit_length()} bits"
-    if isinstance(value, int | float):
-        text = repr(value) if not isinstance(value, int) else str(int(value))
-        return text if len(text) <= _SHORT else text[: _SHORT - 3] + "..."
+    if isinstance(value, int):  # 128 bits print in at most 40 characters
+        if value.bit_length() > _LONG_INT_BITS:
+            return f"an integer of {value.bit_length()} bits"
+        return str(int(value))
+    if isinstance(value, float):
+        return repr(value)
     if isinstance(value, dict):
         return "an object"
     if isinstance(value, list):
@@ -125,6 +126,35 @@ def _has_lone_surrogate(text: str) -> bool:
     except UnicodeEncodeError:
         return True
     return False
+
+
+_SCALAR_TYPES: Final = frozenset({type(None), bool, str, float, int})
+
+
+def is_json(value: object, max_depth: int = MAX_DEPTH) -> bool:  # noqa: C901
+    """Tell, fast, whether *value* is a JSON value (see `json_problems`)."""
+    kind = type(value)
+    if kind is dict:
+        if max_depth <= 0:
+            return False
+        for key, item in value.items():  # type: ignore[attr-defined]
+            if type(key) is not str or not is_json(item, max_depth - 1):
+                return False
+        return True
+    if kind is list:
+        if max_depth <= 0:
+            return False
+        return all(is_json(item, max_depth - 1) for item in value)  # type: ignore[attr-defined]
+    if kind is str:
+        text = typing.cast("str", value)
+        return text.isascii() or not _has_lone_surrogate(text)
+    if kind is int:
+        return -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER  # type: ignore[operator]
+    if kind is float:
+        return math.isfinite(value)  # type: ignore[arg-type]
+    if kind in _SCALAR_TYPES:
+        return True
+    return not json_problems(value, max_depth=max_depth)
 
 
 def json_problems(

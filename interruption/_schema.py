@@ -6,6 +6,7 @@ import enum
 import inspect
 import types
 import typing
+from datetime import datetime
 from typing import Final, Literal, Union
 
 import attrs
@@ -13,6 +14,10 @@ import attrs
 from interruption._json import JSON, describe, is_json_type
 
 DRAFT: Final = "https://json-schema.org/draft/2020-12/schema"
+
+DATETIME_DOC: Final = (
+    "an RFC 3339 date-time with a time zone, like '2026-11-21T23:15:00Z'"
+)
 
 _SCALARS: Final[dict[object, tuple[str, str]]] = {
     str: ("string", "a string"),
@@ -43,6 +48,8 @@ def describe_type(tp: object) -> str:
         return "a JSON value"
     if tp in _SCALARS:
         return _SCALARS[tp][1]
+    if tp is datetime:
+        return DATETIME_DOC
     members = _members(tp)
     if members is not None:
         tags = [_tag(member) for member in members]
@@ -81,6 +88,8 @@ class _Builder:
             return {}
         if tp in _SCALARS:
             return {"type": _SCALARS[tp][0]}
+        if tp is datetime:
+            return {"type": "string", "format": "date-time"}
         members = _members(tp)
         if members is not None:
             options: list[JSON] = [self.of(member) for member in members]

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, NoReturn, final
 
 import attrs
 
-from interruption._json import JSON, Mismatch, json_equal, json_problems
+from interruption._json import JSON, Mismatch, is_json, json_equal, json_problems
 from interruption.kinds import (
     KINDS,
     ApprovalPending,
@@ -171,8 +171,13 @@ class Problem:
     interrupt_id: str | None = None
 
     def __str__(self) -> str:
-        where = f"{self.answer}[{self.index}]" if self.answer is not None else "resume"
-        return f"{self.code.value} at {where}: {self.message}"
+        if self.answer is not None:
+            where = f" at {self.answer}[{self.index}]"
+        elif self.interrupt_id is not None:
+            where = f" for {self.interrupt_id}"
+        else:
+            where = ""
+        return f"{self.code.value}{where}: {self.message}"
 
 
 @final
@@ -211,10 +216,23 @@ def check_payload(payload: object) -> JSON:
     Raises:
         PayloadError: naming the path of every value that is not JSON.
     """
-    problems = json_problems(payload)
-    if problems:
-        raise PayloadError(problems)
-    return payload  # type: ignore[return-value]  # checked just above
+    if is_json(payload):
+        return payload  # type: ignore[return-value]  # checked just above
+    raise PayloadError(json_problems(payload))
+
+
+def json_value(
+    instance: object, attribute: attrs.Attribute[JSON], value: object
+) -> None:
+    """Validate that a record field holds a JSON value (an attrs validator).
+
+    Raises:
+        PayloadError: naming the path of every value that is not JSON,
+            starting at the field (``$.input.amount``).
+    """
+    del instance
+    if not is_json(value):
+        raise PayloadError(json_problems(value, path=f"$.{attribute.name}"))
 
 
 @final

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import types
+from datetime import UTC, datetime
 import typing
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar, Union
 
@@ -35,7 +36,7 @@ from interruption._json import (
     json_problems,
 )
 from interruption._parse import ENCODE, parse
-from interruption._schema import describe_type, schema_of
+from interruption._schema import DATETIME_DOC, describe_type, schema_of
 from interruption.errors import DecodeError, Interrupted, PayloadError
 from interruption.kinds import InterruptionKind
 
@@ -104,6 +105,22 @@ def _none(value: object, _: type) -> None:
     if value is None:
         return
     raise _invalid("null", value)
+
+
+def _datetime(value: object, _: type) -> datetime:
+    if type(value) is str:
+        try:
+            parsed = datetime.fromisoformat(value)
+        except ValueError:
+            pass
+        else:
+            if parsed.utcoffset() is not None:
+                return parsed.astimezone(UTC)
+    raise _invalid(DATETIME_DOC, value)
+
+
+def _unstructure_datetime(value: datetime) -> str:
+    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 def _json(value: object, _: object) -> JSON:
@@ -202,6 +219,8 @@ class _Codec:
         conv.register_unstructure_hook_factory(attrs.has, self._unstructure_record)
         conv.register_structure_hook(Interrupted, self._structure_interrupted)
         conv.register_unstructure_hook(Interrupted, self._unstructure_interrupted)
+        conv.register_structure_hook_func(_exactly(datetime), _datetime)
+        conv.register_unstructure_hook_func(_exactly(datetime), _unstructure_datetime)
 
     # --- records -------------------------------------------------------------
 

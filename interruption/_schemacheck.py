@@ -1,0 +1,128 @@
+"""Checking JSON values against JSON Schemas: compiled once, fast when valid.
+
+A validator is built once per distinct schema and cached. The yes/no check
+uses jsonschema-rs when it is installed (the ``[fast]`` extra) and
+jsonschema otherwise; the words of a failure always come from jsonschema,
+so messages do not depend on which is installed.
+"""
+
+from __future__ import annotations
+
+import functools
+import typing
+import json
+from typing import TYPE_CHECKING, Final, Protocol, TypeAlias
+
+import jsonschema
+import jsonschema.exceptions
+
+from interruption._json import JSON, Mismatch, child_path, describe
+from interruption._parse import ENCODE
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+try:
+    import jsonschema_rs
+except ImportError:  # pragma: no cover - exercised by the no-extra run
+    jsonschema_rs = None  # type: ignore[assignment]
+
+JSONSchema: TypeAlias = dict[str, JSON]
+"""A JSON Schema document (Draft 2020-12), as a JSON object."""
+
+_NULL: Final = '{"type":"null"}'
+
+
+class _Check(Protocol):
+    def is_valid(self, instance: object, /) -> bool: ...
+
+
+def check_schema(schema: JSONSchema) -> None:
+    """Raise `jsonschema.exceptions.SchemaError` if *schema* is not a schema."""
+    jsonschema.Draft202012Validator.check_schema(schema)
+
+
+@functools.lru_cache(maxsize=1024)
+def _fast(key: str) -> _Check:
+    if jsonschema_rs is not None:
+        return jsonschema_rs.validator_for(json.loads(key))
+    return _detailed(key)  # pragma: no cover - exercised by the no-extra run
+
+
+@functools.lru_cache(maxsize=256)
+def _detailed(key: str) -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(json.loads(key))
+
+
+def conforms(value: JSON, schema: JSONSchema) -> bool:
+    """Tell whether *value* satisfies *schema*; ``{}`` accepts everything."""
+    if not schema:
+        return True
+    key = ENCODE(schema)
+    if key == _NULL:
+        return value is None
+    return _fast(key).is_valid(value)
+
+
+def schema_mismatches(
+    value: JSON, schema: JSONSchema, path: str = "$"
+) -> list[Mismatch]:
+    """List every way *value* fails *schema*, with JSON paths from *path*.
+
+    Returns:
+        Empty when *value* conforms.
+    """
+    if conforms(value, schema):
+        return []
+    validator = _detailed(ENCODE(schema))
+    errors = sorted(validator.iter_errors(value), key=lambda error: error.json_path)
+    found = [found for error in errors for found in _mismatches(error, path)]
+    return found or [
+        Mismatch(path, "a value that satisfies its schema", describe(value))
+    ]
+
+
+def _where(error: jsonschema.exceptions.ValidationError, path: str) -> str:
+    for step in error.absolute_path:
+        path = child_path(path, step)
+    return path
+
+
+def _mismatches(
+    error: jsonschema.exceptions.ValidationError, path: str
+) -> Iterator[Mismatch]:
+    keyword = str(error.validator)
+    expected_value = typing.cast("JSON", error.validator_value)
+    schema = typing.cast("dict[str, JSON]", error.schema)
+    where = _where(error, path)
+    got = describe(error.instance)
+    if keyword == "type":
+        expected = f"a value of type {expected_value}"
+    elif keyword == "enum":
+        options = (
+            expected_value if isinstance(expected_value, list) else [expected_value]
+        )
+        expected = "one of " + ", ".join(describe(option) for option in options)
+    elif keyword == "const":
+        expected = describe(expected_value)
+    elif keyword == "required" and isinstance(error.instance, dict):
+        for name in typing.cast("list[str]", expected_value):
+            if name not in error.instance:
+                yield Mismatch(
+                    child_path(where, name), "a required property", "nothing"
+                )
+        return
+    elif keyword == "additionalProperties" and isinstance(error.instance, dict):
+        properties = schema.get("properties")
+        known = properties if isinstance(properties, dict) else {}
+        for name in error.instance:
+            if name not in known:
+                yield Mismatch(
+                    child_path(where, name),
+                    "no such property",
+                    describe(error.instance[name]),
+                )
+        return
+    else:
+        expected = f"{keyword} {ENCODE(expected_value)}"
+    yield Mismatch(where, expected, got)

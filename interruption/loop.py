@@ -1,0 +1,818 @@
+"""The reference dispatch loop: call the model, run its tools, pause, resume.
+
+`generate` calls the model, runs the tools it requests (a batch runs
+concurrently), and either feeds their results back to the model or, when any
+tool paused, ends the turn with ``finish_reason="interrupted"`` and an
+`InterruptedTurn`. `resume_turn` validates a client's `Resume` against that
+turn, reuses the outputs of tools that finished, answers or re-runs the
+paused ones, and goes on (a re-run tool may pause again).
+
+`generate_stream` and `resume_turn_stream` yield typed events as they happen,
+so a UI can show an approval the moment it is known; `generate` and
+`resume_turn` are those streams drained.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import uuid
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Coroutine,
+    Iterable,
+    Sequence,
+)
+from datetime import datetime, timedelta
+from typing import Any, Literal, Protocol, TypeAlias, TypeVar, final
+
+import attrs
+
+from interruption._json import JSON
+from interruption._schemacheck import JSONSchema, schema_mismatches
+from interruption.approval import (
+    DECISION_SCHEMA,
+    Approve,
+    Approver,
+    AwaitExternal,
+    Reject,
+    decide,
+    decision_from_json,
+)
+from interruption.errors import DecodeError, Interrupted, PayloadError
+from interruption.kinds import ApprovalPending, InterruptionKind, Phase, ScheduledPause
+from interruption.parts import Message, Role, ToolRequest, ToolResponse
+from interruption.resume import (
+    Accepts,
+    InterruptedTurn,
+    PendingInterrupt,
+    Respond,
+    Resume,
+)
+from interruption.schedule import PauseSchedule
+from interruption.tools import NULL_ONLY, Tool, ToolContext
+from interruption.validation import ResumePolicy, utc_now, validate_resume
+
+__all__ = [
+    "Finished",
+    "FinishReason",
+    "GenerateResult",
+    "Model",
+    "ModelMessage",
+    "ModelRequest",
+    "Paused",
+    "StreamEvent",
+    "ToolFinished",
+    "ToolSpec",
+    "ToolStarted",
+    "generate",
+    "generate_stream",
+    "generate_sync",
+    "resume_turn",
+    "resume_turn_stream",
+    "resume_turn_sync",
+]
+
+T = TypeVar("T")
+
+FinishReason: TypeAlias = Literal["stop", "interrupted", "max_turns"]
+OnToolError: TypeAlias = Literal["respond", "raise"]
+
+
+@final
+@attrs.frozen
+class ToolSpec:
+    """What the model is told about a tool.
+
+    Attributes:
+        name: The tool's name.
+        description: What it does.
+        input_schema: The JSON Schema of its input.
+        output_schema: The JSON Schema of its output.
+    """
+
+    name: str
+    description: str
+    input_schema: JSONSchema
+    output_schema: JSONSchema
+
+
+@final
+@attrs.frozen
+class ModelRequest:
+    """One call to the model.
+
+    Attributes:
+        messages: The conversation so far.
+        tools: The tools it may request.
+    """
+
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSpec, ...]
+
+
+class Model(Protocol):
+    """A chat model: messages and tool specs in, one message out."""
+
+    def __call__(self, request: ModelRequest, /) -> Awaitable[Message]:
+        """Answer *request* with the model's next message."""
+
+
+@final
+@attrs.frozen
+class GenerateResult:
+    """How a dispatch ended.
+
+    Attributes:
+        finish_reason: ``"stop"`` (the model answered), ``"interrupted"``
+            (a tool paused) or ``"max_turns"``.
+        message: The model's last message.
+        messages: The full history.
+        interrupts: What is pending (empty unless interrupted).
+        turn: The authoritative record to keep for the resume, or None.
+    """
+
+    finish_reason: FinishReason
+    message: Message
+    messages: tuple[Message, ...]
+    interrupts: tuple[PendingInterrupt, ...] = ()
+    turn: InterruptedTurn | None = None
+
+
+@final
+@attrs.frozen
+class ModelMessage:
+    """Event: the model spoke.
+
+    Attributes:
+        message: What it said (with refs assigned).
+    """
+
+    message: Message
+
+
+@final
+@attrs.frozen
+class ToolStarted:
+    """Event: a tool call started.
+
+    Attributes:
+        request: The call.
+    """
+
+    request: ToolRequest
+
+
+@final
+@attrs.frozen
+class ToolFinished:
+    """Event: a tool call has its result.
+
+    Attributes:
+        response: The result.
+    """
+
+    response: ToolResponse
+
+
+@final
+@attrs.frozen
+class Paused:
+    """Event: a tool call paused for a human.
+
+    Attributes:
+        interrupt: What is pending.
+    """
+
+    interrupt: PendingInterrupt
+
+
+@final
+@attrs.frozen
+class Finished:
+    """Event: the dispatch ended; always the last event.
+
+    Attributes:
+        result: The same result `generate` returns.
+    """
+
+    result: GenerateResult
+
+
+StreamEvent: TypeAlias = ModelMessage | ToolStarted | ToolFinished | Paused | Finished
+"""What the streams yield; narrow it with ``match``."""
+
+
+class _Stage(enum.IntEnum):
+    BEFORE = 0
+    APPROVAL = 1
+    RUN = 2
+    AFTER = 3
+
+
+@attrs.frozen
+class _Outcome:
+    request: ToolRequest
+    response: ToolResponse | None = None
+    pause: PendingInterrupt | None = None
+    approved: bool = False
+
+
+@attrs.frozen
+class _Job:
+    request: ToolRequest
+    stage: _Stage
+    resumed: JSON = None
+    approved: bool = False
+
+
+def _pause_payload(
+    request: ToolRequest, output: JSON = None, *, with_output: bool = False
+) -> JSON:
+    payload: dict[str, JSON] = {"tool": request.name, "input": request.input}
+    if with_output:
+        payload["output"] = output
+    return payload
+
+
+def _error(request: ToolRequest, text: str) -> ToolResponse:
+    return ToolResponse(request.name, request.ref or "", {"error": text})
+
+
+@attrs.define
+class _Runner:
+    model: Model
+    tools: dict[str, Tool[Any, Any, Any]]
+    approver: Approver | None
+    schedule: PauseSchedule
+    max_turns: int
+    on_tool_error: OnToolError
+    ttl: timedelta | None
+    now: Callable[[], datetime]
+    session: str
+
+    @property
+    def specs(self) -> tuple[ToolSpec, ...]:
+        return tuple(
+            ToolSpec(tool.name, tool.description, tool.input_schema, tool.output_schema)
+            for tool in self.tools.values()
+        )
+
+    def expires(self, tool: Tool[Any, Any, Any] | None) -> datetime | None:
+        ttl = tool.ttl if tool is not None and tool.ttl is not None else self.ttl
+        return self.now() + ttl if ttl is not None else None
+
+    def pending(
+        self,
+        request: ToolRequest,
+        kind: InterruptionKind,
+        payload: JSON,
+        accepts: Accepts,
+    ) -> PendingInterrupt:
+        tool = self.tools.get(request.name)
+        return PendingInterrupt(
+            id=request.ref or request.name,
+            kind=kind,
+            payload=payload,
+            tool=request,
+            accepts=accepts,
+            expires_at=self.expires(tool),
+        )
+
+    async def run(self, job: _Job) -> _Outcome:  # noqa: C901, PLR0911, PLR0912
+        request = job.request
+        tool = self.tools.get(request.name)
+        if tool is None:
+            return _Outcome(request, _error(request, f"unknown tool {request.name!r}"))
+        replace = tool.input_schema if tool.replace_input else None
+        stage = job.stage
+        approved = job.approved
+        if stage <= _Stage.BEFORE and request.name in self.schedule.before:
+            kind = ScheduledPause(Phase.BEFORE, request.name)
+            accepts = Accepts(restart=NULL_ONLY, replace_input=replace)
+            return _Outcome(
+                request,
+                pause=self.pending(request, kind, _pause_payload(request), accepts),
+            )
+        if stage <= _Stage.APPROVAL and self.approver is not None and not approved:
+            decision = await decide(self.approver, request)
+            if isinstance(decision, AwaitExternal):
+                kind_a = ApprovalPending(request.ref or request.name)
+                accepts = Accepts(restart=DECISION_SCHEMA)
+                return _Outcome(
+                    request,
+                    pause=self.pending(
+                        request, kind_a, _pause_payload(request), accepts
+                    ),
+                )
+            if isinstance(decision, Reject):
+                return _Outcome(request, _rejected(request, decision))
+        bad_input = schema_mismatches(request.input, tool.input_schema, "$.input")
+        if bad_input:
+            text = "invalid input: " + "; ".join(map(str, bad_input))
+            return _Outcome(request, _error(request, text), approved=approved)
+        ctx: ToolContext[Any] = ToolContext(request.name, request.ref or "", None)
+        try:
+            ctx.resumed = (
+                tool.parse_resumed(job.resumed) if job.resumed is not None else None
+            )
+            output = await tool.call(ctx, request.input)
+        except Interrupted as pause:
+            accepts = Accepts(
+                respond=tool.output_schema,
+                restart=None if tool.interrupt_only else tool.resume_schema,
+                replace_input=None if tool.interrupt_only else replace,
+            )
+            pending = self.pending(request, pause.kind, pause.payload, accepts)
+            return _Outcome(request, pause=pending, approved=approved)
+        except Exception as error:
+            if self.on_tool_error == "raise":
+                raise
+            text = f"{type(error).__name__}: {error}"
+            return _Outcome(request, _error(request, text), approved=approved)
+        bad_output = schema_mismatches(output, tool.output_schema, "$.output")
+        if bad_output:
+            text = "the tool's output does not fit its schema: " + "; ".join(
+                map(str, bad_output)
+            )
+            if self.on_tool_error == "raise":
+                raise PayloadError(bad_output)
+            return _Outcome(request, _error(request, text), approved=approved)
+        response = ToolResponse(request.name, request.ref or "", output)
+        if stage <= _Stage.RUN and request.name in self.schedule.after:
+            kind = ScheduledPause(Phase.AFTER, request.name)
+            payload = _pause_payload(request, output, with_output=True)
+            pending = self.pending(request, kind, payload, Accepts(restart=NULL_ONLY))
+            return _Outcome(request, response, pending, approved=approved)
+        return _Outcome(request, response, approved=approved)
+
+    async def batch(
+        self, jobs: Sequence[_Job]
+    ) -> AsyncIterator[StreamEvent | _Outcome]:
+        for job in jobs:
+            yield ToolStarted(job.request)
+        tasks = [asyncio.ensure_future(self.run(job)) for job in jobs]
+        try:
+            for next_done in asyncio.as_completed(tasks):
+                outcome = await next_done
+                if outcome.response is not None and outcome.pause is None:
+                    yield ToolFinished(outcome.response)
+                if outcome.pause is not None:
+                    yield Paused(outcome.pause)
+                yield outcome
+        finally:
+            for task in tasks:
+                task.cancel()
+
+    async def drive(
+        self,
+        history: list[Message],
+        turn_id: int,
+        responses: dict[str, ToolResponse],
+        jobs: Sequence[_Job],
+        approved: set[str],
+        carried: Sequence[PendingInterrupt] = (),
+        turns_left: int | None = None,
+    ) -> AsyncIterator[StreamEvent]:
+        turns_left = self.max_turns if turns_left is None else turns_left
+        while True:
+            if jobs or carried:
+                pauses = list(carried)
+                async for event in self.batch(jobs):
+                    if isinstance(event, _Outcome):
+                        if event.response is not None:
+                            responses[event.request.ref or ""] = event.response
+                        if event.pause is not None:
+                            pauses.append(event.pause)
+                        if event.approved:
+                            approved.add(event.request.ref or "")
+                        continue
+                    yield event
+                requests = history[-1].tool_requests
+                if pauses:
+                    order = {
+                        request.ref: index for index, request in enumerate(requests)
+                    }
+                    pauses.sort(key=lambda pending: order.get(pending.ref, len(order)))
+                    paused = {pending.ref for pending in pauses}
+                    completed = tuple(
+                        responses[request.ref]
+                        for request in requests
+                        if request.ref in responses
+                        and (
+                            request.ref not in paused
+                            or request.name in self.schedule.after
+                        )
+                    )
+                    turn = InterruptedTurn(
+                        session=self.session,
+                        turn_id=turn_id,
+                        messages=tuple(history),
+                        interrupts=tuple(pauses),
+                        completed=completed,
+                        created_at=self.now(),
+                        approved=tuple(sorted(approved)),
+                    )
+                    yield Finished(
+                        GenerateResult(
+                            "interrupted",
+                            history[-1],
+                            tuple(history),
+                            tuple(pauses),
+                            turn,
+                        )
+                    )
+                    return
+                history.append(
+                    Message(
+                        Role.TOOL,
+                        tuple(responses[request.ref or ""] for request in requests),
+                    )
+                )
+                responses = {}
+                approved = set()
+            if turns_left <= 0:
+                last = next(
+                    (
+                        message
+                        for message in reversed(history)
+                        if message.role is Role.MODEL
+                    ),
+                    history[-1],
+                )
+                yield Finished(GenerateResult("max_turns", last, tuple(history)))
+                return
+            turns_left -= 1
+            message = _assign_refs(
+                await self.model(ModelRequest(tuple(history), self.specs)), history
+            )
+            history.append(message)
+            yield ModelMessage(message)
+            requests = message.tool_requests
+            if not requests:
+                yield Finished(GenerateResult("stop", message, tuple(history)))
+                return
+            jobs = [_Job(request, _Stage.BEFORE) for request in requests]
+            carried = ()
+
+
+def _rejected(request: ToolRequest, decision: Reject) -> ToolResponse:
+    output: JSON = {"status": "rejected", "reason": decision.reason}
+    return ToolResponse(request.name, request.ref or "", output)
+
+
+def _assign_refs(message: Message, history: Sequence[Message]) -> Message:
+    """Give every tool request a ref unique within the session."""
+    used = {request.ref for earlier in history for request in earlier.tool_requests}
+    counter = sum(len(earlier.tool_requests) for earlier in history)
+    parts = []
+    changed = False
+    for part in message.parts:
+        if isinstance(part, ToolRequest):
+            ref = part.ref
+            if ref is None or ref in used:
+                counter += 1
+                while f"call-{counter}" in used:
+                    counter += 1
+                ref = f"call-{counter}"
+                part = attrs.evolve(part, ref=ref)  # noqa: PLW2901 - the part, with its ref
+                changed = True
+            used.add(ref)
+        parts.append(part)
+    return Message(message.role, tuple(parts)) if changed else message
+
+
+def _runner(
+    model: Model,
+    tools: Iterable[Tool[Any, Any, Any]],
+    *,
+    approver: Approver | None,
+    schedule: PauseSchedule | None,
+    max_turns: int,
+    on_tool_error: OnToolError,
+    ttl: timedelta | None,
+    now: Callable[[], datetime] | None,
+    session: str | None,
+) -> _Runner:
+    table: dict[str, Tool[Any, Any, Any]] = {}
+    for tool in tools:
+        if tool.name in table:
+            msg = f"two tools are named {tool.name!r}"
+            raise ValueError(msg)
+        table[tool.name] = tool
+    if max_turns < 1:
+        msg = f"max_turns: expected at least 1, got {max_turns}"
+        raise ValueError(msg)
+    return _Runner(
+        model=model,
+        tools=table,
+        approver=approver,
+        schedule=schedule or PauseSchedule(),
+        max_turns=max_turns,
+        on_tool_error=on_tool_error,
+        ttl=ttl,
+        now=now or utc_now,
+        session=session or uuid.uuid4().hex,
+    )
+
+
+def _history(messages: Sequence[Message] | str) -> list[Message]:
+    if isinstance(messages, str):
+        return [Message.of_text(Role.USER, messages)]
+    history = list(messages)
+    if not history:
+        msg = "messages: expected at least one message, got none"
+        raise ValueError(msg)
+    return history
+
+
+async def generate_stream(
+    model: Model,
+    messages: Sequence[Message] | str,
+    *,
+    tools: Iterable[Tool[Any, Any, Any]] = (),
+    approver: Approver | None = None,
+    schedule: PauseSchedule | None = None,
+    max_turns: int = 10,
+    on_tool_error: OnToolError = "respond",
+    ttl: timedelta | None = None,
+    now: Callable[[], datetime] | None = None,
+    session: str | None = None,
+) -> AsyncIterator[StreamEvent]:
+    """Run a dispatch, yielding events as they happen; `Finished` comes last.
+
+    Args:
+        model: The model to call.
+        messages: The conversation so far, or one user text.
+        tools: The tools the model may call.
+        approver: Decides per tool call whether it runs, is refused, or
+            awaits a human; None runs every call.
+        schedule: Nodes (tools) to pause before or after.
+        max_turns: How many times the model may be called.
+        on_tool_error: ``"respond"`` tells the model a tool failed;
+            ``"raise"`` lets the exception out.
+        ttl: How long pauses accept answers; None for no limit.
+        now: The clock (UTC); for tests.
+        session: The session id; a fresh one when None.
+
+    Yields:
+        `ModelMessage`, `ToolStarted`, `ToolFinished`, `Paused`, and last
+        `Finished` with the same result `generate` returns.
+    """
+    runner = _runner(
+        model,
+        tools,
+        approver=approver,
+        schedule=schedule,
+        max_turns=max_turns,
+        on_tool_error=on_tool_error,
+        ttl=ttl,
+        now=now,
+        session=session,
+    )
+    async for event in runner.drive(_history(messages), 1, {}, (), set()):
+        yield event
+
+
+async def resume_turn_stream(
+    model: Model,
+    turn: InterruptedTurn,
+    resume: Resume,
+    *,
+    tools: Iterable[Tool[Any, Any, Any]] = (),
+    approver: Approver | None = None,
+    schedule: PauseSchedule | None = None,
+    max_turns: int = 10,
+    on_tool_error: OnToolError = "respond",
+    ttl: timedelta | None = None,
+    now: Callable[[], datetime] | None = None,
+    policy: ResumePolicy | None = None,
+) -> AsyncIterator[StreamEvent]:
+    """Validate *resume* against *turn* and continue, yielding events.
+
+    The arguments are `generate_stream`'s, plus the authoritative *turn*
+    (never one a client sent back), the client's *resume* and the *policy*.
+
+    Yields:
+        The same events as `generate_stream`.
+
+    Raises:
+        ResumeRejected: before anything runs, listing every problem.
+    """
+    runner = _runner(
+        model,
+        tools,
+        approver=approver,
+        schedule=schedule,
+        max_turns=max_turns,
+        on_tool_error=on_tool_error,
+        ttl=ttl,
+        now=now,
+        session=turn.session,
+    )
+    if policy is None:
+        policy = ResumePolicy(now=runner.now)
+    resolved = validate_resume(resume, turn, policy=policy)
+    responses = {done.ref: done for done in turn.completed}
+    approved = set(turn.approved)
+    jobs: list[_Job] = []
+    for answer in resolved.answers:
+        pending, entry = answer.interrupt, answer.entry
+        request = pending.tool
+        if request is None:  # pragma: no cover - the loop's interrupts have tools
+            continue
+        ref = request.ref or ""
+        if isinstance(entry, Respond):
+            responses[ref] = ToolResponse(request.name, ref, entry.output)
+            continue
+        changed = entry.input is not None
+        if changed:
+            request = attrs.evolve(request, input=entry.input)
+        match pending.kind:
+            case ScheduledPause(phase=Phase.AFTER):
+                continue
+            case ScheduledPause(phase=Phase.BEFORE):
+                jobs.append(_Job(request, _Stage.APPROVAL))
+            case ApprovalPending():
+                decision = decision_from_json(entry.resumed)
+                if isinstance(decision, Reject):
+                    responses[ref] = _rejected(request, decision)
+                    continue
+                approved.add(ref)
+                jobs.append(_Job(request, _Stage.RUN, approved=True))
+            case _:
+                keep = ref in approved and not changed
+                stage = _Stage.RUN if keep else _Stage.APPROVAL
+                jobs.append(_Job(request, stage, entry.resumed, approved=keep))
+    history = list(turn.messages)
+    async for event in runner.drive(
+        history, turn.turn_id + 1, responses, jobs, approved, resolved.unanswered
+    ):
+        yield event
+
+
+async def _last(events: AsyncIterator[StreamEvent]) -> GenerateResult:
+    async for event in events:
+        if isinstance(event, Finished):
+            return event.result
+    msg = "the stream ended without a Finished event"  # pragma: no cover
+    raise RuntimeError(msg)  # pragma: no cover
+
+
+async def generate(
+    model: Model,
+    messages: Sequence[Message] | str,
+    *,
+    tools: Iterable[Tool[Any, Any, Any]] = (),
+    approver: Approver | None = None,
+    schedule: PauseSchedule | None = None,
+    max_turns: int = 10,
+    on_tool_error: OnToolError = "respond",
+    ttl: timedelta | None = None,
+    now: Callable[[], datetime] | None = None,
+    session: str | None = None,
+) -> GenerateResult:
+    """Run a dispatch to its end or its first pause.
+
+    Takes `generate_stream`'s arguments.
+
+    Returns:
+        How it ended; with ``finish_reason="interrupted"``, ``turn`` is the
+        record to keep and ``interrupts`` what to show the client.
+    """
+    events = generate_stream(
+        model,
+        messages,
+        tools=tools,
+        approver=approver,
+        schedule=schedule,
+        max_turns=max_turns,
+        on_tool_error=on_tool_error,
+        ttl=ttl,
+        now=now,
+        session=session,
+    )
+    return await _last(events)
+
+
+async def resume_turn(
+    model: Model,
+    turn: InterruptedTurn,
+    resume: Resume,
+    *,
+    tools: Iterable[Tool[Any, Any, Any]] = (),
+    approver: Approver | None = None,
+    schedule: PauseSchedule | None = None,
+    max_turns: int = 10,
+    on_tool_error: OnToolError = "respond",
+    ttl: timedelta | None = None,
+    now: Callable[[], datetime] | None = None,
+    policy: ResumePolicy | None = None,
+) -> GenerateResult:
+    """Validate a resume, then continue the dispatch.
+
+    Takes `resume_turn_stream`'s arguments.
+
+    Returns:
+        How it ended (it may pause again, in a fresh turn).
+
+    Raises:
+        ResumeRejected: listing every problem; nothing ran.
+    """
+    events = resume_turn_stream(
+        model,
+        turn,
+        resume,
+        tools=tools,
+        approver=approver,
+        schedule=schedule,
+        max_turns=max_turns,
+        on_tool_error=on_tool_error,
+        ttl=ttl,
+        now=now,
+        policy=policy,
+    )
+    return await _last(events)
+
+
+def _run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    coroutine.close()
+    msg = "called from a running event loop: await the async function instead"
+    raise RuntimeError(msg)
+
+
+def generate_sync(
+    model: Model,
+    messages: Sequence[Message] | str,
+    *,
+    tools: Iterable[Tool[Any, Any, Any]] = (),
+    approver: Approver | None = None,
+    schedule: PauseSchedule | None = None,
+    max_turns: int = 10,
+    on_tool_error: OnToolError = "respond",
+    ttl: timedelta | None = None,
+    now: Callable[[], datetime] | None = None,
+    session: str | None = None,
+) -> GenerateResult:
+    """`generate` for callers without an event loop; same arguments.
+
+    Raises:
+        RuntimeError: if called from inside a running event loop.
+    """
+    return _run_sync(
+        generate(
+            model,
+            messages,
+            tools=tools,
+            approver=approver,
+            schedule=schedule,
+            max_turns=max_turns,
+            on_tool_error=on_tool_error,
+            ttl=ttl,
+            now=now,
+            session=session,
+        )
+    )
+
+
+def resume_turn_sync(
+    model: Model,
+    turn: InterruptedTurn,
+    resume: Resume,
+    *,
+    tools: Iterable[Tool[Any, Any, Any]] = (),
+    approver: Approver | None = None,
+    schedule: PauseSchedule | None = None,
+    max_turns: int = 10,
+    on_tool_error: OnToolError = "respond",
+    ttl: timedelta | None = None,
+    now: Callable[[], datetime] | None = None,
+    policy: ResumePolicy | None = None,
+) -> GenerateResult:
+    """`resume_turn` for callers without an event loop; same arguments.
+
+    Raises:
+        ResumeRejected: listing every problem; nothing ran.
+        RuntimeError: if called from inside a running event loop.
+    """
+    return _run_sync(
+        resume_turn(
+            model,
+            turn,
+            resume,
+            tools=tools,
+            approver=approver,
+            schedule=schedule,
+            max_turns=max_turns,
+            on_tool_error=on_tool_error,
+            ttl=ttl,
+            now=now,
+            policy=policy,
+        )
+    )

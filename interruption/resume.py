@@ -1,0 +1,280 @@
+"""What is pending, and how a client answers it.
+
+A `PendingInterrupt` is what a client sees: why the dispatch paused, what to
+show, which tool call it concerns, and which answers it `Accepts`. A client
+answers with a `Resume` of `Respond` entries (the client supplies the tool's
+result) and `Restart` entries (the tool runs again, with ``resumed`` data).
+The builders on `PendingInterrupt` make those entries and check them locally;
+the server checks again with `validate_resume`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import TypeVar, final
+
+import attrs
+
+from interruption._json import JSON, json_equal
+from interruption._schemacheck import JSONSchema, schema_mismatches
+from interruption.approval import (
+    DECISION_SCHEMA,
+    Approve,
+    Reject,
+    decision_to_json,
+)
+from interruption.errors import Problem, ProblemCode, ResumeRejected, json_value
+from interruption.kinds import NON_EMPTY, InterruptionKind, non_empty
+from interruption.parts import Message, ToolRequest, ToolResponse
+from interruption.wire import structure
+
+__all__ = [
+    "Accepts",
+    "InterruptedTurn",
+    "PendingInterrupt",
+    "Respond",
+    "Restart",
+    "Resume",
+]
+
+T = TypeVar("T")
+
+
+@final
+@attrs.frozen
+class Accepts:
+    """Which answers a pending interrupt accepts, and their shapes.
+
+    ``None`` means the answer is not accepted at all; a schema (``{}`` for
+    any JSON) means it is, if it fits.
+
+    Attributes:
+        respond: The schema of a client-supplied result (the tool's output
+            schema), or None when a client may not supply one.
+        restart: The schema of ``resumed`` on a restart, or None when the
+            tool may not run again.
+        replace_input: The tool's input schema when a restart may replace the
+            input, or None when the input must stay as it was.
+    """
+
+    respond: JSONSchema | None = None
+    restart: JSONSchema | None = None
+    replace_input: JSONSchema | None = None
+
+
+@final
+@attrs.frozen
+class Respond:
+    """Answer an interrupt by supplying the tool's result.
+
+    Attributes:
+        name: The tool's name.
+        ref: The tool call's ref.
+        output: The result, checked against the tool's output schema.
+    """
+
+    name: str = attrs.field(validator=non_empty, metadata=NON_EMPTY)
+    ref: str = attrs.field(validator=non_empty, metadata=NON_EMPTY)
+    output: JSON = attrs.field(validator=json_value)
+
+
+@final
+@attrs.frozen
+class Restart:
+    """Answer an interrupt by running the tool again.
+
+    Attributes:
+        name: The tool's name.
+        ref: The tool call's ref.
+        resumed: Data for the tool's second run (`ToolContext.resumed`), or
+            an approval decision.
+        input: A replacement input, or None to keep the original; only tools
+            that opted in accept a different one.
+    """
+
+    name: str = attrs.field(validator=non_empty, metadata=NON_EMPTY)
+    ref: str = attrs.field(validator=non_empty, metadata=NON_EMPTY)
+    resumed: JSON = attrs.field(default=None, validator=json_value)
+    input: JSON = attrs.field(default=None, validator=json_value)
+
+
+def _tuple_of_responds(entries: Iterable[Respond]) -> tuple[Respond, ...]:
+    return tuple(entries)
+
+
+def _tuple_of_restarts(entries: Iterable[Restart]) -> tuple[Restart, ...]:
+    return tuple(entries)
+
+
+@final
+@attrs.frozen
+class Resume:
+    """A client's answers to the interrupts of one turn.
+
+    Attributes:
+        respond: Results the client supplies.
+        restart: Tool calls to run again.
+    """
+
+    respond: tuple[Respond, ...] = attrs.field(default=(), converter=_tuple_of_responds)
+    restart: tuple[Restart, ...] = attrs.field(default=(), converter=_tuple_of_restarts)
+
+
+def _problem(
+    code: ProblemCode, message: str, pending: PendingInterrupt
+) -> ResumeRejected:
+    return ResumeRejected([Problem(code, message, interrupt_id=pending.id)])
+
+
+@final
+@attrs.frozen
+class PendingInterrupt:
+    """One paused tool call (or node), as a client sees it.
+
+    Attributes:
+        id: Unique within its turn (the tool call's ref in the loop).
+        kind: Why it paused.
+        payload: What to show the human.
+        tool: The tool call concerned, or None for a pause outside a tool.
+        accepts: Which answers it accepts, with their schemas.
+        expires_at: When it stops accepting answers, or None.
+    """
+
+    id: str = attrs.field(validator=non_empty, metadata=NON_EMPTY)
+    kind: InterruptionKind
+    payload: JSON = attrs.field(validator=json_value)
+    tool: ToolRequest | None
+    accepts: Accepts
+    expires_at: datetime | None = None
+
+    @property
+    def name(self) -> str:
+        """The name an answer must carry: the tool's, or ``""`` without one."""
+        return self.tool.name if self.tool is not None else ""
+
+    @property
+    def ref(self) -> str:
+        """The ref an answer must carry: the tool call's, or the id."""
+        if self.tool is not None and self.tool.ref is not None:
+            return self.tool.ref
+        return self.id
+
+    def payload_as(self, cls: type[T]) -> T:
+        """Decode the payload into *cls*, strictly (e.g. `Confirm`).
+
+        Raises:
+            DecodeError: if the payload does not fit *cls*.
+        """
+        return structure(self.payload, cls)
+
+    def respond(self, output: JSON) -> Respond:
+        """Answer with a result, checked against the accepted schema.
+
+        Args:
+            output: The tool's result.
+
+        Returns:
+            The entry for `Resume.respond`.
+
+        Raises:
+            ResumeRejected: if this interrupt accepts no result
+                (``answer_not_accepted``) or *output* does not fit
+                (``schema_violation``).
+        """
+        schema = self.accepts.respond
+        if schema is None:
+            message = f"{self.id} does not accept a respond; it accepts a restart"
+            raise _problem(ProblemCode.ANSWER_NOT_ACCEPTED, message, self)
+        _check(output, schema, "output", self)
+        return Respond(self.name, self.ref, output)
+
+    def restart(self, resumed: JSON = None, *, replace_input: JSON = None) -> Restart:
+        """Answer by running the tool again.
+
+        Args:
+            resumed: Data for the second run, checked against the schema.
+            replace_input: A new input, for tools that accept one.
+
+        Returns:
+            The entry for `Resume.restart`.
+
+        Raises:
+            ResumeRejected: if this interrupt accepts no restart
+                (``answer_not_accepted``), *resumed* or *replace_input* does
+                not fit (``schema_violation``), or the input may not change
+                (``input_modified``).
+        """
+        schema = self.accepts.restart
+        if schema is None:
+            message = f"{self.id} does not accept a restart; it accepts a respond"
+            raise _problem(ProblemCode.ANSWER_NOT_ACCEPTED, message, self)
+        _check(resumed, schema, "resumed", self)
+        if replace_input is not None:
+            original = self.tool.input if self.tool is not None else None
+            allowed = self.accepts.replace_input
+            if allowed is None and not json_equal(replace_input, original):
+                message = f"{self.name or self.id} does not accept a replaced input"
+                raise _problem(ProblemCode.INPUT_MODIFIED, message, self)
+            if allowed is not None:
+                _check(replace_input, allowed, "input", self)
+        return Restart(self.name, self.ref, resumed, replace_input)
+
+    def approve(self, note: str | None = None) -> Restart:
+        """Approve a paused tool call (`ApprovalPending`).
+
+        Raises:
+            ResumeRejected: if this interrupt takes no approval decision.
+        """
+        return self._decide(Approve(note))
+
+    def reject(self, reason: str) -> Restart:
+        """Refuse a paused tool call; the model is told *reason*.
+
+        Raises:
+            ResumeRejected: if this interrupt takes no approval decision.
+        """
+        return self._decide(Reject(reason))
+
+    def _decide(self, decision: Approve | Reject) -> Restart:
+        if self.accepts.restart != DECISION_SCHEMA:
+            message = f"{self.id} is not awaiting an approval decision"
+            raise _problem(ProblemCode.ANSWER_NOT_ACCEPTED, message, self)
+        return self.restart(decision_to_json(decision))
+
+
+def _check(
+    value: JSON, schema: JSONSchema, what: str, pending: PendingInterrupt
+) -> None:
+    found = schema_mismatches(value, schema, f"$.{what}")
+    if found:
+        message = "; ".join(str(mismatch) for mismatch in found)
+        raise _problem(ProblemCode.SCHEMA_VIOLATION, message, pending)
+
+
+@final
+@attrs.frozen
+class InterruptedTurn:
+    """The authoritative record of a paused turn (kept by the server).
+
+    Attributes:
+        session: The session it belongs to.
+        turn_id: Counts the session's interrupted turns, from 1.
+        messages: The full history up to the pause.
+        interrupts: What is pending.
+        completed: Results of the batch's tools that finished; they are
+            reused on resume, never run again.
+        created_at: When it paused.
+        expires_at: When the whole turn stops accepting answers, or None.
+        approved: Refs of calls a human approved earlier in this dispatch,
+            so that restarting one does not ask again.
+    """
+
+    session: str = attrs.field(validator=non_empty, metadata=NON_EMPTY)
+    turn_id: int
+    messages: tuple[Message, ...]
+    interrupts: tuple[PendingInterrupt, ...]
+    completed: tuple[ToolResponse, ...]
+    created_at: datetime
+    expires_at: datetime | None = None
+    approved: tuple[str, ...] = ()

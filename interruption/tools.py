@@ -1,0 +1,292 @@
+"""Tools: what a model may call, and how a tool pauses for a human.
+
+A `Tool` has a name, a description, JSON Schemas for its input, output and
+(optionally) resumed data, and a function ``(ctx, input) -> output``, sync
+or async. Schemas come from attrs classes (the input and resumed data are
+then structured into those classes before the call, and an output record is
+unstructured after it) or from plain JSON Schema dicts.
+
+Inside the function, ``ctx.interrupt(payload)`` pauses the dispatch; when a
+client restarts the call, the function runs again with ``ctx.resumed`` set
+to the client's validated data.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Mapping
+from datetime import timedelta
+from typing import Any, Generic, NoReturn, TypeVar, final, overload
+
+import attrs
+import jsonschema.exceptions
+
+from interruption._json import JSON
+from interruption._schemacheck import JSONSchema, check_schema
+from interruption.errors import Interrupted, check_payload
+from interruption.kinds import Custom
+from interruption.wire import json_schema, structure, unstructure
+
+__all__ = ["Tool", "ToolContext", "define_interrupt", "tool"]
+
+I = TypeVar("I")  # noqa: E741 - the input type, as in the design
+O = TypeVar("O")  # noqa: E741 - the output type
+R = TypeVar("R")
+I_co = TypeVar("I_co", covariant=True)
+
+ANY_JSON: dict[str, JSON] = {}
+NULL_ONLY: dict[str, JSON] = {"type": "null"}
+
+
+@final
+class ToolContext(Generic[R]):
+    """What a running tool knows about its call, and how it pauses.
+
+    Attributes:
+        name: The tool's name.
+        ref: This call's ref.
+        resumed: None on a first run; on a restart, the client's validated
+            ``resumed`` data (an instance of the resume class, if the tool
+            declared one).
+    """
+
+    __slots__ = ("name", "ref", "resumed")
+
+    def __init__(self, name: str, ref: str, resumed: R | None = None) -> None:
+        self.name = name
+        self.ref = ref
+        self.resumed = resumed
+
+    def interrupt(self, payload: JSON = None) -> NoReturn:
+        """Pause the dispatch here, showing *payload* to the human.
+
+        Raises:
+            Interrupted: always (with a `Custom` kind).
+            PayloadError: if *payload* is not JSON.
+        """
+        raise Interrupted(Custom(), payload)
+
+    def __repr__(self) -> str:
+        return f"ToolContext(name={self.name!r}, ref={self.ref!r}, resumed={self.resumed!r})"
+
+
+ToolFunction = Callable[[ToolContext[R], I], "O | Awaitable[O]"]
+
+
+def _schema_of(
+    spec: type[Any] | Mapping[str, JSON], what: str, name: str
+) -> JSONSchema:
+    if isinstance(spec, type):
+        return json_schema(spec)
+    schema = dict(check_payload(dict(spec)))  # type: ignore[arg-type]
+    try:
+        check_schema(schema)
+    except jsonschema.exceptions.SchemaError as error:
+        msg = f"tool {name!r}: its {what} schema is not a JSON Schema: {error.message}"
+        raise TypeError(msg) from None
+    return schema
+
+
+@final
+@attrs.frozen
+class Tool(Generic[I, O, R]):
+    """A tool a model may call.
+
+    Build one with `tool` or `define_interrupt`.
+
+    Attributes:
+        name: The name the model calls it by.
+        description: What it does, for the model.
+        function: ``(ctx, input) -> output``, sync or async.
+        input_schema: The JSON Schema of its input.
+        output_schema: The JSON Schema of its output.
+        resume_schema: The JSON Schema of ``resumed`` on a restart.
+        input_type: The class its input is structured into, or None for JSON.
+        resume_type: The class ``resumed`` is structured into, or None.
+        replace_input: Whether a restart may replace the input.
+        interrupt_only: Whether calling it always pauses (answer by respond).
+        ttl: How long its pauses accept answers, or None for the default.
+    """
+
+    name: str
+    description: str
+    function: Callable[[ToolContext[R], I], O | Awaitable[O]] = attrs.field(repr=False)
+    input_schema: JSONSchema = attrs.field(repr=False)
+    output_schema: JSONSchema = attrs.field(repr=False)
+    resume_schema: JSONSchema = attrs.field(repr=False, default=NULL_ONLY)
+    input_type: type[I] | None = None
+    resume_type: type[R] | None = None
+    replace_input: bool = False
+    interrupt_only: bool = False
+    ttl: timedelta | None = None
+
+    def parse_input(self, data: JSON) -> I:
+        """Turn a request's JSON input into what the function takes.
+
+        Raises:
+            DecodeError: if the input does not fit the input class.
+        """
+        if self.input_type is None:
+            return data  # type: ignore[return-value]
+        return structure(data, self.input_type)
+
+    def parse_resumed(self, data: JSON) -> R | None:
+        """Turn a restart's validated ``resumed`` into ``ctx.resumed``.
+
+        Raises:
+            DecodeError: if it does not fit the resume class.
+        """
+        if self.resume_type is None:
+            return data  # type: ignore[return-value]
+        return structure(data, self.resume_type)
+
+    async def call(self, ctx: ToolContext[R], data: JSON) -> JSON:
+        """Run the function on a JSON input; return its JSON output.
+
+        Raises:
+            Interrupted: when the tool pauses.
+            PayloadError: if the output is not JSON.
+        """
+        result = self.function(ctx, self.parse_input(data))
+        if inspect.isawaitable(result):
+            result = await result
+        if attrs.has(type(result)):
+            return unstructure(result)
+        return check_payload(result)
+
+
+@overload
+def tool(
+    *,
+    input: type[I],
+    output: type[O] | Mapping[str, JSON],
+    resume: type[R],
+    name: str | None = ...,
+    description: str | None = ...,
+    replace_input: bool = ...,
+    ttl: timedelta | None = ...,
+) -> Callable[[Callable[[ToolContext[R], I], O | Awaitable[O]]], Tool[I, O, R]]: ...
+@overload
+def tool(
+    *,
+    input: type[I],
+    output: type[O] | Mapping[str, JSON],
+    resume: Mapping[str, JSON] | None = ...,
+    name: str | None = ...,
+    description: str | None = ...,
+    replace_input: bool = ...,
+    ttl: timedelta | None = ...,
+) -> Callable[
+    [Callable[[ToolContext[JSON], I], O | Awaitable[O]]], Tool[I, O, JSON]
+]: ...
+@overload
+def tool(
+    *,
+    input: Mapping[str, JSON],
+    output: type[O] | Mapping[str, JSON],
+    resume: type[R],
+    name: str | None = ...,
+    description: str | None = ...,
+    replace_input: bool = ...,
+    ttl: timedelta | None = ...,
+) -> Callable[
+    [Callable[[ToolContext[R], JSON], O | Awaitable[O]]], Tool[JSON, O, R]
+]: ...
+@overload
+def tool(
+    *,
+    input: Mapping[str, JSON],
+    output: type[O] | Mapping[str, JSON],
+    resume: Mapping[str, JSON] | None = ...,
+    name: str | None = ...,
+    description: str | None = ...,
+    replace_input: bool = ...,
+    ttl: timedelta | None = ...,
+) -> Callable[
+    [Callable[[ToolContext[JSON], JSON], O | Awaitable[O]]], Tool[JSON, O, JSON]
+]: ...
+def tool(
+    *,
+    input: type[Any] | Mapping[str, JSON],  # noqa: A002 - the design's word
+    output: type[Any] | Mapping[str, JSON],
+    resume: type[Any] | Mapping[str, JSON] | None = None,
+    name: str | None = None,
+    description: str | None = None,
+    replace_input: bool = False,
+    ttl: timedelta | None = None,
+) -> Callable[[Callable[[ToolContext[Any], Any], Any]], Tool[Any, Any, Any]]:
+    """Make a `Tool` of a function ``(ctx, input) -> output``.
+
+    Args:
+        input: The input's attrs class or JSON Schema.
+        output: The output's attrs class or JSON Schema.
+        resume: The class or schema of ``resumed`` data on a restart; None
+            means a restart carries no data (``null``).
+        name: The tool's name; the function's name when None.
+        description: What it does; the function's docstring when None.
+        replace_input: Whether a restart may replace the input.
+        ttl: How long its pauses accept answers; the session's when None.
+
+    Returns:
+        A decorator that turns the function into a `Tool`.
+
+    Raises:
+        TypeError: if a schema dict is not a JSON Schema.
+    """
+
+    def make(function: Callable[[ToolContext[Any], Any], Any]) -> Tool[Any, Any, Any]:
+        tool_name = name or function.__name__
+        return Tool(
+            name=tool_name,
+            description=description or inspect.getdoc(function) or "",
+            function=function,
+            input_schema=_schema_of(input, "input", tool_name),
+            output_schema=_schema_of(output, "output", tool_name),
+            resume_schema=NULL_ONLY
+            if resume is None
+            else _schema_of(resume, "resume", tool_name),
+            input_type=input if isinstance(input, type) else None,
+            resume_type=resume if isinstance(resume, type) else None,
+            replace_input=replace_input,
+            ttl=ttl,
+        )
+
+    return make
+
+
+def define_interrupt(
+    name: str,
+    description: str,
+    *,
+    input: type[Any] | Mapping[str, JSON],  # noqa: A002 - the design's word
+    output: type[Any] | Mapping[str, JSON],
+    ttl: timedelta | None = None,
+) -> Tool[JSON, JSON, JSON]:
+    """Make an interrupt-only tool: calling it always pauses.
+
+    The pause's payload is the call's input; a client answers it only with
+    `Respond`, whose output must fit *output*.
+
+    Args:
+        name: The tool's name.
+        description: What the model is asking the human, for the model.
+        input: The input's attrs class or JSON Schema.
+        output: The answer's attrs class or JSON Schema.
+        ttl: How long its pauses accept answers; the session's when None.
+
+    Returns:
+        The tool.
+    """
+
+    def pause(ctx: ToolContext[JSON], data: JSON) -> NoReturn:
+        raise Interrupted(Custom(), data)
+
+    return Tool(
+        name=name,
+        description=description,
+        function=pause,
+        input_schema=_schema_of(input, "input", name),
+        output_schema=_schema_of(output, "output", name),
+        interrupt_only=True,
+        ttl=ttl,
+    )
