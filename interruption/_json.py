@@ -10,6 +10,7 @@ a human, is a *JSON value* in the narrow sense of RFC 8259 and I-JSON
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import typing
 from typing import TYPE_CHECKING, Final, TypeAlias
@@ -117,6 +118,8 @@ def child_path(path: str, key: str | int) -> str:
         return f"{path}[{key}]"
     if key.isidentifier():
         return f"{path}.{key}"
+    if _has_lone_surrogate(key):  # no canonical form: escape it
+        return f"{path}[{json.dumps(key)}]"
     return f"{path}[{rfc8785.dumps(key).decode()}]"
 
 
@@ -214,6 +217,9 @@ def _walk(  # noqa: C901, PLR0912 - one flat dispatch over the JSON grammar
         for key, item in value.items():
             if not isinstance(key, str):
                 yield Mismatch(path, "object keys that are strings", describe(key))
+                continue
+            if _has_lone_surrogate(key):
+                yield Mismatch(path, "object keys of valid Unicode", describe(key))
                 continue
             yield from _walk(item, child_path(path, key), depth + 1, max_depth, seen)
     seen.discard(id(value))
