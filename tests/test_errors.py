@@ -1,0 +1,470 @@
+import asyncio
+import copy
+import math
+import pickle
+from typing import NoReturn
+
+import pytest
+from hypothesis import given
+from interruption import (
+    JSON,
+    ApprovalPending,
+    Custom,
+    DecodeError,
+    Interrupted,
+    InterruptionError,
+    InterruptionKind,
+    Mismatch,
+    PayloadError,
+    Phase,
+    Problem,
+    ProblemCode,
+    ResumeRejected,
+    ScheduledPause,
+    interrupt,
+    interrupt_with,
+)
+from interruption._json import MAX_DEPTH
+
+from tests.strategies import interrupteds, json_values, kinds
+
+
+@pytest.fixture(name="paused")
+def _paused() -> Interrupted:
+    return Interrupted(ApprovalPending("tu-1"), {"tool": "transfer", "amount": 125})
+
+
+def _deep(levels: int) -> JSON:
+    value: JSON = []
+    for _ in range(levels - 1):
+        value = [value]
+    return value
+
+
+class TestInterrupted:
+    def test_is_control_flow_not_a_failure(self) -> None:
+        """A pause derives from BaseException, outside the failure tree."""
+        assert issubclass(Interrupted, BaseException)
+        assert not issubclass(Interrupted, Exception)
+        assert not issubclass(Interrupted, InterruptionError)
+
+    def test_except_exception_does_not_swallow_it(self, paused: Interrupted) -> None:
+        """A tool body's ``except Exception:`` lets a pause through."""
+        swallowed = False
+
+        def pause() -> NoReturn:
+            raise paused
+
+        def tool() -> None:
+            nonlocal swallowed
+            try:
+                pause()
+            except Exception:  # noqa: BLE001 - the point of the test
+                swallowed = True
+
+        with pytest.raises(Interrupted) as caught:
+            tool()
+        assert caught.value is paused
+        assert not swallowed
+
+    def test_passes_through_asyncio_tasks(self, paused: Interrupted) -> None:
+        """A pause raised in a task reaches whoever awaits the task."""
+
+        async def tool() -> None:
+            raise paused
+
+        async def main() -> None:
+            await asyncio.create_task(tool())
+
+        with pytest.raises(Interrupted) as caught:
+            asyncio.run(main())
+        assert caught.value == paused
+
+    def test_attributes(self, paused: Interrupted) -> None:
+        """The kind and payload are kept as given, and as the exception's args."""
+        assert paused.kind == ApprovalPending("tu-1")
+        assert paused.payload == {"tool": "transfer", "amount": 125}
+        assert paused.args == (paused.kind, paused.payload)
+
+    def test_payload_defaults_to_null(self) -> None:
+        """Without a payload, the human is shown ``null``."""
+        assert Interrupted(Custom()).payload is None
+
+    @pytest.mark.parametrize(
+        ("kind", "text"),
+        [
+            (Custom(), "dispatch interrupted for human review (custom)"),
+            (
+                ApprovalPending("tu-1"),
+                "dispatch interrupted for human review (approval_pending: tu-1)",
+            ),
+            (
+                ScheduledPause(Phase.BEFORE, "charge"),
+                (
+                    "dispatch interrupted for human review "
+                    "(scheduled_pause: before charge)"
+                ),
+            ),
+            (
+                ScheduledPause(Phase.AFTER, "ship"),
+                "dispatch interrupted for human review (scheduled_pause: after ship)",
+            ),
+        ],
+    )
+    def test_str(self, kind: InterruptionKind, text: str) -> None:
+        """The message names the kind's tag and its details."""
+        assert str(Interrupted(kind, {"x": 1})) == text
+
+    def test_repr(self) -> None:
+        """The repr shows the kind and the payload."""
+        assert repr(Interrupted(ApprovalPending("tu-1"), [1])) == (
+            "Interrupted(ApprovalPending(tool_use_id='tu-1'), [1])"
+        )
+
+    def test_equal_by_kind_and_json_payload(self) -> None:
+        """Pauses compare by kind and JSON-equal payload."""
+        assert Interrupted(Custom(), {"a": 1, "b": 2}) == Interrupted(
+            Custom(), {"b": 2, "a": 1.0}
+        )
+        assert Interrupted(Custom(), 1) != Interrupted(Custom(), payload=True)
+        assert Interrupted(Custom(), 1) != Interrupted(ApprovalPending("tu-1"), 1)
+        assert Interrupted(ApprovalPending("a"), 1) != Interrupted(
+            ApprovalPending("b"), 1
+        )
+
+    def test_not_equal_to_other_types(self, paused: Interrupted) -> None:
+        """A pause is never equal to something that is not a pause."""
+        assert paused != paused.args
+        assert paused != "dispatch interrupted"
+
+    @given(interrupteds())
+    def test_equal_pauses_hash_alike(self, paused: Interrupted) -> None:
+        """Equal pauses have equal hashes, so they can be set members."""
+        twin = Interrupted(paused.kind, copy.deepcopy(paused.payload))
+        assert twin == paused
+        assert hash(twin) == hash(paused)
+        assert len({twin, paused}) == 1
+
+    @given(interrupteds())
+    def test_pickles(self, paused: Interrupted) -> None:
+        """A pause survives pickling (process pools send exceptions back)."""
+        assert pickle.loads(pickle.dumps(paused)) == paused  # noqa: S301 - our own bytes
+
+    def test_copies(self, paused: Interrupted) -> None:
+        """A pause can be copied and deep-copied."""
+        assert copy.copy(paused) == paused
+        assert copy.deepcopy(paused) == paused
+
+    def test_rejects_a_kind_that_is_not_a_kind(self) -> None:
+        """The kind must be one of the three kinds, not a tag string."""
+        with pytest.raises(TypeError, match=r"^kind: expected Custom, ApprovalPending"):
+            Interrupted("custom", 1)  # type: ignore[arg-type]
+
+    @pytest.mark.parametrize(
+        ("payload", "path", "expected", "got"),
+        [
+            ({1, 2}, "$", "a JSON value", "a set"),
+            (b"bytes", "$", "a JSON value", "a bytes"),
+            (math.nan, "$", "a finite number", "nan"),
+            (math.inf, "$", "a finite number", "inf"),
+            ({"a": [1, -math.inf]}, "$.a[1]", "a finite number", "-inf"),
+            ({1: "x"}, "$", "object keys that are strings", "1"),
+            ({"d": {"e": (1,)}}, "$.d.e", "a JSON value", "a tuple"),
+            ("\udc00", "$", "a string of valid Unicode", "a lone surrogate"),
+            (2**53, "$", "an integer within ±9007199254740991 (I-JSON)", str(2**53)),
+        ],
+    )
+    def test_payload_must_be_json(
+        self, payload: object, path: str, expected: str, got: str
+    ) -> None:
+        """A non-JSON payload fails at the raise site, naming the path."""
+        with pytest.raises(PayloadError) as caught:
+            Interrupted(Custom(), payload)  # type: ignore[arg-type]
+        assert (caught.value.path, caught.value.expected, caught.value.got) == (
+            path,
+            expected,
+            got,
+        )
+        assert isinstance(caught.value, TypeError)
+
+    def test_payload_cycle(self) -> None:
+        """A payload that contains itself is a PayloadError, not a RecursionError."""
+        payload: dict[str, object] = {}
+        payload["self"] = payload
+        with pytest.raises(PayloadError) as caught:
+            Interrupted(Custom(), payload)  # type: ignore[arg-type]
+        assert (caught.value.path, caught.value.got) == ("$.self", "a reference cycle")
+
+    def test_payload_too_deep(self) -> None:
+        """A payload nested deeper than the limit is a PayloadError."""
+        Interrupted(Custom(), _deep(MAX_DEPTH))
+        with pytest.raises(PayloadError) as caught:
+            Interrupted(Custom(), _deep(MAX_DEPTH + 1))
+        assert caught.value.expected == f"at most {MAX_DEPTH} levels of nesting"
+
+    def test_payload_errors_are_all_reported(self) -> None:
+        """Every bad spot of a payload is listed, not only the first."""
+        payload: object = {"a": {1}, "b": [math.nan, b""]}
+        with pytest.raises(PayloadError) as caught:
+            Interrupted(Custom(), payload)  # type: ignore[arg-type]
+        assert [problem.path for problem in caught.value.problems] == [
+            "$.a",
+            "$.b[0]",
+            "$.b[1]",
+        ]
+        assert str(caught.value) == (
+            "3 problems:\n"
+            "  $.a: expected a JSON value, got a set\n"
+            "  $.b[0]: expected a finite number, got nan\n"
+            "  $.b[1]: expected a JSON value, got a bytes"
+        )
+
+    @given(kinds(), json_values())
+    def test_any_kind_with_any_json(
+        self, kind: InterruptionKind, payload: JSON
+    ) -> None:
+        """Every kind takes every JSON payload."""
+        paused = Interrupted(kind, payload)
+        assert (paused.kind, paused.payload) == (kind, payload)
+
+
+class TestInterrupt:
+    def test_raises_custom(self) -> None:
+        """`interrupt` pauses with the Custom kind and the given payload."""
+        with pytest.raises(Interrupted) as caught:
+            interrupt({"question": "Pay INV-7 today?"})
+        assert caught.value == Interrupted(Custom(), {"question": "Pay INV-7 today?"})
+
+    def test_payload_defaults_to_null(self) -> None:
+        """Without a payload, `interrupt` pauses with ``null``."""
+        with pytest.raises(Interrupted) as caught:
+            interrupt()
+        assert caught.value.payload is None
+
+    def test_not_json_is_a_payload_error_instead(self) -> None:
+        """A bad payload raises PayloadError rather than pausing."""
+        with pytest.raises(PayloadError, match=r"^\$\.when: expected a JSON value"):
+            interrupt({"when": object()})  # type: ignore[dict-item]
+
+    def test_huge_integer_is_a_payload_error(self) -> None:
+        """An integer too large to print is still a PayloadError."""
+        with pytest.raises(PayloadError) as caught:
+            interrupt([10**5000])
+        assert (caught.value.path, caught.value.got) == (
+            "$[0]",
+            "an integer of 16610 bits",
+        )
+
+    def test_is_not_caught_by_except_exception(self) -> None:
+        """A function that calls `interrupt` under ``except Exception`` still pauses."""
+
+        def tool() -> NoReturn:
+            try:
+                interrupt("stop")
+            except Exception:  # noqa: BLE001 - the point of the test
+                pytest.fail("except Exception caught a pause")
+
+        with pytest.raises(Interrupted):
+            tool()
+
+
+class TestInterruptWith:
+    @given(kinds(), json_values())
+    def test_raises_the_kind(self, kind: InterruptionKind, payload: JSON) -> None:
+        """`interrupt_with` pauses with the given kind and payload."""
+        with pytest.raises(Interrupted) as caught:
+            interrupt_with(kind, payload)
+        assert caught.value == Interrupted(kind, payload)
+
+    def test_not_a_kind(self) -> None:
+        """A tag string is not a kind."""
+        with pytest.raises(TypeError, match="got str"):
+            interrupt_with("custom")  # type: ignore[arg-type]
+
+    def test_not_json_is_a_payload_error_instead(self) -> None:
+        """A bad payload raises PayloadError rather than pausing."""
+        with pytest.raises(PayloadError):
+            interrupt_with(ApprovalPending("tu-1"), {"amount": math.nan})
+
+
+class TestInterruptionError:
+    @pytest.mark.parametrize("cls", [DecodeError, PayloadError, ResumeRejected])
+    def test_is_the_base_of_every_failure(self, cls: type[Exception]) -> None:
+        """Every failure is an InterruptionError, and thus an Exception."""
+        assert issubclass(cls, InterruptionError)
+        assert issubclass(InterruptionError, Exception)
+
+    @pytest.mark.parametrize(
+        ("cls", "std"),
+        [
+            (DecodeError, ValueError),
+            (PayloadError, TypeError),
+            (ResumeRejected, ValueError),
+        ],
+    )
+    def test_share_the_stdlib_meaning(
+        self, cls: type[Exception], std: type[Exception]
+    ) -> None:
+        """``except ValueError`` / ``except TypeError`` catch the matching failure."""
+        assert issubclass(cls, std)
+
+
+class TestDecodeError:
+    def test_attributes_of_the_first_problem(self) -> None:
+        """``.path``, ``.expected`` and ``.got`` are the first problem's pieces."""
+        error = DecodeError(
+            [
+                Mismatch("$.kind.phase", "one of 'before', 'after'", "'during'"),
+                Mismatch("$.x", "only the fields kind, payload", "unknown field 'x'"),
+            ]
+        )
+        assert (error.path, error.expected, error.got) == (
+            "$.kind.phase",
+            "one of 'before', 'after'",
+            "'during'",
+        )
+        assert len(error.problems) == 2
+
+    def test_str_of_one_problem(self) -> None:
+        """One problem reads as: path, expected, got."""
+        error = DecodeError(
+            [Mismatch("$.kind.phase", "one of 'before', 'after'", "'during'")]
+        )
+        assert (
+            str(error)
+            == "$.kind.phase: expected one of 'before', 'after', got 'during'"
+        )
+
+    def test_str_of_several_problems(self) -> None:
+        """Several problems are counted and listed one per line."""
+        error = DecodeError([Mismatch("$.a", "x", "y"), Mismatch("$.b", "z", "w")])
+        assert (
+            str(error)
+            == "2 problems:\n  $.a: expected x, got y\n  $.b: expected z, got w"
+        )
+
+    def test_needs_a_problem(self) -> None:
+        """An error without problems is a programming mistake."""
+        with pytest.raises(ValueError, match="DecodeError needs at least one Mismatch"):
+            DecodeError([])
+
+    def test_pickles(self) -> None:
+        """A decode error survives pickling with its problems."""
+        error = DecodeError([Mismatch("$.a", "x", "y")])
+        again = pickle.loads(pickle.dumps(error))  # noqa: S301 - our own bytes
+        assert again.problems == error.problems
+        assert str(again) == str(error)
+
+
+class TestPayloadError:
+    def test_attributes(self) -> None:
+        """A payload error carries its problems like a decode error."""
+        error = PayloadError([Mismatch("$.a", "a JSON value", "a set")])
+        assert (error.path, error.expected, error.got) == (
+            "$.a",
+            "a JSON value",
+            "a set",
+        )
+        assert str(error) == "$.a: expected a JSON value, got a set"
+
+    def test_needs_a_problem(self) -> None:
+        """An error without problems is a programming mistake."""
+        with pytest.raises(ValueError, match="PayloadError needs at least one"):
+            PayloadError(iter(()))
+
+
+@pytest.fixture(name="problems")
+def _problems() -> list[Problem]:
+    return [
+        Problem(
+            ProblemCode.ANSWER_NOT_ACCEPTED,
+            "call-1 accepts restart, got respond",
+            index=0,
+            answer="respond",
+            interrupt_id="call-1",
+        ),
+        Problem(ProblemCode.MISSING, "call-2 got no answer", interrupt_id="call-2"),
+    ]
+
+
+class TestProblem:
+    def test_str_of_an_entry(self, problems: list[Problem]) -> None:
+        """A problem with an entry names its list and position."""
+        assert str(problems[0]) == (
+            "answer_not_accepted at respond[0]: call-1 accepts restart, got respond"
+        )
+
+    def test_str_without_an_entry(self, problems: list[Problem]) -> None:
+        """A problem that concerns no entry names the interrupt instead."""
+        assert str(problems[1]) == "missing for call-2: call-2 got no answer"
+
+    def test_str_of_the_whole_resume(self) -> None:
+        """A problem with neither entry nor interrupt is the code and message."""
+        assert str(Problem(ProblemCode.CONSUMED, "already resumed")) == (
+            "consumed: already resumed"
+        )
+
+    def test_defaults(self) -> None:
+        """Only the code and the message are required."""
+        problem = Problem(ProblemCode.CONSUMED, "already resumed")
+        assert (problem.index, problem.answer, problem.interrupt_id) == (
+            None,
+            None,
+            None,
+        )
+
+
+class TestProblemCode:
+    def test_codes_are_the_designs(self) -> None:
+        """The codes are stable strings, exactly the design's table."""
+        assert [code.value for code in ProblemCode] == [
+            "unknown_interrupt",
+            "not_interrupted",
+            "duplicate",
+            "conflict",
+            "missing",
+            "answer_not_accepted",
+            "input_modified",
+            "schema_violation",
+            "expired",
+            "consumed",
+            "bad_token",
+            "not_authorized",
+        ]
+
+    def test_compares_to_its_string(self) -> None:
+        """A code equals its wire string, so callers can match either."""
+        wire: object = "expired"
+        assert wire == ProblemCode.EXPIRED
+
+
+class TestResumeRejected:
+    def test_attributes(self, problems: list[Problem]) -> None:
+        """The error keeps every problem, and their codes in order."""
+        error = ResumeRejected(problems)
+        assert error.problems == tuple(problems)
+        assert error.codes == (ProblemCode.ANSWER_NOT_ACCEPTED, ProblemCode.MISSING)
+
+    def test_str_of_one_problem(self, problems: list[Problem]) -> None:
+        """One problem reads on one line."""
+        assert str(ResumeRejected(problems[1:])) == (
+            "resume rejected: missing for call-2: call-2 got no answer"
+        )
+
+    def test_str_of_several_problems(self, problems: list[Problem]) -> None:
+        """Several problems are counted and listed one per line."""
+        assert str(ResumeRejected(problems)) == (
+            "resume rejected, 2 problems:\n"
+            "  answer_not_accepted at respond[0]: call-1 accepts restart, got respond\n"
+            "  missing for call-2: call-2 got no answer"
+        )
+
+    def test_needs_a_problem(self) -> None:
+        """An error without problems is a programming mistake."""
+        with pytest.raises(ValueError, match="ResumeRejected needs at least one"):
+            ResumeRejected([])
+
+    def test_pickles(self, problems: list[Problem]) -> None:
+        """A rejection survives pickling with its problems."""
+        again = pickle.loads(pickle.dumps(ResumeRejected(problems)))  # noqa: S301 - our own bytes
+        assert again.problems == tuple(problems)

@@ -1,0 +1,327 @@
+import json
+import math
+import pickle
+import typing
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from interruption import JSON, Mismatch, canonical, digest, json_equal
+from interruption._json import (
+    MAX_DEPTH,
+    MAX_SAFE_INTEGER,
+    FieldError,
+    child_path,
+    describe,
+    is_json_type,
+    json_problems,
+)
+
+from tests.strategies import equivalents, json_values
+
+IN_RANGE = f"an integer within ±{MAX_SAFE_INTEGER} (I-JSON)"
+
+
+class TestJsonProblems:
+    @given(json_values())
+    def test_json_values_have_no_problems(self, value: JSON) -> None:
+        """Every value the JSON strategy draws passes the check."""
+        assert json_problems(value) == []
+
+    @pytest.mark.parametrize(
+        "value",
+        [
+            None,
+            True,
+            0,
+            MAX_SAFE_INTEGER,
+            -MAX_SAFE_INTEGER,
+            -0.0,
+            1e308,
+            "",
+            "é ☃ 𝄞",
+            [],
+            {},
+            {"a": [1, {"b": None}]},
+        ],
+    )
+    def test_accepts_json(self, value: object) -> None:
+        """Scalars at the edges of the rules and nested containers are JSON."""
+        assert json_problems(value) == []
+
+    @pytest.mark.parametrize(
+        ("value", "expected", "got"),
+        [
+            ({1, 2}, "a JSON value", "a set"),
+            (b"raw", "a JSON value", "a bytes"),
+            ((1, 2), "a JSON value", "a tuple"),
+            (object(), "a JSON value", "an object"),
+            (math.nan, "a finite number", "nan"),
+            (math.inf, "a finite number", "inf"),
+            (-math.inf, "a finite number", "-inf"),
+            (MAX_SAFE_INTEGER + 1, IN_RANGE, "9007199254740992"),
+            (-MAX_SAFE_INTEGER - 1, IN_RANGE, "-9007199254740992"),
+            ("\ud800", "a string of valid Unicode", "a lone surrogate"),
+            ({1: "a"}, "object keys that are strings", "1"),
+            ({"\udfff": 1}, "object keys of valid Unicode", "'\\udfff'"),
+        ],
+    )
+    def test_rejects_non_json(self, value: object, expected: str, got: str) -> None:
+        """Each kind of non-JSON value is named with what was expected and got."""
+        assert json_problems(value) == [Mismatch("$", expected, got)]
+
+    def test_paths_name_each_spot_in_document_order(self) -> None:
+        """Every bad spot is listed, each with its JSON path, in document order."""
+        value = {"a": [1, {1, 2}, {"b c": math.nan}], "ok": 1, "d": {"e": b""}}
+        assert json_problems(value) == [
+            Mismatch("$.a[1]", "a JSON value", "a set"),
+            Mismatch('$.a[2]["b c"]', "a finite number", "nan"),
+            Mismatch("$.d.e", "a JSON value", "a bytes"),
+        ]
+
+    def test_path_argument_prefixes_every_path(self) -> None:
+        """The path of the value itself prefixes the paths of its problems."""
+        assert json_problems([b""], path="$.payload") == [
+            Mismatch("$.payload[0]", "a JSON value", "a bytes")
+        ]
+
+    def test_huge_integer_is_described_without_printing_it(self) -> None:
+        """An integer too large to print is a problem, not a ValueError."""
+        (problem,) = json_problems(10**5000)
+        assert problem.got == "an integer of 16610 bits"
+
+    def test_cycle_is_a_problem_not_a_recursion_error(self) -> None:
+        """A list that contains itself is reported, not recursed into forever."""
+        value: list[object] = [1]
+        value.append(value)
+        assert json_problems(value) == [
+            Mismatch("$[1]", "a JSON value", "a reference cycle")
+        ]
+
+    def test_shared_but_acyclic_values_are_fine(self) -> None:
+        """The same list twice in a document is not a cycle."""
+        shared = [1, 2]
+        assert json_problems({"a": shared, "b": [shared]}) == []
+
+    def test_max_depth_counts_arrays_and_objects(self) -> None:
+        """``max_depth`` levels of containers pass; one more is reported once."""
+        assert json_problems([[1]], max_depth=2) == []
+        assert json_problems([[[1]]], max_depth=2) == [
+            Mismatch("$[0][0]", "at most 2 levels of nesting", "a deeper document")
+        ]
+        assert json_problems(1, max_depth=0) == []
+
+    def test_default_depth_is_max_depth(self) -> None:
+        """By default, `MAX_DEPTH` levels pass and one more does not."""
+        deep: JSON = []
+        for _ in range(MAX_DEPTH - 1):
+            deep = [deep]
+        assert json_problems(deep) == []
+        assert len(json_problems([deep])) == 1
+
+    def test_very_deep_values_do_not_exhaust_the_stack(self) -> None:
+        """A value nested 10**5 deep is cut off at the limit, not a RecursionError."""
+        deep: JSON = []
+        for _ in range(10**5):
+            deep = [deep]
+        (problem,) = json_problems(deep)
+        assert problem.got == "a deeper document"
+
+
+class TestJsonEqual:
+    @pytest.mark.parametrize(
+        ("left", "right"),
+        [
+            (1, 1.0),
+            (0, -0.0),
+            ({"a": 1, "b": 2}, {"b": 2, "a": 1}),
+            ([1, {"x": [True, None]}], [1.0, {"x": [True, None]}]),
+            ("é", "é"),
+            (None, None),
+            (False, False),
+        ],
+    )
+    def test_equal(self, left: JSON, right: JSON) -> None:
+        """Numbers compare by value and object keys by set, as JSON does."""
+        assert json_equal(left, right)
+        assert json_equal(right, left)
+
+    @pytest.mark.parametrize(
+        ("left", "right"),
+        [
+            (True, 1),
+            (False, 0),
+            (True, 1.0),
+            (True, False),
+            (None, 0),
+            (None, False),
+            ("1", 1),
+            ([1], [1, 1]),
+            ([1, 2], [2, 1]),
+            ({"a": 1}, {"a": 1, "b": 1}),
+            ({"a": 1}, {"b": 1}),
+            ({"a": True}, {"a": 1}),
+            ([], {}),
+            ([1], {"0": 1}),
+            ("a", ["a"]),
+            (MAX_SAFE_INTEGER, float(MAX_SAFE_INTEGER + 1)),
+        ],
+    )
+    def test_not_equal(self, left: JSON, right: JSON) -> None:
+        """``true`` is not ``1``, and shapes, lengths and order of arrays count."""
+        assert not json_equal(left, right)
+        assert not json_equal(right, left)
+
+    @given(json_values())
+    def test_reflexive(self, value: JSON) -> None:
+        """Every JSON value equals itself."""
+        assert json_equal(value, value)
+
+    @given(st.data(), json_values())
+    def test_equivalent_spellings_are_equal(
+        self, data: st.DataObject, value: JSON
+    ) -> None:
+        """Integers spelled as floats and reordered keys do not change the value."""
+        assert json_equal(value, data.draw(equivalents(value)))
+
+
+class TestCanonical:
+    def test_rfc8785_form(self) -> None:
+        """Keys are sorted, whitespace dropped, numbers in ECMAScript form."""
+        value: JSON = {"b": [1.0, True, 1e21, 0.5, "é"], "a": None, "A": -0.0}
+        assert (
+            canonical(value) == '{"A":0,"a":null,"b":[1,true,1e+21,0.5,"é"]}'.encode()
+        )
+
+    @given(json_values())
+    def test_is_json_of_the_same_value(self, value: JSON) -> None:
+        """The canonical bytes parse back to a JSON-equal value."""
+        # ECMAScript prints 2.0**60 as an integer literal: read numbers as floats.
+        assert json_equal(json.loads(canonical(value), parse_int=float), value)
+
+
+class TestDigest:
+    def test_is_sha256_hex(self) -> None:
+        """A digest is 64 lowercase hex digits of the canonical bytes."""
+        assert digest({}) == (
+            "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"
+        )
+
+    @given(st.data(), json_values())
+    def test_equivalent_values_share_a_digest(
+        self, data: st.DataObject, value: JSON
+    ) -> None:
+        """JSON-equal values have the same digest."""
+        assert digest(data.draw(equivalents(value))) == digest(value)
+
+    @given(json_values(), json_values())
+    def test_equal_digest_iff_json_equal(self, left: JSON, right: JSON) -> None:
+        """Two values share a digest exactly when they are JSON-equal."""
+        assert (digest(left) == digest(right)) == json_equal(left, right)
+
+    @pytest.mark.parametrize(
+        ("left", "right"),
+        [(True, 1), (False, 0), (None, 0), ("1", 1), ([1, 2], [2, 1])],
+    )
+    def test_unequal_values_differ(self, left: JSON, right: JSON) -> None:
+        """Values that are not JSON-equal have different digests."""
+        assert digest(left) != digest(right)
+
+
+class TestDescribe:
+    @pytest.mark.parametrize(
+        ("value", "words"),
+        [
+            (None, "null"),
+            (True, "true"),
+            (False, "false"),
+            ("x", "'x'"),
+            ("x" * 50, "'" + "x" * 35 + "...'"),
+            (12, "12"),
+            (1.5, "1.5"),
+            (-(2**128) + 1, str(-(2**128) + 1)),
+            (2**128, "an integer of 129 bits"),
+            ({}, "an object"),
+            ([], "an array"),
+            ({1}, "a set"),
+            (object(), "an object"),
+        ],
+    )
+    def test_words(self, value: object, words: str) -> None:
+        """Scalars are shown as short JSON, anything else named by a noun."""
+        assert describe(value) == words
+
+    @pytest.mark.parametrize("value", ["x" * 1000, "é" * 41, 2**128 - 1, -(2**128) + 1])
+    def test_is_at_most_forty_characters(self, value: object) -> None:
+        """Long strings and numbers are shortened so that a message stays readable."""
+        assert len(describe(value)) <= 40
+
+
+class TestChildPath:
+    @pytest.mark.parametrize(
+        ("path", "key", "child"),
+        [
+            ("$", "a", "$.a"),
+            ("$.a", 3, "$.a[3]"),
+            ("$", "x y", '$["x y"]'),
+            ("$", "", '$[""]'),
+            ("$", '"', '$["\\""]'),
+            ("$", "1a", '$["1a"]'),
+            ("$", "\n", '$["\\n"]'),
+            ("$", "é", "$.é"),
+            ("$", "é ", '$["é "]'),
+            ("$", "\ud800", '$["\\ud800"]'),
+        ],
+    )
+    def test_steps(self, path: str, key: str | int, child: str) -> None:
+        """Names step with a dot, indexes and other keys with brackets."""
+        assert child_path(path, key) == child
+
+
+class TestIsJsonType:
+    def test_json_alias(self) -> None:
+        """The `JSON` alias, resolved, is recognised."""
+        hints = typing.get_type_hints(Mismatch.__init__)
+        assert not is_json_type(hints["path"])
+        assert is_json_type(JSON)
+
+    @pytest.mark.parametrize("tp", [int, str | None, int | str | float, list[int]])
+    def test_other_types(self, tp: object) -> None:
+        """Other annotations, unions included, are not the alias."""
+        assert not is_json_type(tp)
+
+
+class TestMismatch:
+    def test_str(self) -> None:
+        """A mismatch reads: path, expected, got."""
+        assert str(
+            Mismatch("$.kind.phase", "one of 'before', 'after'", "'during'")
+        ) == ("$.kind.phase: expected one of 'before', 'after', got 'during'")
+
+    def test_is_a_frozen_value(self) -> None:
+        """Mismatches compare by value and hash, so they can be collected."""
+        assert Mismatch("$", "a", "b") == Mismatch("$", "a", "b")
+        assert len({Mismatch("$", "a", "b"), Mismatch("$", "a", "b")}) == 1
+
+
+class TestFieldError:
+    def test_message_and_attributes(self) -> None:
+        """A field error is a ValueError whose pieces travel as attributes."""
+        error = FieldError("node", "a non-empty string", "''")
+        assert isinstance(error, ValueError)
+        assert str(error) == "node: expected a non-empty string, got ''"
+        assert (error.field, error.expected, error.got) == (
+            "node",
+            "a non-empty string",
+            "''",
+        )
+
+    def test_pickles(self) -> None:
+        """A field error survives pickling (process pools send errors back)."""
+        error = pickle.loads(pickle.dumps(FieldError("node", "x", "y")))  # noqa: S301 - our own bytes
+        assert (error.field, error.expected, error.got, str(error)) == (
+            "node",
+            "x",
+            "y",
+            "node: expected x, got y",
+        )
