@@ -34,14 +34,13 @@ from interruption._json import JSON
 from interruption._schemacheck import JSONSchema, schema_mismatches
 from interruption.approval import (
     DECISION_SCHEMA,
-    Approve,
     Approver,
     AwaitExternal,
     Reject,
     decide,
     decision_from_json,
 )
-from interruption.errors import DecodeError, Interrupted, PayloadError
+from interruption.errors import Interrupted, PayloadError
 from interruption.kinds import ApprovalPending, InterruptionKind, Phase, ScheduledPause
 from interruption.parts import Message, Role, ToolRequest, ToolResponse
 from interruption.resume import (
@@ -56,8 +55,8 @@ from interruption.tools import NULL_ONLY, Tool, ToolContext
 from interruption.validation import ResumePolicy, utc_now, validate_resume
 
 __all__ = [
-    "Finished",
     "FinishReason",
+    "Finished",
     "GenerateResult",
     "Model",
     "ModelMessage",
@@ -281,7 +280,7 @@ class _Runner:
             expires_at=self.expires(tool),
         )
 
-    async def run(self, job: _Job) -> _Outcome:  # noqa: C901, PLR0911, PLR0912
+    async def run(self, job: _Job) -> _Outcome:  # noqa: C901
         request = job.request
         tool = self.tools.get(request.name)
         if tool is None:
@@ -366,7 +365,7 @@ class _Runner:
             for task in tasks:
                 task.cancel()
 
-    async def drive(
+    async def drive(  # noqa: C901, PLR0913, PLR0917 - the loop's whole state
         self,
         history: list[Message],
         turn_id: int,
@@ -378,7 +377,7 @@ class _Runner:
     ) -> AsyncIterator[StreamEvent]:
         turns_left = self.max_turns if turns_left is None else turns_left
         while True:
-            if jobs or carried:
+            if jobs or carried or responses:
                 pauses = list(carried)
                 async for event in self.batch(jobs):
                     if isinstance(event, _Outcome):
@@ -484,7 +483,7 @@ def _assign_refs(message: Message, history: Sequence[Message]) -> Message:
     return Message(message.role, tuple(parts)) if changed else message
 
 
-def _runner(
+def _runner(  # noqa: PLR0913 - keyword-only options, as the design lists them
     model: Model,
     tools: Iterable[Tool[Any, Any, Any]],
     *,
@@ -528,7 +527,7 @@ def _history(messages: Sequence[Message] | str) -> list[Message]:
     return history
 
 
-async def generate_stream(
+async def generate_stream(  # noqa: PLR0913 - keyword-only options, as the design lists them
     model: Model,
     messages: Sequence[Message] | str,
     *,
@@ -576,7 +575,7 @@ async def generate_stream(
         yield event
 
 
-async def resume_turn_stream(
+async def resume_turn_stream(  # noqa: C901, PLR0913 - options; one case per kind
     model: Model,
     turn: InterruptedTurn,
     resume: Resume,
@@ -661,7 +660,7 @@ async def _last(events: AsyncIterator[StreamEvent]) -> GenerateResult:
     raise RuntimeError(msg)  # pragma: no cover
 
 
-async def generate(
+async def generate(  # noqa: PLR0913 - keyword-only options, as the design lists them
     model: Model,
     messages: Sequence[Message] | str,
     *,
@@ -697,7 +696,7 @@ async def generate(
     return await _last(events)
 
 
-async def resume_turn(
+async def resume_turn(  # noqa: PLR0913 - keyword-only options, as the design lists them
     model: Model,
     turn: InterruptedTurn,
     resume: Resume,
@@ -747,7 +746,7 @@ def _run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
     raise RuntimeError(msg)
 
 
-def generate_sync(
+def generate_sync(  # noqa: PLR0913 - keyword-only options, as the design lists them
     model: Model,
     messages: Sequence[Message] | str,
     *,
@@ -781,7 +780,7 @@ def generate_sync(
     )
 
 
-def resume_turn_sync(
+def resume_turn_sync(  # noqa: PLR0913 - keyword-only options, as the design lists them
     model: Model,
     turn: InterruptedTurn,
     resume: Resume,
