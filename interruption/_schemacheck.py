@@ -9,8 +9,8 @@ so messages do not depend on which is installed.
 from __future__ import annotations
 
 import functools
-import typing
 import json
+import typing
 from typing import TYPE_CHECKING, Final, Protocol, TypeAlias
 
 import jsonschema

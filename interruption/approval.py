@@ -26,8 +26,8 @@ from interruption.parts import ToolRequest
 
 __all__ = [
     "DECISION_SCHEMA",
-    "Approve",
     "ApprovalDecision",
+    "Approve",
     "Approver",
     "AwaitExternal",
     "Decision",

@@ -16,7 +16,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import timedelta
-from typing import Any, Generic, NoReturn, TypeVar, final, overload
+from typing import TYPE_CHECKING, Any, Generic, NoReturn, TypeVar, final
 
 import attrs
 import jsonschema.exceptions
@@ -32,7 +32,17 @@ __all__ = ["Tool", "ToolContext", "define_interrupt", "tool"]
 I = TypeVar("I")  # noqa: E741 - the input type, as in the design
 O = TypeVar("O")  # noqa: E741 - the output type
 R = TypeVar("R")
-I_co = TypeVar("I_co", covariant=True)
+
+if TYPE_CHECKING:
+    # `tool`'s type variables default to JSON: a schema dict binds nothing,
+    # and the function then takes and returns JSON. Type-checking only, so
+    # typing_extensions is not needed at run time (typing has defaults from
+    # Python 3.13).
+    from typing_extensions import TypeVar as DefaultTypeVar
+
+    In = DefaultTypeVar("In", default=JSON)
+    Out = DefaultTypeVar("Out", default=JSON)
+    Res = DefaultTypeVar("Res", default=JSON)
 
 ANY_JSON: dict[str, JSON] = {}
 NULL_ONLY: dict[str, JSON] = {"type": "null"}
@@ -67,7 +77,10 @@ class ToolContext(Generic[R]):
         raise Interrupted(Custom(), payload)
 
     def __repr__(self) -> str:
-        return f"ToolContext(name={self.name!r}, ref={self.ref!r}, resumed={self.resumed!r})"
+        return (
+            f"ToolContext(name={self.name!r}, ref={self.ref!r}, "
+            f"resumed={self.resumed!r})"
+        )
 
 
 ToolFunction = Callable[[ToolContext[R], I], "O | Awaitable[O]"]
@@ -155,66 +168,18 @@ class Tool(Generic[I, O, R]):
         return check_payload(result)
 
 
-@overload
-def tool(
+def tool(  # noqa: PLR0913 - keyword-only options
     *,
-    input: type[I],
-    output: type[O] | Mapping[str, JSON],
-    resume: type[R],
-    name: str | None = ...,
-    description: str | None = ...,
-    replace_input: bool = ...,
-    ttl: timedelta | None = ...,
-) -> Callable[[Callable[[ToolContext[R], I], O | Awaitable[O]]], Tool[I, O, R]]: ...
-@overload
-def tool(
-    *,
-    input: type[I],
-    output: type[O] | Mapping[str, JSON],
-    resume: Mapping[str, JSON] | None = ...,
-    name: str | None = ...,
-    description: str | None = ...,
-    replace_input: bool = ...,
-    ttl: timedelta | None = ...,
-) -> Callable[
-    [Callable[[ToolContext[JSON], I], O | Awaitable[O]]], Tool[I, O, JSON]
-]: ...
-@overload
-def tool(
-    *,
-    input: Mapping[str, JSON],
-    output: type[O] | Mapping[str, JSON],
-    resume: type[R],
-    name: str | None = ...,
-    description: str | None = ...,
-    replace_input: bool = ...,
-    ttl: timedelta | None = ...,
-) -> Callable[
-    [Callable[[ToolContext[R], JSON], O | Awaitable[O]]], Tool[JSON, O, R]
-]: ...
-@overload
-def tool(
-    *,
-    input: Mapping[str, JSON],
-    output: type[O] | Mapping[str, JSON],
-    resume: Mapping[str, JSON] | None = ...,
-    name: str | None = ...,
-    description: str | None = ...,
-    replace_input: bool = ...,
-    ttl: timedelta | None = ...,
-) -> Callable[
-    [Callable[[ToolContext[JSON], JSON], O | Awaitable[O]]], Tool[JSON, O, JSON]
-]: ...
-def tool(
-    *,
-    input: type[Any] | Mapping[str, JSON],  # noqa: A002 - the design's word
-    output: type[Any] | Mapping[str, JSON],
-    resume: type[Any] | Mapping[str, JSON] | None = None,
+    input: type[In] | Mapping[str, JSON],  # noqa: A002 - the design's word
+    output: type[Out] | Mapping[str, JSON],
+    resume: type[Res] | Mapping[str, JSON] | None = None,
     name: str | None = None,
     description: str | None = None,
     replace_input: bool = False,
     ttl: timedelta | None = None,
-) -> Callable[[Callable[[ToolContext[Any], Any], Any]], Tool[Any, Any, Any]]:
+) -> Callable[
+    [Callable[[ToolContext[Res], In], Out | Awaitable[Out]]], Tool[In, Out, Res]
+]:
     """Make a `Tool` of a function ``(ctx, input) -> output``.
 
     Args:
@@ -234,7 +199,9 @@ def tool(
         TypeError: if a schema dict is not a JSON Schema.
     """
 
-    def make(function: Callable[[ToolContext[Any], Any], Any]) -> Tool[Any, Any, Any]:
+    def make(
+        function: Callable[[ToolContext[Res], In], Out | Awaitable[Out]],
+    ) -> Tool[In, Out, Res]:
         tool_name = name or function.__name__
         return Tool(
             name=tool_name,
@@ -278,7 +245,7 @@ def define_interrupt(
         The tool.
     """
 
-    def pause(ctx: ToolContext[JSON], data: JSON) -> NoReturn:
+    def pause(_ctx: ToolContext[JSON], data: JSON) -> NoReturn:
         raise Interrupted(Custom(), data)
 
     return Tool(

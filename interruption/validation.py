@@ -127,7 +127,10 @@ class _Check:
                 else ProblemCode.CONFLICT
             )
             verb = "answers" if code is ProblemCode.DUPLICATE else "restarts what"
-            message = f"{answer}[{index}] {verb} {pending.id} (already answered by {first_answer}[{first}])"
+            message = (
+                f"{answer}[{index}] {verb} {pending.id} "
+                f"(already answered by {first_answer}[{first}])"
+            )
             self.add(code, message, index, answer, pending)
             return
         self.chosen[key] = (entry, index, answer)
@@ -171,7 +174,7 @@ class _Check:
         moment = self.expiry(pending)
         return moment is not None and self.now >= moment
 
-    def schema(
+    def schema(  # noqa: PLR0913, PLR0917 - one call site per checked field
         self,
         value: object,
         schema: JSONSchema,
@@ -188,7 +191,10 @@ class _Check:
     def respond(self, entry: Respond, pending: PendingInterrupt, index: int) -> None:
         schema = pending.accepts.respond
         if schema is None:
-            message = f"{pending.id} accepts no respond: a client-made result would skip it; restart it instead"
+            message = (
+                f"{pending.id} accepts no respond: a client-made result would "
+                "skip it; restart it instead"
+            )
             self.add(
                 ProblemCode.ANSWER_NOT_ACCEPTED, message, index, "respond", pending
             )
@@ -211,7 +217,10 @@ class _Check:
         if replace is not None:
             self.schema(entry.input, replace, "input", index, "restart", pending)
         elif not json_equal(entry.input, original):
-            message = f"{pending.name or pending.id} does not accept a replaced input; leave input out"
+            message = (
+                f"{pending.name or pending.id} does not accept a replaced "
+                "input; leave input out"
+            )
             self.add(ProblemCode.INPUT_MODIFIED, message, index, "restart", pending)
 
 
