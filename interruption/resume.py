@@ -25,7 +25,7 @@ from interruption.approval import (
     decision_to_json,
 )
 from interruption.errors import Problem, ProblemCode, ResumeRejected, json_value
-from interruption.kinds import NON_EMPTY, InterruptionKind, non_empty
+from interruption.kinds import NON_EMPTY, InterruptionKind, non_empty, tag_of
 from interruption.parts import Message, ToolRequest, ToolResponse
 from interruption.wire import structure
 
@@ -150,8 +150,13 @@ class PendingInterrupt:
 
     @property
     def name(self) -> str:
-        """The name an answer must carry: the tool's, or ``""`` without one."""
-        return self.tool.name if self.tool is not None else ""
+        """The name an answer must carry: the tool's, or the kind's tag.
+
+        A pause outside a tool (a graph node's) has no tool name; its kind's
+        wire tag (``"scheduled_pause"``) stands in, since `Respond` and
+        `Restart` need a non-empty name.
+        """
+        return self.tool.name if self.tool is not None else tag_of(self.kind)
 
     @property
     def ref(self) -> str:
@@ -214,7 +219,7 @@ class PendingInterrupt:
             original = self.tool.input if self.tool is not None else None
             allowed = self.accepts.replace_input
             if allowed is None and not json_equal(replace_input, original):
-                message = f"{self.name or self.id} does not accept a replaced input"
+                message = f"{self.name} does not accept a replaced input"
                 raise _problem(ProblemCode.INPUT_MODIFIED, message, self)
             if allowed is not None:
                 _check(replace_input, allowed, "input", self)

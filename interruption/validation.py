@@ -218,8 +218,7 @@ class _Check:
             self.schema(entry.input, replace, "input", index, "restart", pending)
         elif not json_equal(entry.input, original):
             message = (
-                f"{pending.name or pending.id} does not accept a replaced "
-                "input; leave input out"
+                f"{pending.name} does not accept a replaced input; leave input out"
             )
             self.add(ProblemCode.INPUT_MODIFIED, message, index, "restart", pending)
 
@@ -258,7 +257,7 @@ def validate_resume(
     )
     if not policy.allow_partial:
         for pending in unanswered:
-            message = f"{pending.id} ({pending.name or pending.kind.tag}) got no answer"
+            message = f"{pending.id} ({pending.name}) got no answer"
             check.add(ProblemCode.MISSING, message, pending=pending)
     if check.problems:
         raise ResumeRejected(check.problems)

@@ -1,0 +1,720 @@
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import attrs
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from interruption import (
+    JSON,
+    Accepts,
+    Answer,
+    ApprovalPending,
+    Custom,
+    InterruptedTurn,
+    Message,
+    PendingInterrupt,
+    Phase,
+    ProblemCode,
+    Respond,
+    Restart,
+    Resume,
+    ResumePolicy,
+    ResumeRejected,
+    Role,
+    ScheduledPause,
+    Tool,
+    ToolContext,
+    ToolRequest,
+    ToolResponse,
+    define_interrupt,
+    generate_sync,
+    resume_turn_sync,
+    tool,
+    validate_resume,
+)
+from interruption.approval import DECISION_SCHEMA, await_human, by_tool
+from interruption.testing import ScriptedModel
+from interruption.validation import utc_now
+
+from tests.strategies import Call, batches
+
+NOW = datetime(2026, 11, 21, 23, 0, tzinfo=UTC)
+
+OBJECT_GO: dict[str, JSON] = {
+    "type": "object",
+    "properties": {"go": {"type": "boolean"}},
+    "required": ["go"],
+    "additionalProperties": False,
+}
+N_INPUT: dict[str, JSON] = {
+    "type": "object",
+    "properties": {"n": {"type": "integer"}},
+    "required": ["n"],
+    "additionalProperties": False,
+}
+
+
+def ask(ref: str, **changes: Any) -> PendingInterrupt:
+    """A pending question: respond only, with a string."""
+    pending = PendingInterrupt(
+        id=ref,
+        kind=Custom(),
+        payload={"question": "?"},
+        tool=ToolRequest("ask_user", ref, {"question": "?"}),
+        accepts=Accepts(respond={"type": "string"}),
+    )
+    return attrs.evolve(pending, **changes)
+
+
+def approval(ref: str, amount: JSON = 125000) -> PendingInterrupt:
+    """A pending approval: restart only, with a decision."""
+    request = ToolRequest("transfer_money", ref, {"to": "ACME", "amount": amount})
+    return PendingInterrupt(
+        id=ref,
+        kind=ApprovalPending(ref),
+        payload={"tool": request.name, "input": request.input},
+        tool=request,
+        accepts=Accepts(restart=DECISION_SCHEMA),
+    )
+
+
+def paused(ref: str, *, replace: bool = False) -> PendingInterrupt:
+    """A tool that paused itself: respond or restart."""
+    return PendingInterrupt(
+        id=ref,
+        kind=Custom(),
+        payload="sure?",
+        tool=ToolRequest("pause", ref, {"n": 1, "b": True}),
+        accepts=Accepts(
+            respond={"type": "integer"},
+            restart=OBJECT_GO,
+            replace_input=N_INPUT if replace else None,
+        ),
+    )
+
+
+def before(ref: str) -> PendingInterrupt:
+    """A scheduled pause before a tool: restart with null only."""
+    return PendingInterrupt(
+        id=ref,
+        kind=ScheduledPause(Phase.BEFORE, "lookup"),
+        payload={"tool": "lookup", "input": {}},
+        tool=ToolRequest("lookup", ref, {}),
+        accepts=Accepts(restart={"type": "null"}),
+    )
+
+
+def turn_of(*interrupts: PendingInterrupt, **changes: Any) -> InterruptedTurn:
+    """A turn with these interrupts and one completed sibling, ``done``."""
+    requests = [pending.tool for pending in interrupts if pending.tool is not None]
+    model = Message(Role.MODEL, (*requests, ToolRequest("lookup", "done", {})))
+    turn = InterruptedTurn(
+        session="s-1",
+        turn_id=1,
+        messages=(Message.of_text(Role.USER, "go"), model),
+        interrupts=interrupts,
+        completed=(ToolResponse("lookup", "done", 500),),
+        created_at=NOW,
+    )
+    return attrs.evolve(turn, **changes)
+
+
+def at(moment: datetime) -> ResumePolicy:
+    """A strict policy whose clock reads *moment*."""
+    return ResumePolicy(now=lambda: moment)
+
+
+STRICT = at(NOW)
+
+
+def rejected(resume: Resume, turn: InterruptedTurn, **options: Any) -> ResumeRejected:
+    """The rejection of *resume*; fails if it was accepted."""
+    options.setdefault("policy", STRICT)
+    with pytest.raises(ResumeRejected) as caught:
+        validate_resume(resume, turn, **options)
+    return caught.value
+
+
+class TestValidateResume:
+    def test_a_complete_resume_is_resolved_in_turn_order(self) -> None:
+        """Every interrupt answered gives one Answer each, in the turn's order."""
+        turn = turn_of(ask("c-1"), approval("c-2"), paused("c-3"), before("c-4"))
+        one, two, three, four = turn.interrupts
+        resume = Resume(
+            [three.respond(7), one.respond("Yes")],
+            [four.restart(), two.approve()],
+        )
+        resolved = validate_resume(resume, turn, policy=STRICT)
+        assert resolved.turn is turn
+        assert resolved.answers == (
+            Answer(one, Respond("ask_user", "c-1", "Yes")),
+            Answer(two, Restart("transfer_money", "c-2", "approve")),
+            Answer(three, Respond("pause", "c-3", 7)),
+            Answer(four, Restart("lookup", "c-4", None)),
+        )
+        assert resolved.unanswered == ()
+
+    def test_unknown_interrupt(self) -> None:
+        """An entry matching no pending (name, ref) is unknown_interrupt."""
+        turn = turn_of(ask("c-1"))
+        error = rejected(
+            Resume([Respond("ask_user", "c-1", "y"), Respond("ask_user", "c-9", "y")]),
+            turn,
+        )
+        ((problem),) = error.problems
+        assert problem.code is ProblemCode.UNKNOWN_INTERRUPT
+        assert (problem.index, problem.answer, problem.interrupt_id) == (
+            1,
+            "respond",
+            None,
+        )
+
+    def test_a_ref_under_the_wrong_name_is_unknown(self) -> None:
+        """A pending ref answered under another tool's name is unknown_interrupt."""
+        turn = turn_of(ask("c-1"))
+        error = rejected(Resume([Respond("transfer_money", "c-1", "y")]), turn)
+        assert error.codes == (ProblemCode.UNKNOWN_INTERRUPT, ProblemCode.MISSING)
+        assert "belongs to 'ask_user'" in error.problems[0].message
+
+    def test_not_interrupted(self) -> None:
+        """An entry for a tool that finished in the batch is not_interrupted."""
+        turn = turn_of(ask("c-1"))
+        error = rejected(
+            Resume([ask("c-1").respond("y")], [Restart("lookup", "done")]), turn
+        )
+        ((problem),) = error.problems
+        assert problem.code is ProblemCode.NOT_INTERRUPTED
+        assert (problem.index, problem.answer) == (0, "restart")
+
+    def test_duplicate(self) -> None:
+        """Two entries answering one interrupt: the second is duplicate."""
+        turn = turn_of(ask("c-1"))
+        entry = turn.interrupts[0].respond("y")
+        error = rejected(Resume([entry, entry]), turn)
+        ((problem),) = error.problems
+        assert problem.code is ProblemCode.DUPLICATE
+        assert (problem.index, problem.answer, problem.interrupt_id) == (
+            1,
+            "respond",
+            "c-1",
+        )
+
+    def test_conflict(self) -> None:
+        """One interrupt both responded to and restarted is conflict."""
+        turn = turn_of(paused("c-1"))
+        (pending,) = turn.interrupts
+        error = rejected(
+            Resume([pending.respond(1)], [pending.restart({"go": True})]), turn
+        )
+        ((problem),) = error.problems
+        assert problem.code is ProblemCode.CONFLICT
+        assert (problem.index, problem.answer, problem.interrupt_id) == (
+            0,
+            "restart",
+            "c-1",
+        )
+
+    def test_missing(self) -> None:
+        """A pending interrupt without an answer is missing, with no entry index."""
+        turn = turn_of(ask("c-1"), ask("c-2"))
+        error = rejected(Resume([turn.interrupts[0].respond("y")]), turn)
+        ((problem),) = error.problems
+        assert problem.code is ProblemCode.MISSING
+        assert (problem.index, problem.answer, problem.interrupt_id) == (
+            None,
+            None,
+            "c-2",
+        )
+
+    def test_respond_to_a_restart_only_interrupt(self) -> None:
+        """A respond to an approval is answer_not_accepted."""
+        turn = turn_of(approval("c-1"))
+        error = rejected(Resume([Respond("transfer_money", "c-1", "sent")]), turn)
+        ((problem),) = error.problems
+        assert problem.code is ProblemCode.ANSWER_NOT_ACCEPTED
+        assert (problem.index, problem.answer, problem.interrupt_id) == (
+            0,
+            "respond",
+            "c-1",
+        )
+
+    def test_restart_to_a_respond_only_interrupt(self) -> None:
+        """A restart of an interrupt-only tool is answer_not_accepted."""
+        turn = turn_of(ask("c-1"))
+        error = rejected(Resume(restart=[Restart("ask_user", "c-1")]), turn)
+        ((problem),) = error.problems
+        assert problem.code is ProblemCode.ANSWER_NOT_ACCEPTED
+        assert (problem.answer, problem.interrupt_id) == ("restart", "c-1")
+
+    def test_input_modified(self) -> None:
+        """A restart that changes the input of a tool that did not opt in."""
+        turn = turn_of(approval("c-1"))
+        changed: JSON = {"to": "EVIL", "amount": 125000}
+        error = rejected(
+            Resume(restart=[Restart("transfer_money", "c-1", "approve", changed)]),
+            turn,
+        )
+        ((problem),) = error.problems
+        assert problem.code is ProblemCode.INPUT_MODIFIED
+        assert (problem.index, problem.answer, problem.interrupt_id) == (
+            0,
+            "restart",
+            "c-1",
+        )
+
+    def test_schema_violation_of_an_output(self) -> None:
+        """An output outside the tool's output schema names its path."""
+        turn = turn_of(ask("c-1"))
+        error = rejected(Resume([Respond("ask_user", "c-1", 5)]), turn)
+        ((problem),) = error.problems
+        assert problem.code is ProblemCode.SCHEMA_VIOLATION
+        assert problem.interrupt_id == "c-1"
+        assert problem.message == (
+            "$.respond[0].output: expected a value of type string, got 5"
+        )
+
+    def test_schema_violation_of_resumed(self) -> None:
+        """A resumed value outside the resume schema is schema_violation."""
+        turn = turn_of(paused("c-1"))
+        error = rejected(Resume(restart=[Restart("pause", "c-1", {"go": "yes"})]), turn)
+        ((problem),) = error.problems
+        assert problem.code is ProblemCode.SCHEMA_VIOLATION
+        assert problem.message.startswith("$.restart[0].resumed.go:")
+
+    def test_schema_violation_of_a_decision(self) -> None:
+        """An approval's resumed must be a decision."""
+        turn = turn_of(approval("c-1"))
+        error = rejected(
+            Resume(restart=[Restart("transfer_money", "c-1", "maybe")]), turn
+        )
+        assert error.codes == (ProblemCode.SCHEMA_VIOLATION,)
+
+    def test_schema_violation_of_a_replaced_input(self) -> None:
+        """A tool that accepts a new input still checks it against its schema."""
+        turn = turn_of(paused("c-1", replace=True))
+        good = Restart("pause", "c-1", {"go": True}, {"n": 2})
+        validate_resume(Resume(restart=[good]), turn, policy=STRICT)
+        bad = Restart("pause", "c-1", {"go": True}, {"n": "2"})
+        error = rejected(Resume(restart=[bad]), turn)
+        assert error.codes == (ProblemCode.SCHEMA_VIOLATION,)
+        assert error.problems[0].message.startswith("$.restart[0].input.n:")
+
+    def test_expired_interrupt(self) -> None:
+        """An answer at or after expires_at is expired."""
+        turn = turn_of(ask("c-1", expires_at=NOW))
+        entry = turn.interrupts[0].respond("y")
+        error = rejected(Resume([entry]), turn)
+        ((problem),) = error.problems
+        assert problem.code is ProblemCode.EXPIRED
+        assert (problem.index, problem.answer, problem.interrupt_id) == (
+            0,
+            "respond",
+            "c-1",
+        )
+        assert "2026-11-21T23:00:00+00:00" in problem.message
+        earlier = at(NOW - timedelta(seconds=1))
+        validate_resume(Resume([entry]), turn, policy=earlier)
+
+    def test_expired_turn(self) -> None:
+        """The turn's own expires_at bounds every interrupt in it."""
+        turn = turn_of(ask("c-1", expires_at=NOW + timedelta(hours=1)))
+        turn = attrs.evolve(turn, expires_at=NOW)
+        error = rejected(Resume([turn.interrupts[0].respond("y")]), turn)
+        assert error.codes == (ProblemCode.EXPIRED,)
+
+    def test_every_problem_is_reported_together(self) -> None:
+        """Problems of several entries and interrupts travel in one rejection."""
+        turn = turn_of(ask("c-1"), approval("c-2"), paused("c-3"), ask("c-4"))
+        resume = Resume(
+            [
+                Respond("ask_user", "c-1", 5),
+                Respond("transfer_money", "c-2", "sent"),
+                Respond("ask_user", "nope", "y"),
+            ],
+            [Restart("pause", "c-3", {"go": True}, {"n": 2})],
+        )
+        error = rejected(resume, turn)
+        assert error.codes == (
+            ProblemCode.SCHEMA_VIOLATION,
+            ProblemCode.ANSWER_NOT_ACCEPTED,
+            ProblemCode.UNKNOWN_INTERRUPT,
+            ProblemCode.INPUT_MODIFIED,
+            ProblemCode.MISSING,
+        )
+        assert [problem.interrupt_id for problem in error.problems] == [
+            "c-1",
+            "c-2",
+            None,
+            "c-3",
+            "c-4",
+        ]
+
+    def test_allow_partial_leaves_the_rest_unanswered(self) -> None:
+        """With allow_partial, unanswered interrupts are listed, not missing."""
+        turn = turn_of(ask("c-1"), ask("c-2"), ask("c-3"))
+        policy = ResumePolicy(allow_partial=True, now=lambda: NOW)
+        resolved = validate_resume(
+            Resume([turn.interrupts[1].respond("y")]), turn, policy=policy
+        )
+        assert [answer.interrupt.id for answer in resolved.answers] == ["c-2"]
+        assert resolved.unanswered == (turn.interrupts[0], turn.interrupts[2])
+
+    def test_allow_partial_still_checks_the_answers(self) -> None:
+        """A partial resume is still checked entry by entry."""
+        turn = turn_of(ask("c-1"), ask("c-2"))
+        policy = ResumePolicy(allow_partial=True, now=lambda: NOW)
+        error = rejected(Resume([Respond("ask_user", "c-1", 1)]), turn, policy=policy)
+        assert error.codes == (ProblemCode.SCHEMA_VIOLATION,)
+
+    @pytest.mark.parametrize(
+        "same",
+        [
+            {"to": "ACME", "amount": 125000.0},
+            {"amount": 125000, "to": "ACME"},
+        ],
+    )
+    def test_inputs_are_compared_as_json(self, same: JSON) -> None:
+        """1 and 1.0 are one number and key order does not matter."""
+        turn = turn_of(approval("c-1"))
+        entry = Restart("transfer_money", "c-1", "approve", same)
+        validate_resume(Resume(restart=[entry]), turn, policy=STRICT)
+
+    @pytest.mark.parametrize(
+        ("original", "changed"),
+        [(1, True), (0, False), (1, "1"), (1, None), (1, [1])],
+    )
+    def test_true_is_not_one(self, original: JSON, changed: JSON) -> None:
+        """An input that equals the original only in Python is input_modified."""
+        turn = turn_of(approval("c-1", amount=original))
+        entry = Restart(
+            "transfer_money", "c-1", "approve", {"to": "ACME", "amount": changed}
+        )
+        error = rejected(Resume(restart=[entry]), turn)
+        assert error.codes == (ProblemCode.INPUT_MODIFIED,)
+
+    def test_a_key_added_to_the_input_is_modified(self) -> None:
+        """An extra key in a restart's input is a change."""
+        turn = turn_of(approval("c-1"))
+        entry = Restart(
+            "transfer_money",
+            "c-1",
+            "approve",
+            {"to": "ACME", "amount": 125000, "memo": ""},
+        )
+        assert rejected(Resume(restart=[entry]), turn).codes == (
+            ProblemCode.INPUT_MODIFIED,
+        )
+
+    def test_the_default_clock_is_utc(self) -> None:
+        """Without a policy, expiry is judged by the current UTC time."""
+        moment = utc_now()
+        assert moment.tzinfo is UTC
+        turn = turn_of(ask("c-1", expires_at=moment - timedelta(seconds=1)))
+        with pytest.raises(ResumeRejected) as caught:
+            validate_resume(Resume([turn.interrupts[0].respond("y")]), turn)
+        assert caught.value.codes == (ProblemCode.EXPIRED,)
+
+    def test_a_pause_without_a_tool_is_answered_by_its_id(self) -> None:
+        """An interrupt outside a tool matches the name "" and its id."""
+        pending = PendingInterrupt(
+            id="node-1",
+            kind=ScheduledPause(Phase.BEFORE, "charge"),
+            payload=None,
+            tool=None,
+            accepts=Accepts(restart={"type": "null"}),
+        )
+        turn = turn_of(pending)
+        entry = pending.restart()
+        assert (entry.name, entry.ref) == ("scheduled_pause", "node-1")
+        validate_resume(Resume(restart=[entry]), turn, policy=STRICT)
+        error = rejected(Resume(), turn)
+        assert "(scheduled_pause)" in error.problems[0].message
+        with pytest.raises(ResumeRejected) as caught:
+            pending.restart(replace_input={"x": 1})
+        assert caught.value.codes == (ProblemCode.INPUT_MODIFIED,)
+
+
+class TestResumePolicy:
+    def test_defaults_are_strict(self) -> None:
+        """By default partial resumes are refused and the clock is UTC now."""
+        policy = ResumePolicy()
+        assert policy.allow_partial is False
+        assert policy.now is utc_now
+
+
+# --- the property ------------------------------------------------------------
+
+
+class Ledger:
+    """Counts tool runs, by call kind."""
+
+    def __init__(self) -> None:
+        self.runs: Counter[str] = Counter()
+
+
+def _tools(ledger: Ledger) -> list[Tool[Any, Any, Any]]:
+    @tool(input=N_INPUT, output={"type": "integer"})
+    def finish(_ctx: ToolContext[JSON], data: JSON) -> JSON:
+        ledger.runs["finish"] += 1
+        assert isinstance(data, dict)
+        return data["n"]
+
+    @tool(input=N_INPUT, output={"type": "integer"}, resume=OBJECT_GO)
+    def pause(ctx: ToolContext[JSON], data: JSON) -> JSON:
+        ledger.runs["pause"] += 1
+        if ctx.resumed is None:
+            ctx.interrupt(data)
+        assert isinstance(data, dict)
+        return data["n"]
+
+    @tool(input=N_INPUT, output={"type": "integer"})
+    def gated(_ctx: ToolContext[JSON], data: JSON) -> JSON:
+        ledger.runs["gated"] += 1
+        assert isinstance(data, dict)
+        return data["n"]
+
+    ask_tool = define_interrupt(
+        "ask", "Ask the user", input=N_INPUT, output={"type": "string"}
+    )
+    return [finish, pause, gated, ask_tool]
+
+
+APPROVER = by_tool({"gated": await_human()})
+
+Mutation = Callable[[Resume], Resume]
+
+
+def _answer(pending: PendingInterrupt, data: st.DataObject) -> Respond | Restart:
+    """An answer made with the builders, of any accepted kind."""
+    match pending.name:
+        case "ask":
+            return pending.respond(data.draw(st.sampled_from(["Yes", "No", ""])))
+        case "gated":
+            if data.draw(st.booleans()):
+                return pending.approve(data.draw(st.none() | st.just("ok")))
+            return pending.reject("too much")
+        case _:
+            if data.draw(st.booleans()):
+                return pending.respond(data.draw(st.integers(-5, 5)))
+            return pending.restart(
+                {"go": data.draw(st.booleans())},
+                replace_input=data.draw(st.sampled_from([None, pending.tool.input]))
+                if pending.tool is not None
+                else None,
+            )
+
+
+def _entries(resume: Resume) -> list[Respond | Restart]:
+    return [*resume.respond, *resume.restart]
+
+
+def _resume_of(entries: list[Respond | Restart]) -> Resume:
+    return Resume(
+        [entry for entry in entries if isinstance(entry, Respond)],
+        [entry for entry in entries if isinstance(entry, Restart)],
+    )
+
+
+def _replace(
+    resume: Resume, index: int, entry: Respond | Restart | None
+) -> list[Respond | Restart]:
+    entries = _entries(resume)
+    if entry is None:
+        del entries[index]
+    else:
+        entries[index] = entry
+    return entries
+
+
+def _swapped(entry: Respond | Restart) -> Respond | Restart:
+    if isinstance(entry, Respond):
+        return Restart(entry.name, entry.ref, entry.output)
+    return Respond(entry.name, entry.ref, entry.resumed)
+
+
+def _accepts_other(pending: PendingInterrupt, entry: Respond | Restart) -> bool:
+    if isinstance(entry, Respond):
+        return pending.accepts.restart is not None
+    return pending.accepts.respond is not None
+
+
+def _outside(entry: Respond | Restart) -> Respond | Restart:
+    """The entry with its output or resumed value outside its schema."""
+    if isinstance(entry, Respond):
+        return attrs.evolve(entry, output=[entry.output])
+    return attrs.evolve(entry, resumed={"go": "yes", "note": 1})
+
+
+def _mutations(
+    resume: Resume, turn: InterruptedTurn
+) -> list[tuple[str, Resume, set[ProblemCode]]]:
+    """Every single mutation of a valid resume, with the codes it must get."""
+    pending = {(p.name, p.ref): p for p in turn.interrupts}
+    found: list[tuple[str, Resume, set[ProblemCode]]] = []
+    lost = {ProblemCode.UNKNOWN_INTERRUPT, ProblemCode.MISSING}
+    for index, entry in enumerate(_entries(resume)):
+        target = pending[entry.name, entry.ref]
+        found.append(
+            (
+                f"unknown ref at {index}",
+                _resume_of(_replace(resume, index, attrs.evolve(entry, ref="nope"))),
+                lost,
+            )
+        )
+        other = "finish" if entry.name != "finish" else "ask"
+        found.append(
+            (
+                f"wrong name at {index}",
+                _resume_of(_replace(resume, index, attrs.evolve(entry, name=other))),
+                lost,
+            )
+        )
+        found.append(
+            (
+                f"duplicated {index}",
+                _resume_of([*_entries(resume), entry]),
+                {ProblemCode.DUPLICATE},
+            )
+        )
+        swap = (
+            ProblemCode.SCHEMA_VIOLATION
+            if _accepts_other(target, entry)
+            else ProblemCode.ANSWER_NOT_ACCEPTED
+        )
+        found.append(
+            (
+                f"swapped {index}",
+                _resume_of(_replace(resume, index, _swapped(entry))),
+                {swap},
+            )
+        )
+        found.append(
+            (
+                f"outside the schema at {index}",
+                _resume_of(_replace(resume, index, _outside(entry))),
+                {ProblemCode.SCHEMA_VIOLATION},
+            )
+        )
+        found.append(
+            (
+                f"dropped {index}",
+                _resume_of(_replace(resume, index, None)),
+                {ProblemCode.MISSING},
+            )
+        )
+        if isinstance(entry, Restart) and target.tool is not None:
+            original = target.tool.input
+            assert isinstance(original, dict)
+            n = original["n"]
+            changes: list[tuple[str, JSON]] = [
+                ("n to a boolean", {"n": n == 1 if n in {0, 1} else True}),
+                ("n changed", {"n": 1 + (n if isinstance(n, int) else 0)}),
+                ("key added", {**original, "extra": 1}),
+            ]
+            found.extend(
+                (
+                    f"{label} at {index}",
+                    _resume_of(
+                        _replace(resume, index, attrs.evolve(entry, input=changed))
+                    ),
+                    {ProblemCode.INPUT_MODIFIED},
+                )
+                for label, changed in changes
+            )
+    found.extend(
+        (
+            f"answers completed {done.ref}",
+            _resume_of([*_entries(resume), entry]),
+            {ProblemCode.NOT_INTERRUPTED},
+        )
+        for done in turn.completed
+        for entry in (Respond(done.name, done.ref, 0), Restart(done.name, done.ref))
+    )
+    return found
+
+
+def _model(batch: tuple[Call, ...]) -> ScriptedModel:
+    requests = tuple(ToolRequest(call.kind, input=call.input) for call in batch)
+    return ScriptedModel(
+        [Message(Role.MODEL, requests), Message.of_text(Role.MODEL, "ok")]
+    )
+
+
+class TestResumeProperty:
+    @given(batches(), st.data())
+    def test_built_resumes_pass_and_every_mutation_fails(
+        self, batch: tuple[Call, ...], data: st.DataObject
+    ) -> None:
+        """Built resumes pass; every single mutation fails and runs nothing."""
+        ledger = Ledger()
+        tools = _tools(ledger)
+        model = _model(batch)
+        result = generate_sync(model, "go", tools=tools, approver=APPROVER)
+        assert result.finish_reason == "interrupted"
+        turn = result.turn
+        assert turn is not None
+        expected_pauses = sum(call.kind != "finish" for call in batch)
+        assert len(turn.interrupts) == expected_pauses
+        assert len(turn.completed) == len(batch) - expected_pauses
+        runs = ledger.runs.copy()
+        assert runs["finish"] == len(turn.completed)
+        assert runs["gated"] == 0
+
+        resume = _resume_of([_answer(pending, data) for pending in turn.interrupts])
+        for name, mutated, codes in _mutations(resume, turn):
+            with pytest.raises(ResumeRejected) as caught:
+                validate_resume(mutated, turn)
+            assert set(caught.value.codes) == codes, name
+            with pytest.raises(ResumeRejected) as again:
+                resume_turn_sync(model, turn, mutated, tools=tools, approver=APPROVER)
+            assert again.value.problems == caught.value.problems
+            assert ledger.runs == runs, name
+            assert len(model.requests) == 1, name
+
+        resolved = validate_resume(resume, turn)
+        assert len(resolved.answers) == len(turn.interrupts)
+        final = resume_turn_sync(model, turn, resume, tools=tools, approver=APPROVER)
+        assert final.finish_reason == "stop"
+        assert ledger.runs["finish"] == runs["finish"]
+        approved = sum(
+            entry.resumed != {"reject": {"reason": "too much"}}
+            for entry in resume.restart
+            if entry.name == "gated"
+        )
+        assert ledger.runs["gated"] == approved
+        restarted = sum(entry.name == "pause" for entry in resume.restart)
+        assert ledger.runs["pause"] == runs["pause"] + restarted
+        seen = model.requests[-1].messages[-1]
+        assert [r.ref for r in seen.tool_responses] == [
+            r.ref for r in result.message.tool_requests
+        ]
+        for response in seen.tool_responses:
+            assert response.name == next(
+                r.name for r in result.message.tool_requests if r.ref == response.ref
+            )
+
+    @given(batches(), st.data())
+    def test_equivalent_inputs_are_accepted(
+        self, batch: tuple[Call, ...], data: st.DataObject
+    ) -> None:
+        """A restart whose input equals the original as JSON (1 as 1.0) is accepted."""
+        result = generate_sync(
+            _model(batch), "go", tools=_tools(Ledger()), approver=APPROVER
+        )
+        assert result.turn is not None
+        entries: list[Respond | Restart] = []
+        for pending in result.turn.interrupts:
+            entry = _answer(pending, data)
+            if isinstance(entry, Restart) and pending.tool is not None:
+                original = pending.tool.input
+                assert isinstance(original, dict)
+                n = original["n"]
+                assert isinstance(n, int)
+                entry = attrs.evolve(entry, input={"n": float(n)})
+            entries.append(entry)
+        validate_resume(_resume_of(entries), result.turn)
