@@ -218,3 +218,40 @@ def corruptions(
         record["kind"] = draw(_not_an_object())
         what = f"{where}: 'kind' given {record['kind']!r}"
     return Corruption(original, document, what)
+
+
+# --- tool layer ---
+
+CALL_KINDS: Final = ("finish", "pause", "ask", "gated")
+"""How a tool call of a random batch behaves.
+
+``finish`` returns at once; ``pause`` calls ``ctx.interrupt`` on its first
+run; ``ask`` is an interrupt-only tool; ``gated`` awaits a human's approval.
+"""
+
+
+@attrs.frozen
+class Call:
+    """One tool call of a random batch: which behaviour, and its input."""
+
+    kind: str
+    n: int
+
+    @property
+    def input(self) -> JSON:
+        """The call's input."""
+        return {"n": self.n}
+
+
+def calls() -> st.SearchStrategy[Call]:
+    """A tool call of any behaviour, with a small integer input."""
+    return st.builds(Call, st.sampled_from(CALL_KINDS), st.integers(-3, 3))
+
+
+def batches(*, max_size: int = 6) -> st.SearchStrategy[tuple[Call, ...]]:
+    """A model's batch of tool calls in which at least one call pauses."""
+    return (
+        st.lists(calls(), min_size=1, max_size=max_size)
+        .filter(lambda batch: any(call.kind != "finish" for call in batch))
+        .map(tuple)
+    )
