@@ -1,0 +1,200 @@
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+import attrs
+import pytest
+from interruption import (
+    JSON,
+    Custom,
+    DecodeError,
+    Interrupted,
+    PayloadError,
+    Tool,
+    ToolContext,
+    define_interrupt,
+    json_schema,
+    tool,
+)
+from interruption.tools import NULL_ONLY
+
+
+@attrs.frozen
+class Transfer:
+    """A transfer's input."""
+
+    to: str
+    amount: int
+
+
+@attrs.frozen
+class Receipt:
+    """A transfer's output."""
+
+    id: str
+
+
+@attrs.frozen
+class Note:
+    """Resumed data."""
+
+    text: str
+
+
+@pytest.fixture(name="pay")
+def _pay() -> Tool[Transfer, Receipt, Note]:
+    @tool(input=Transfer, output=Receipt, resume=Note, ttl=timedelta(minutes=5))
+    def pay(ctx: ToolContext[Note], transfer: Transfer) -> Receipt:
+        """Pay someone."""
+        if ctx.resumed is None:
+            ctx.interrupt({"to": transfer.to})
+        return Receipt(f"{transfer.to}-{transfer.amount}-{ctx.resumed.text}")
+
+    return pay
+
+
+class TestTool:
+    def test_schemas_come_from_classes(
+        self, pay: Tool[Transfer, Receipt, Note]
+    ) -> None:
+        """Class specs give json_schema schemas and structuring types."""
+        assert pay.name == "pay"
+        assert pay.description == "Pay someone."
+        assert pay.input_schema == json_schema(Transfer)
+        assert pay.output_schema == json_schema(Receipt)
+        assert pay.resume_schema == json_schema(Note)
+        assert (pay.input_type, pay.resume_type) == (Transfer, Note)
+        assert pay.ttl == timedelta(minutes=5)
+        assert not pay.interrupt_only
+        assert not pay.replace_input
+
+    def test_call_structures_and_unstructures(
+        self, pay: Tool[Transfer, Receipt, Note]
+    ) -> None:
+        """The input is structured, ctx.resumed typed, the output unstructured."""
+        ctx = ToolContext("pay", "call-1", pay.parse_resumed({"text": "ok"}))
+        output = asyncio.run(pay.call(ctx, {"to": "ACME", "amount": 5}))
+        assert output == {"id": "ACME-5-ok"}
+
+    def test_first_run_pauses(self, pay: Tool[Transfer, Receipt, Note]) -> None:
+        """ctx.resumed is None on a first run, and ctx.interrupt pauses."""
+        ctx: ToolContext[Note] = ToolContext("pay", "call-1")
+        with pytest.raises(Interrupted) as caught:
+            asyncio.run(pay.call(ctx, {"to": "ACME", "amount": 5}))
+        assert caught.value == Interrupted(Custom(), {"to": "ACME"})
+
+    def test_bad_input_is_a_decode_error(
+        self, pay: Tool[Transfer, Receipt, Note]
+    ) -> None:
+        """An input that does not fit the input class raises DecodeError."""
+        with pytest.raises(DecodeError):
+            pay.parse_input({"to": "ACME", "amount": "5"})
+        with pytest.raises(DecodeError):
+            pay.parse_resumed({"txt": "ok"})
+
+    def test_dict_schemas_pass_json_through(self) -> None:
+        """With schema dicts the function gets and returns plain JSON."""
+
+        @tool(input={"type": "object"}, output={}, name="echo", description="Echo.")
+        def anything(ctx: ToolContext[JSON], data: JSON) -> JSON:
+            return [data, ctx.resumed]
+
+        assert (anything.name, anything.description) == ("echo", "Echo.")
+        assert anything.resume_schema == NULL_ONLY
+        assert anything.parse_input({"a": 1}) == {"a": 1}
+        assert anything.parse_resumed("x") == "x"
+        output = asyncio.run(anything.call(ToolContext("echo", "r", "x"), {"a": 1}))
+        assert output == [{"a": 1}, "x"]
+
+    def test_async_functions_are_awaited(self) -> None:
+        """An async tool function is awaited."""
+
+        @tool(input={}, output={}, resume={"type": "string"}, replace_input=True)
+        async def later(_ctx: ToolContext[JSON], data: JSON) -> JSON:
+            await asyncio.sleep(0)
+            return data
+
+        assert later.replace_input
+        assert later.resume_schema == {"type": "string"}
+        assert asyncio.run(later.call(ToolContext("later", "r"), 3)) == 3
+
+    def test_description_defaults_to_empty(self) -> None:
+        """A function without a docstring has an empty description."""
+
+        @tool(input={}, output={})
+        def bare(_ctx: ToolContext[JSON], data: JSON) -> JSON:
+            return data
+
+        assert bare.description == ""
+
+    def test_a_non_json_output_is_a_payload_error(self) -> None:
+        """A tool returning something that is not JSON fails loudly."""
+
+        @tool(input={}, output={})
+        def odd(_ctx: ToolContext[JSON], _data: JSON) -> JSON:
+            return {1, 2}  # type: ignore[return-value]
+
+        with pytest.raises(PayloadError):
+            asyncio.run(odd.call(ToolContext("odd", "r"), None))
+
+    def test_a_bad_schema_dict_is_refused(self) -> None:
+        """A dict that is not a JSON Schema is refused when the tool is made."""
+        with pytest.raises(TypeError, match="tool 'f': its output schema"):
+
+            @tool(input={}, output={"type": 5}, name="f")
+            def f(_ctx: ToolContext[JSON], data: JSON) -> JSON:
+                return data
+
+    def test_a_non_json_schema_dict_is_refused(self) -> None:
+        """A schema dict must itself be JSON."""
+        with pytest.raises(PayloadError):
+
+            @tool(input={"enum": [{1}]}, output={})  # type: ignore[list-item]
+            def f(_ctx: ToolContext[JSON], data: JSON) -> JSON:
+                return data
+
+
+class TestToolContext:
+    def test_interrupt_raises_a_custom_pause(self) -> None:
+        """ctx.interrupt raises Interrupted with a Custom kind."""
+        ctx: ToolContext[JSON] = ToolContext("t", "r")
+        with pytest.raises(Interrupted) as caught:
+            ctx.interrupt({"q": 1})
+        assert caught.value.kind == Custom()
+        assert caught.value.payload == {"q": 1}
+
+    def test_interrupt_checks_the_payload(self) -> None:
+        """A payload that is not JSON raises PayloadError instead of pausing."""
+        ctx: ToolContext[JSON] = ToolContext("t", "r")
+        with pytest.raises(PayloadError):
+            ctx.interrupt({1, 2})  # type: ignore[arg-type]
+
+    def test_repr(self) -> None:
+        """The repr names the call and the resumed data."""
+        ctx = ToolContext("t", "r", "x")
+        assert repr(ctx) == "ToolContext(name='t', ref='r', resumed='x')"
+
+
+class TestDefineInterrupt:
+    def test_always_pauses_with_its_input(self) -> None:
+        """An interrupt-only tool pauses with its input as the payload."""
+        ask = define_interrupt(
+            "ask_user",
+            "Ask the user",
+            input={"type": "object"},
+            output={"type": "string"},
+            ttl=timedelta(hours=1),
+        )
+        assert ask.interrupt_only
+        assert ask.ttl == timedelta(hours=1)
+        assert ask.output_schema == {"type": "string"}
+        with pytest.raises(Interrupted) as caught:
+            asyncio.run(ask.call(ToolContext("ask_user", "r"), {"q": "?"}))
+        assert caught.value == Interrupted(Custom(), {"q": "?"})
+
+    def test_classes_give_schemas(self) -> None:
+        """Class specs are turned into their JSON Schemas."""
+        ask = define_interrupt("ask", "Ask", input=Transfer, output=Receipt)
+        assert ask.input_schema == json_schema(Transfer)
+        assert ask.output_schema == json_schema(Receipt)
