@@ -1,0 +1,107 @@
+"""Typing tests for the tool layer: checked by mypy, never run."""
+
+from __future__ import annotations
+
+from typing import assert_type
+
+import attrs
+from interruption import (
+    JSON,
+    PendingInterrupt,
+    Respond,
+    Restart,
+    Tool,
+    ToolContext,
+    define_interrupt,
+    tool,
+)
+from interruption.approval import Approve, Reject, decision_from_json
+from interruption.prompts import Confirm
+
+
+@attrs.frozen
+class Transfer:
+    to: str
+    amount: int
+
+
+@attrs.frozen
+class Receipt:
+    id: str
+
+
+@attrs.frozen
+class Note:
+    text: str
+
+
+def builders(pending: PendingInterrupt) -> None:
+    assert_type(pending.respond("Yes"), Respond)
+    assert_type(pending.restart(), Restart)
+    assert_type(pending.restart({"go": True}, replace_input={"n": 1}), Restart)
+    assert_type(pending.approve(), Restart)
+    assert_type(pending.approve("checked"), Restart)
+    assert_type(pending.reject("wrong account"), Restart)
+    assert_type(pending.payload_as(Confirm), Confirm)
+    pending.respond({1, 2})  # type: ignore[arg-type]
+    pending.reject(None)  # type: ignore[arg-type]
+    pending.approve(note=5)  # type: ignore[arg-type]
+    pending.restart(None, {"n": 1})  # type: ignore[call-arg]
+
+
+@tool(input=Transfer, output=Receipt, resume=Note)
+def pay(ctx: ToolContext[Note], transfer: Transfer) -> Receipt:
+    assert_type(ctx.resumed, Note | None)
+    if ctx.resumed is None:
+        ctx.interrupt({"to": transfer.to})
+    assert_type(ctx.resumed, Note)
+    return Receipt(ctx.resumed.text)
+
+
+assert_type(pay, Tool[Transfer, Receipt, Note])
+
+
+@tool(input={"type": "object"}, output={"type": "string"})
+def echo(ctx: ToolContext[JSON], data: JSON) -> JSON:
+    assert_type(ctx.resumed, JSON | None)
+    return data
+
+
+assert_type(echo, Tool[JSON, JSON, JSON])
+
+
+@tool(input=Transfer, output={"type": "object"}, resume={"type": "string"})
+async def later(_ctx: ToolContext[JSON], transfer: Transfer) -> JSON:
+    return {"to": transfer.to}
+
+
+assert_type(later, Tool[Transfer, JSON, JSON])
+
+ask = define_interrupt("ask", "Ask", input=Transfer, output={"type": "string"})
+assert_type(ask, Tool[JSON, JSON, JSON])
+
+
+# A tool declared with a resume class takes a context of that class.
+@tool(input=Transfer, output=Receipt, resume=Note)  # type: ignore[arg-type]
+def wrong_context(_ctx: ToolContext[Receipt], transfer: Transfer) -> Receipt:
+    return Receipt(transfer.to)
+
+
+# The function's input must be the input class.
+@tool(input=Transfer, output=Receipt)  # type: ignore[arg-type]
+def wrong_input(_ctx: ToolContext[JSON], note: Note) -> Receipt:
+    return Receipt(note.text)
+
+
+# The function must return the output class.
+@tool(input=Transfer, output=Receipt)  # type: ignore[arg-type]
+def wrong_output(_ctx: ToolContext[JSON], transfer: Transfer) -> Note:
+    return Note(transfer.to)
+
+
+def decisions(data: JSON) -> None:
+    match decision_from_json(data):
+        case Approve(note=note):
+            assert_type(note, str | None)
+        case Reject(reason=reason):
+            assert_type(reason, str)
