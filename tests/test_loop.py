@@ -611,6 +611,19 @@ class TestRefs:
         assert refs[0] == "a"
         assert len(set(refs)) == len(refs) == 4
 
+    def test_an_assigned_ref_skips_the_models_own(
+        self, tools: list[Tool[Any, Any, Any]]
+    ) -> None:
+        """A ref the loop assigns never collides with one the model chose."""
+        first = model_says(
+            ToolRequest("lookup", "call-1", {}), ToolRequest("lookup", input={})
+        )
+        _, result = run([first, model_says("ok")], tools)
+        assert [r.ref for r in result.messages[1].tool_requests] == [
+            "call-1",
+            "call-2",
+        ]
+
     def test_model_refs_are_kept_when_unique(
         self, tools: list[Tool[Any, Any, Any]]
     ) -> None:
@@ -717,6 +730,20 @@ class TestMaxTurns:
         assert len(model.requests) == 2
         assert result.message.role is Role.MODEL
         assert result.messages[-1].role is Role.TOOL
+
+    def test_the_stream_ends_with_max_turns(
+        self, tools: list[Tool[Any, Any, Any]]
+    ) -> None:
+        """Drained to its end, the stream's last event is Finished(max_turns)."""
+        model = ScriptedModel(
+            lambda _request: model_says(ToolRequest("lookup", input={}))
+        )
+        events = asyncio.run(
+            _drain(generate_stream(model, "go", tools=tools, max_turns=1))
+        )
+        final = events[-1]
+        assert isinstance(final, Finished)
+        assert final.result.finish_reason == "max_turns"
 
     def test_max_turns_must_be_positive(self, tools: list[Tool[Any, Any, Any]]) -> None:
         """max_turns below 1 is refused."""
