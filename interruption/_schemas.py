@@ -12,17 +12,58 @@ from pathlib import Path
 from typing import Final
 
 from interruption._json import JSON
+from interruption.approval import DECISION_SCHEMA
 from interruption.errors import Interrupted
 from interruption.kinds import ApprovalPending, Custom, ScheduledPause
+from interruption.parts import Message, ToolRequest, ToolResponse
+from interruption.prompts import Confirm, Input
+from interruption.resume import (
+    InterruptedTurn,
+    PendingInterrupt,
+    Respond,
+    Restart,
+    Resume,
+)
 from interruption.wire import json_schema
 
 WIRE_TYPES: Final[dict[str, type]] = {
     "approval_pending": ApprovalPending,
+    "confirm": Confirm,
     "custom": Custom,
+    "input": Input,
     "interrupted": Interrupted,
+    "interrupted_turn": InterruptedTurn,
+    "message": Message,
+    "pending_interrupt": PendingInterrupt,
+    "respond": Respond,
+    "restart": Restart,
+    "resume": Resume,
     "scheduled_pause": ScheduledPause,
+    "tool_request": ToolRequest,
+    "tool_response": ToolResponse,
 }
 """Each published schema's file stem and the type it describes."""
+
+EXTRA_SCHEMAS: Final[dict[str, dict[str, JSON]]] = {
+    "approval_decision": DECISION_SCHEMA,
+}
+"""Published schemas of wire forms that are not records (entelix's decision)."""
+
+
+def schema_named(name: str) -> dict[str, JSON]:
+    """Return the published schema called *name* (a file stem).
+
+    Raises:
+        KeyError: if there is none by that name.
+    """
+    if name in EXTRA_SCHEMAS:
+        return EXTRA_SCHEMAS[name]
+    return json_schema(WIRE_TYPES[name])
+
+
+def schema_names() -> list[str]:
+    """Return the names of all published schemas, sorted."""
+    return sorted([*WIRE_TYPES, *EXTRA_SCHEMAS])
 
 
 def render(schema: dict[str, JSON]) -> str:
@@ -32,7 +73,7 @@ def render(schema: dict[str, JSON]) -> str:
 
 def expected_files() -> dict[str, str]:
     """Map each schema file name to the text it should hold."""
-    return {f"{name}.json": render(json_schema(cls)) for name, cls in WIRE_TYPES.items()}
+    return {f"{name}.json": render(schema_named(name)) for name in schema_names()}
 
 
 def write(directory: Path) -> list[Path]:

@@ -30,11 +30,15 @@ def _choices(value: tuple[str, ...] | list[str]) -> tuple[str, ...]:
 
 
 def _valid_choices(
-    _instance: object, attribute: attrs.Attribute[tuple[str, ...]], value: tuple[str, ...]
+    _instance: object,
+    attribute: attrs.Attribute[tuple[str, ...]],
+    value: tuple[str, ...],
 ) -> None:
     texts = set(value) - {""}
     if len(value) < 2 or len(texts) != len(value):
-        raise FieldError(attribute.name, "at least two distinct non-empty strings", repr(value))
+        raise FieldError(
+            attribute.name, "at least two distinct non-empty strings", repr(value)
+        )
 
 
 @final

@@ -1,0 +1,246 @@
+"""The demo: a scripted agent pays an invoice, with a human in the loop.
+
+No network: the model is a `ScriptedModel` that reads the history. It asks
+the human to confirm the invoice through an interrupt-only tool, then calls
+``transfer_money``, which an approver holds for a human when the amount is
+over 100.00. The terminal (or ``--answers``) supplies the human.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from typing import Final, TextIO, final
+
+import attrs
+
+from interruption._json import JSON
+from interruption.approval import Approver, by_tool, when
+from interruption.errors import ResumeRejected
+from interruption.kinds import ApprovalPending
+from interruption.loop import GenerateResult, ModelRequest, generate_sync, resume_turn_sync
+from interruption.parts import Message, Role, ToolRequest, ToolResponse
+from interruption.prompts import Confirm
+from interruption.resume import PendingInterrupt, Respond, Restart, Resume
+from interruption.testing import ScriptedModel
+from interruption.tools import Tool, ToolContext, define_interrupt, tool
+from interruption.validation import validate_resume
+
+LIMIT_CENTS: Final = 10_000
+MAX_ROUNDS: Final = 10
+INVOICE: Final = {"id": "INV-7", "to": "ACME", "amount": 125_000}
+
+
+@final
+@attrs.frozen
+class Transfer:
+    """Move money to a payee.
+
+    Attributes:
+        to: The payee.
+        amount: The amount, in cents.
+    """
+
+    to: str
+    amount: int
+
+
+@final
+@attrs.frozen
+class Receipt:
+    """A transfer that happened.
+
+    Attributes:
+        status: Always ``"sent"``.
+        to: The payee.
+        amount: The amount, in cents.
+        transfer_id: The bank's reference.
+    """
+
+    status: str
+    to: str
+    amount: int
+    transfer_id: str
+
+
+def _money(cents: JSON) -> str:
+    return f"{int(cents) / 100:,.2f} EUR" if isinstance(cents, int) else repr(cents)
+
+
+def make_tools(ledger: list[Transfer]) -> list[Tool[JSON, JSON, JSON] | Tool[Transfer, Receipt, JSON]]:
+    """Build the demo's tools; *ledger* records every transfer that ran."""
+
+    @tool(input=Transfer, output=Receipt)
+    def transfer_money(ctx: ToolContext[JSON], transfer: Transfer) -> Receipt:
+        """Send money to a payee (amount in cents)."""
+        ledger.append(transfer)
+        return Receipt("sent", transfer.to, transfer.amount, f"tx-{len(ledger)}")
+
+    ask_user = define_interrupt(
+        "ask_user",
+        "Ask the human a yes/no question.",
+        input=Confirm,
+        output={"type": "string"},
+    )
+    return [transfer_money, ask_user]
+
+
+def approver() -> Approver:
+    """Transfers over the limit await a human; everything else runs."""
+    return by_tool({"transfer_money": when(lambda call: _amount(call) > LIMIT_CENTS)})
+
+
+def _amount(call: ToolRequest) -> int:
+    data = call.input
+    amount = data.get("amount") if isinstance(data, dict) else None
+    return amount if isinstance(amount, int) else 0
+
+
+def _last_response(request: ModelRequest, name: str) -> ToolResponse | None:
+    for message in reversed(request.messages):
+        for part in message.tool_responses:
+            if part.name == name:
+                return part
+    return None
+
+
+def script(request: ModelRequest) -> Message:
+    """The scripted model: confirm, pay, then report."""
+    transfer = _last_response(request, "transfer_money")
+    if transfer is not None:
+        return Message.of_text(Role.MODEL, _report(transfer.output))
+    answer = _last_response(request, "ask_user")
+    if answer is None:
+        question = Confirm(
+            "Invoice",
+            f"{INVOICE['id']} asks {_money(INVOICE['amount'])} for {INVOICE['to']}. Pay it today?",
+        )
+        return Message(Role.MODEL, (ToolRequest("ask_user", input=_confirm_json(question)),))
+    if answer.output != "Yes":
+        return Message.of_text(Role.MODEL, f"Understood: {INVOICE['id']} stays unpaid.")
+    call = ToolRequest("transfer_money", input={"to": INVOICE["to"], "amount": INVOICE["amount"]})
+    return Message(Role.MODEL, (call,))
+
+
+def _confirm_json(question: Confirm) -> JSON:
+    return {"type": "confirm", "title": question.title, "text": question.text, "choices": list(question.choices)}
+
+
+def _report(output: JSON) -> str:
+    if isinstance(output, dict) and output.get("status") == "sent":
+        return f"Paid {INVOICE['id']}: {_money(output.get('amount'))} to {output.get('to')} ({output.get('transfer_id')})."
+    if isinstance(output, dict) and output.get("status") == "rejected":
+        return f"I did not pay {INVOICE['id']}: the transfer was rejected ({output.get('reason')})."
+    return f"The transfer failed: {json.dumps(output)}"
+
+
+@final
+class Human:
+    """Where answers come from: a list, the terminal, or the defaults."""
+
+    def __init__(self, answers: list[str] | None, stdin: TextIO, out: TextIO) -> None:
+        self.scripted: Iterator[str] | None = iter(answers) if answers is not None else None
+        self.interactive = answers is None and stdin.isatty()
+        self.stdin = stdin
+        self.out = out
+        if answers is None and not self.interactive:
+            print("(no terminal on stdin and no --answers: using each prompt's default answer)", file=out)
+
+    def ask(self, question: str, default: str) -> str:
+        """Return the next answer to *question*, or *default* with no human."""
+        if self.scripted is not None:
+            answer = next(self.scripted, None)
+            if answer is None:
+                print(f"{question} (answers ran out; default: {default})", file=self.out)
+                return default
+            print(f"{question} {answer}", file=self.out)
+            return answer
+        if not self.interactive:
+            print(f"{question} {default} (default)", file=self.out)
+            return default
+        print(question, end=" ", file=self.out, flush=True)
+        line = self.stdin.readline()
+        return line.strip() or default
+
+
+def answer_for(pending: PendingInterrupt, human: Human, out: TextIO) -> Respond | Restart:
+    """Show *pending* to the human and build the answer they give."""
+    if isinstance(pending.kind, ApprovalPending):
+        request = pending.tool
+        shown = json.dumps(request.input) if request is not None else "?"
+        print(f"paused: {pending.name} {shown} awaits approval (over {_money(LIMIT_CENTS)})", file=out)
+        reply = human.ask("approve? [y / n REASON]:", "n closed without an answer")
+        if reply.lower() in {"y", "yes", "approve"}:
+            return pending.approve("approved in the demo")
+        reason = reply.split(" ", 1)[1].strip() if " " in reply else "rejected by the human"
+        return pending.reject(reason or "rejected by the human")
+    prompt = pending.payload_as(Confirm)
+    print(f"paused: the model asks ({pending.name}): {prompt.title}: {prompt.text}", file=out)
+    choices = "/".join(prompt.choices)
+    while True:
+        reply = human.ask(f"answer [{choices}]:", prompt.default_answer)  # type: ignore[arg-type]
+        match = next((choice for choice in prompt.choices if choice.lower() == reply.lower()), None)
+        if match is not None:
+            return pending.respond(match)
+        print(f"  please answer one of {choices}", file=out)
+
+
+def forge(result: GenerateResult, out: TextIO) -> None:
+    """Show a tampered resume (a changed amount) being rejected."""
+    if result.turn is None:
+        return
+    for pending in result.interrupts:
+        if isinstance(pending.kind, ApprovalPending) and pending.tool is not None:
+            tampered = attrs.evolve(pending.approve(), input={"to": "MALLORY", "amount": 1})
+            print("forging: approve, but with the input changed to MALLORY / 0.01 EUR", file=out)
+            try:
+                validate_resume(Resume(restart=(tampered,)), result.turn)
+            except ResumeRejected as rejected:
+                for problem in rejected.problems:
+                    print(f"  rejected: {problem}", file=out)
+            return
+
+
+def _print_history(messages: tuple[Message, ...], start: int, out: TextIO) -> None:
+    for message in messages[start:]:
+        for request in message.tool_requests:
+            if request.name != "ask_user":
+                print(f"model calls {request.name} {json.dumps(request.input)} (ref {request.ref})", file=out)
+        for response in message.tool_responses:
+            if response.name == "transfer_money":
+                print(f"tool {response.name} -> {json.dumps(response.output)}", file=out)
+        if message.role is Role.MODEL and message.text:
+            print(f"model: {message.text}", file=out)
+
+
+def run(answers: list[str] | None, *, forged: bool, stdin: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
+    """Run the demo; return the process exit status."""
+    ledger: list[Transfer] = []
+    tools = make_tools(ledger)
+    model = ScriptedModel(script)
+    human = Human(answers, stdin, out)
+    opening = f"Please pay invoice {INVOICE['id']} from {INVOICE['to']}."
+    print(f"user: {opening}", file=out)
+    result = generate_sync(model, opening, tools=tools, approver=approver())
+    seen = 1
+    for _ in range(MAX_ROUNDS):
+        _print_history(result.messages, seen, out)
+        seen = len(result.messages)
+        if result.turn is None:
+            break
+        if forged:
+            forge(result, out)
+        entries = [answer_for(pending, human, out) for pending in result.interrupts]
+        resume = Resume(
+            respond=tuple(entry for entry in entries if isinstance(entry, Respond)),
+            restart=tuple(entry for entry in entries if isinstance(entry, Restart)),
+        )
+        result = resume_turn_sync(model, result.turn, resume, tools=tools, approver=approver())
+    else:
+        print(f"gave up after {MAX_ROUNDS} rounds of questions", file=out)
+        return 1
+    print(f"finished: {result.finish_reason}; transfers made: {len(ledger)}", file=out)
+    return 0
+
+

@@ -1,0 +1,118 @@
+"""The ``interruption`` command: check a resume, print schemas, run the demo.
+
+::
+
+    interruption check TURN.json RESUME.json   # 0 accepted, 1 rejected, 2 unreadable
+    interruption schema [NAME]                 # a published JSON Schema, or the list
+    interruption demo [--answers A,B] [--forge]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final, TextIO
+
+from interruption import _demo, _schemas
+from interruption.errors import DecodeError, ResumeRejected
+from interruption.resume import InterruptedTurn, Resume
+from interruption.validation import validate_resume
+from interruption.wire import loads, unstructure
+
+__all__ = ["main"]
+
+ACCEPTED: Final = 0
+REJECTED: Final = 1
+UNREADABLE: Final = 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="interruption",
+        description="Typed, strictly validated human-in-the-loop pauses.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    check = commands.add_parser(
+        "check",
+        help="validate a resume against an interrupted turn",
+        description="Exit 0 if accepted, 1 if rejected (every problem printed), 2 if unreadable.",
+    )
+    check.add_argument("turn", type=Path, help="the interrupted turn, as JSON")
+    check.add_argument("resume", type=Path, help="the client's resume, as JSON")
+    schema = commands.add_parser("schema", help="print a published JSON Schema")
+    schema.add_argument("name", nargs="?", help="a schema name; omit to list them")
+    demo = commands.add_parser("demo", help="pay an invoice with a human in the loop")
+    demo.add_argument(
+        "--answers",
+        help="the human's answers, comma-separated (e.g. 'Yes,y' or 'Yes,n wrong account')",
+    )
+    demo.add_argument("--forge", action="store_true", help="also show a tampered resume being rejected")
+    return parser
+
+
+def _read(path: Path, cls: type[InterruptedTurn] | type[Resume], err: TextIO) -> InterruptedTurn | Resume | None:
+    try:
+        return loads(path.read_bytes(), cls)
+    except OSError as error:
+        print(f"{path}: cannot read: {error.strerror or error}", file=err)
+    except DecodeError as error:
+        print(f"{path}: not a valid {cls.__name__}:\n{error}", file=err)
+    return None
+
+
+def _check(turn_path: Path, resume_path: Path, out: TextIO, err: TextIO) -> int:
+    turn = _read(turn_path, InterruptedTurn, err)
+    resume = _read(resume_path, Resume, err)
+    if not isinstance(turn, InterruptedTurn) or not isinstance(resume, Resume):
+        return UNREADABLE
+    try:
+        resolved = validate_resume(resume, turn)
+    except ResumeRejected as rejected:
+        print(f"rejected: {len(rejected.problems)} problem(s)", file=out)
+        for problem in rejected.problems:
+            entry = f"{problem.answer}[{problem.index}]" if problem.answer else "-"
+            print(f"  {problem.code.value}\t{entry}\t{problem.message}", file=out)
+        return REJECTED
+    print(f"accepted: {len(resolved.answers)} answer(s)", file=out)
+    for answer in resolved.answers:
+        print(f"  {answer.interrupt.id}\t{json.dumps(unstructure(answer.entry))}", file=out)
+    for pending in resolved.unanswered:
+        print(f"  {pending.id}\tstill pending", file=out)
+    return ACCEPTED
+
+
+def _schema(name: str | None, out: TextIO, err: TextIO) -> int:
+    names = _schemas.schema_names()
+    if name is None:
+        print("\n".join(names), file=out)
+        return ACCEPTED
+    if name not in names:
+        print(f"no schema named {name!r}; expected one of: {', '.join(names)}", file=err)
+        return UNREADABLE
+    print(_schemas.render(_schemas.schema_named(name)), end="", file=out)
+    return ACCEPTED
+
+
+def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Run the command line; return the exit status.
+
+    Args:
+        argv: The arguments (``sys.argv[1:]`` when None).
+        out: Where results go (standard output when None).
+        err: Where complaints go (standard error when None).
+
+    Returns:
+        0, 1 or 2 (see each command's help).
+    """
+    out = out or sys.stdout
+    err = err or sys.stderr
+    args = _parser().parse_args(argv)
+    if args.command == "check":
+        return _check(args.turn, args.resume, out, err)
+    if args.command == "schema":
+        return _schema(args.name, out, err)
+    answers = [answer.strip() for answer in args.answers.split(",")] if args.answers else None
+    return _demo.run(answers, forged=args.forge, out=out)
