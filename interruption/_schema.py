@@ -7,11 +7,14 @@ import inspect
 import types
 import typing
 from datetime import datetime
-from typing import Final, Literal, Union
+from typing import TYPE_CHECKING, Final, Literal, Union
 
 import attrs
 
 from interruption._json import JSON, describe, is_json_type
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 DRAFT: Final = "https://json-schema.org/draft/2020-12/schema"
 
@@ -42,7 +45,7 @@ def _tag(cls: object) -> str | None:
     return tag if isinstance(tag, str) else None
 
 
-def describe_type(tp: object) -> str:
+def describe_type(tp: object) -> str:  # noqa: C901 - one flat dispatch over type shapes
     """Say in words what a value of type *tp* looks like on the wire."""
     if _is_json(tp):
         return "a JSON value"
@@ -80,10 +83,11 @@ def _doc(cls: type) -> str | None:
 
 
 class _Builder:
-    def __init__(self) -> None:
+    def __init__(self, aliases: Mapping[object, tuple[type, str]]) -> None:
         self.defs: dict[str, JSON] = {}
+        self.aliases = aliases
 
-    def of(self, tp: object) -> dict[str, JSON]:
+    def of(self, tp: object) -> dict[str, JSON]:  # noqa: C901 - as describe_type
         if _is_json(tp):
             return {}
         if tp in _SCALARS:
@@ -117,8 +121,9 @@ class _Builder:
             return {"type": "object", "additionalProperties": self.of(args[1])}
         if isinstance(tp, type) and issubclass(tp, enum.StrEnum):
             return {"enum": [member.value for member in tp]}
-        if isinstance(tp, type) and attrs.has(tp):
-            return self.record(tp)
+        record, name = self.aliases.get(tp, (tp, None))
+        if isinstance(record, type) and attrs.has(record):
+            return self.record(record, name)
         msg = f"no JSON Schema for {tp!r}: use JSON-ish field types"
         raise TypeError(msg)
 
@@ -156,10 +161,16 @@ class _Builder:
         return ref
 
 
-def schema_of(cls: type, *, title: str | None = None) -> dict[str, JSON]:
-    """Build the schema document of a record type (see `wire.json_schema`)."""
-    builder = _Builder()
-    root = builder.record(cls, title) if attrs.has(cls) else builder.of(cls)
+def schema_of(
+    cls: type, *, aliases: Mapping[object, tuple[type, str]] | None = None
+) -> dict[str, JSON]:
+    """Build the schema document of a record type (see `wire.json_schema`).
+
+    *aliases* maps a type that is not a record (``Interrupted``, an exception)
+    to the record that spells its wire form and the name to give that record.
+    """
+    builder = _Builder(aliases or {})
+    root = builder.record(cls) if attrs.has(cls) else builder.of(cls)
     document: dict[str, JSON] = {"$schema": DRAFT, **root}
     if builder.defs:
         document["$defs"] = dict(sorted(builder.defs.items()))

@@ -17,8 +17,8 @@ from __future__ import annotations
 import contextlib
 import enum
 import types
-from datetime import UTC, datetime
 import typing
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar, Union
 
 import attrs
@@ -174,6 +174,10 @@ def _enum(value: object, tp: type[enum.StrEnum]) -> enum.StrEnum:
     raise _invalid(describe_type(tp), value)
 
 
+def _enum_value(value: enum.StrEnum) -> str:
+    return value.value
+
+
 def _literal_hook(tp: object) -> Callable[[object, type], object]:
     allowed = typing.get_args(tp)
     expected = "one of " + ", ".join(describe(value) for value in allowed)
@@ -210,6 +214,8 @@ class _Codec:
         conv.register_unstructure_hook_func(_is_json, _identity)
         # A singledispatch hook: cattrs would try its own Enum hook first.
         conv.register_structure_hook(enum.StrEnum, _enum)
+        # cattrs would pass a StrEnum through as a str: give the plain value.
+        conv.register_unstructure_hook(enum.StrEnum, _enum_value)
         conv.register_structure_hook_factory(_is_literal, _literal_hook)
         conv.register_structure_hook_factory(_is_union, self._union_hook)
         conv.register_structure_hook_factory(_is_sequence, self._sequence_hook)
@@ -530,6 +536,9 @@ def json_schema(cls: type[Any]) -> dict[str, JSON]:
     Returns:
         A schema document with ``$schema``, ``$ref`` and ``$defs``.
     """
-    if cls is Interrupted:
-        return schema_of(_InterruptedWire, title="Interrupted")
-    return schema_of(cls)
+    return schema_of(cls, aliases=_SCHEMA_ALIASES)
+
+
+_SCHEMA_ALIASES: Final[dict[object, tuple[type, str]]] = {
+    Interrupted: (_InterruptedWire, "Interrupted")
+}
