@@ -14,18 +14,9 @@ from tests.strategies import json_values
 Parse = Callable[..., JSON]
 
 
-@pytest.fixture(name="path", params=["orjson", "stdlib"])
-def _path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Run the test through the orjson fast path, then without orjson."""
-    path: str = request.param
-    if path == "stdlib":
-        monkeypatch.setattr(_parse, "orjson", None)
-    return path
-
-
 @pytest.fixture(name="strict")
-def _strict(path: str) -> Parse:
-    del path  # the fixture's effect is the point
+def _strict(parser: str) -> Parse:
+    del parser  # the fixture's effect is the point
 
     def strict(
         data: str | bytes, *, max_bytes: int = 10**7, max_depth: int = MAX_DEPTH
@@ -300,7 +291,7 @@ class TestFastPath:
         """A document orjson parses but cannot re-encode is left to the exact parser."""
         assert _fast_loads(_nested(300).encode()) is None
 
-    @pytest.mark.usefixtures("path")
+    @pytest.mark.usefixtures("parser")
     def test_null_document(self) -> None:
         """The document ``null`` is not mistaken for the fast path declining."""
         assert parse(b"null", max_bytes=10, max_depth=1) is None

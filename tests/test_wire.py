@@ -1,0 +1,735 @@
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+from typing import Literal
+
+import attrs
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from interruption import (
+    JSON,
+    ApprovalPending,
+    Custom,
+    DecodeError,
+    Interrupted,
+    InterruptionKind,
+    Mismatch,
+    Phase,
+    ScheduledPause,
+    dumps,
+    json_schema,
+    loads,
+    structure,
+    unstructure,
+)
+from interruption._json import MAX_DEPTH
+from interruption.wire import MAX_BYTES, mismatches
+from jsonschema import Draft202012Validator
+
+from tests.strategies import (
+    ANY_KIND,
+    Corruption,
+    corruptions,
+    json_values,
+    kinds,
+    wire_values,
+)
+
+ONE_OF_TAGS = "one of 'custom', 'approval_pending', 'scheduled_pause'"
+A_KIND = "an object tagged 'custom', 'approval_pending', 'scheduled_pause'"
+A_KIND_OR_NULL = (
+    "an object tagged 'custom' or an object tagged 'approval_pending' "
+    "or an object tagged 'scheduled_pause' or null"
+)
+CUSTOM = '{"kind": {"type": "custom"}, "payload": '
+
+
+@attrs.frozen
+class Everything:
+    """A record of every field shape the codec supports."""
+
+    s: str
+    i: int
+    f: float
+    b: bool
+    items: list[int]
+    names: tuple[str, ...]
+    counts: dict[str, int]
+    maybe: int | None
+    lit: Literal["a", 1]
+    phase: Phase
+    kinds: list[InterruptionKind]
+    kind: InterruptionKind | None
+    data: JSON
+    pause: Interrupted | None = None
+    note: str = "-"
+
+
+EVERYTHING: JSON = {
+    "s": "a",
+    "i": 1,
+    "f": 1.5,
+    "b": True,
+    "items": [1, 2],
+    "names": ["x"],
+    "counts": {"a": 1},
+    "maybe": None,
+    "lit": 1,
+    "phase": "after",
+    "kinds": [{"type": "custom"}, {"type": "approval_pending", "tool_use_id": "t"}],
+    "kind": None,
+    "data": {"z": [1, None]},
+    "pause": {"kind": {"type": "custom"}, "payload": [1]},
+    "note": "-",
+}
+
+WIRE = [
+    (Custom(), {"type": "custom"}),
+    (ApprovalPending("tu-1"), {"type": "approval_pending", "tool_use_id": "tu-1"}),
+    (
+        ScheduledPause(Phase.BEFORE, "charge"),
+        {"type": "scheduled_pause", "phase": "before", "node": "charge"},
+    ),
+    (
+        ScheduledPause(Phase.AFTER, "ship"),
+        {"type": "scheduled_pause", "phase": "after", "node": "ship"},
+    ),
+    (
+        Interrupted(ApprovalPending("tu-1"), {"tool": "transfer_money", "amount": 125}),
+        {
+            "kind": {"type": "approval_pending", "tool_use_id": "tu-1"},
+            "payload": {"tool": "transfer_money", "amount": 125},
+        },
+    ),
+    (
+        Interrupted(Custom()),
+        {"kind": {"type": "custom"}, "payload": None},
+    ),
+]
+
+
+def _problems(data: str | bytes, cls: type[object]) -> list[tuple[str, str, str]]:
+    with pytest.raises(DecodeError) as caught:
+        loads(data, cls)
+    assert isinstance(caught.value, ValueError)
+    return [(p.path, p.expected, p.got) for p in caught.value.problems]
+
+
+def _is_valid(document: JSON, cls: type[object]) -> bool:
+    return Draft202012Validator(json_schema(cls)).is_valid(document)
+
+
+class TestDumps:
+    @pytest.mark.parametrize(("value", "document"), WIRE)
+    def test_wire_form(self, value: object, document: JSON) -> None:
+        """Kinds and pauses are spelled exactly as the design says."""
+        assert json.loads(dumps(value)) == document
+
+    def test_compact_text(self) -> None:
+        """The text is compact, fields in declaration order after the tag."""
+        assert dumps(ScheduledPause(Phase.BEFORE, "charge")) == (
+            '{"type":"scheduled_pause","phase":"before","node":"charge"}'
+        )
+        assert dumps(Interrupted(ApprovalPending("tu-1"), {"q": "é"})) == (
+            '{"kind":{"type":"approval_pending","tool_use_id":"tu-1"},"payload":{"q":"é"}}'
+        )
+
+    @pytest.mark.usefixtures("parser")
+    @given(wire_values())
+    def test_round_trip(self, value: InterruptionKind | Interrupted) -> None:
+        """Every kind and pause decodes back from its text to an equal value."""
+        assert loads(dumps(value), type(value)) == value
+
+    @pytest.mark.usefixtures("parser")
+    @given(kinds())
+    def test_kinds_round_trip_through_the_union(self, kind: InterruptionKind) -> None:
+        """A kind decodes into the union by its tag."""
+        decoded = loads(dumps(kind), ANY_KIND)
+        assert decoded == kind
+        assert type(decoded) is type(kind)
+
+
+class TestUnstructure:
+    @pytest.mark.parametrize(("value", "document"), WIRE)
+    def test_wire_form(self, value: object, document: JSON) -> None:
+        """The in-memory wire form is the same plain JSON."""
+        assert unstructure(value) == document
+
+    def test_payload_is_passed_through(self) -> None:
+        """The payload of a pause is put on the wire as it is."""
+        payload: JSON = {"a": [1, 2.5, None, True]}
+        document = unstructure(Interrupted(Custom(), payload))
+        assert isinstance(document, dict)
+        assert document["payload"] is payload
+
+    def test_every_field_shape(self) -> None:
+        """Records of lists, tuples, maps, unions and JSON unstructure to JSON."""
+        assert unstructure(structure(EVERYTHING, Everything)) == EVERYTHING
+
+    @given(wire_values())
+    def test_the_schema_accepts_it(self, value: InterruptionKind | Interrupted) -> None:
+        """The published schema accepts every value's wire form."""
+        assert _is_valid(unstructure(value), type(value))
+
+    @given(kinds())
+    def test_the_union_schema_accepts_kinds(self, kind: InterruptionKind) -> None:
+        """The union's schema accepts every kind."""
+        assert _is_valid(unstructure(kind), ANY_KIND)
+
+
+class TestLoads:
+    @pytest.mark.usefixtures("parser")
+    @pytest.mark.parametrize(("value", "document"), WIRE)
+    def test_wire_form(self, value: object, document: JSON) -> None:
+        """The literal wire documents decode to the values."""
+        assert loads(json.dumps(document), type(value)) == value
+        assert loads(json.dumps(document).encode(), type(value)) == value
+
+    @pytest.mark.parametrize(
+        ("document", "kind"),
+        [
+            ('{"type": "custom"}', Custom()),
+            (
+                '{"tool_use_id": "tu-1", "type": "approval_pending"}',
+                ApprovalPending("tu-1"),
+            ),
+            (
+                '{"node": "charge", "phase": "after", "type": "scheduled_pause"}',
+                ScheduledPause(Phase.AFTER, "charge"),
+            ),
+        ],
+    )
+    def test_union_by_tag_in_any_position(
+        self, document: str, kind: InterruptionKind
+    ) -> None:
+        """The tag picks the kind wherever it appears in the object."""
+        assert loads(document, ANY_KIND) == kind
+
+    @pytest.mark.parametrize(
+        ("document", "cls", "problems"),
+        [
+            (
+                '{"type": "paused"}',
+                ANY_KIND,
+                [("$.type", ONE_OF_TAGS, "'paused'")],
+            ),
+            (
+                '{"tool_use_id": "tu-1"}',
+                ANY_KIND,
+                [("$.type", "a tag, " + ONE_OF_TAGS, "nothing")],
+            ),
+            (
+                '{"type": 1}',
+                ANY_KIND,
+                [("$.type", ONE_OF_TAGS, "1")],
+            ),
+            (
+                '{"type": "custom", "tool_use_id": "tu-1"}',
+                ApprovalPending,
+                [("$.type", "one of 'approval_pending'", "'custom'")],
+            ),
+            (
+                '{"tool_use_id": "tu-1"}',
+                ApprovalPending,
+                [("$.type", "a tag, one of 'approval_pending'", "nothing")],
+            ),
+            (
+                '{"type": true}',
+                Custom,
+                [("$.type", "one of 'custom'", "true")],
+            ),
+            (
+                '{"type": "custom", "note": "x"}',
+                ANY_KIND,
+                [("$.note", "only the fields type", "unknown field 'note'")],
+            ),
+            (
+                '{"type": "approval_pending"}',
+                ApprovalPending,
+                [("$.tool_use_id", "a string", "nothing")],
+            ),
+            (
+                '{"type": "approval_pending", "tool_use_id": 123}',
+                ApprovalPending,
+                [("$.tool_use_id", "a string", "123")],
+            ),
+            (
+                '{"type": "approval_pending", "tool_use_id": ""}',
+                ApprovalPending,
+                [("$.tool_use_id", "a non-empty string", "''")],
+            ),
+            (
+                '{"type": "scheduled_pause", "phase": "during", "node": "charge"}',
+                ScheduledPause,
+                [("$.phase", "one of 'before', 'after'", "'during'")],
+            ),
+            (
+                '{"type": "scheduled_pause", "phase": 0, "node": "charge"}',
+                ScheduledPause,
+                [("$.phase", "one of 'before', 'after'", "0")],
+            ),
+            (
+                '["custom"]',
+                ANY_KIND,
+                [("$", A_KIND, "an array")],
+            ),
+            ("null", Custom, [("$", "an object (Custom)", "null")]),
+            ("3", Interrupted, [("$", "an object (Interrupted)", "3")]),
+            (
+                '{"kind": {"type": "custom"}}',
+                Interrupted,
+                [("$.payload", "a JSON value", "nothing")],
+            ),
+            (
+                '{"payload": 1}',
+                Interrupted,
+                [("$.kind", A_KIND, "nothing")],
+            ),
+            (
+                '{"kind": "custom", "payload": 1}',
+                Interrupted,
+                [("$.kind", A_KIND, "'custom'")],
+            ),
+        ],
+    )
+    def test_rejects(
+        self, document: str, cls: type[object], problems: list[tuple[str, str, str]]
+    ) -> None:
+        """Unknown tags and fields, missing ones and wrong types are each named."""
+        assert _problems(document, cls) == problems
+
+    def test_every_problem_is_reported(self) -> None:
+        """Several problems in one document are all listed, in document order."""
+        document = json.dumps(
+            {
+                "kind": {"type": "scheduled_pause", "phase": "x", "node": 7, "z": 1},
+                "payload": 1,
+                "extra": True,
+            }
+        )
+        assert _problems(document, Interrupted) == [
+            ("$.kind.phase", "one of 'before', 'after'", "'x'"),
+            ("$.kind.node", "a string", "7"),
+            ("$.kind.z", "only the fields type, phase, node", "unknown field 'z'"),
+            ("$.extra", "only the fields kind, payload", "unknown field 'extra'"),
+        ]
+
+    def test_message_lists_every_problem(self) -> None:
+        """The message of several problems counts them and lists each."""
+        with pytest.raises(DecodeError) as caught:
+            loads('{"type": "scheduled_pause"}', ScheduledPause)
+        assert str(caught.value) == (
+            "2 problems:\n"
+            "  $.phase: expected one of 'before', 'after', got nothing\n"
+            "  $.node: expected a string, got nothing"
+        )
+
+    @pytest.mark.usefixtures("parser")
+    @pytest.mark.parametrize(
+        ("document", "expected"),
+        [
+            (CUSTOM + "NaN}", "a JSON value (NaN"),
+            (CUSTOM + "-Infinity}", "a JSON value (NaN"),
+            (CUSTOM + "1e400}", "a finite number"),
+            (CUSTOM + "9007199254740992}", "an integer within"),
+            (CUSTOM + "1" + "0" * 400 + "}", "an integer within"),
+            (
+                '{"kind": {"type": "custom"}, ' + CUSTOM[1:] + "2}",
+                "object keys that are unique",
+            ),
+            (
+                '{"kind": {"type": "custom", "type": "custom"}, "payload": 1}',
+                "object keys that are unique",
+            ),
+            (CUSTOM + '{"a": [{"b": 1, "b": 2}]}}', "object keys that are unique"),
+            (CUSTOM + '"\\udc00"}', "a string of valid Unicode"),
+            (CUSTOM + '"\udc00"}', "text of valid Unicode"),
+            (CUSTOM.encode() + b'"\xff"}', "UTF-8 bytes"),
+            (CUSTOM + "[" * 10**5 + "]" * 10**5 + "}", "a document nested less"),
+            (
+                CUSTOM + "[" * MAX_DEPTH + "]" * MAX_DEPTH + "}",
+                f"at most {MAX_DEPTH} levels",
+            ),
+            ("{]", "a JSON document"),
+        ],
+    )
+    def test_rejects_what_the_parser_rejects(
+        self, document: str | bytes, expected: str
+    ) -> None:
+        """Malformed JSON, with or without orjson, is a DecodeError and no other."""
+        ((_, found, _),) = _problems(document, Interrupted)
+        assert found.startswith(expected)
+
+    def test_max_bytes(self) -> None:
+        """A document over ``max_bytes`` is refused before it is parsed."""
+        document = dumps(Interrupted(Custom(), "x" * 100))
+        assert loads(document, Interrupted, max_bytes=len(document)).payload
+        with pytest.raises(DecodeError) as caught:
+            loads(document, Interrupted, max_bytes=len(document) - 1)
+        assert (
+            caught.value.expected == f"a document of at most {len(document) - 1} bytes"
+        )
+
+    def test_default_max_bytes(self) -> None:
+        """By default, documents over a mebibyte are refused."""
+        document = dumps(Interrupted(Custom(), "x" * MAX_BYTES))
+        with pytest.raises(DecodeError, match="at most 1048576 bytes"):
+            loads(document, Interrupted)
+
+    def test_max_depth(self) -> None:
+        """``max_depth`` bounds the whole document, kind and payload included."""
+        document = dumps(Interrupted(Custom(), [[1]]))
+        assert loads(document, Interrupted, max_depth=3).payload == [[1]]
+        with pytest.raises(DecodeError, match="at most 2 levels"):
+            loads(document, Interrupted, max_depth=2)
+
+    def test_payload_deeper_than_a_pause_allows(self) -> None:
+        """A larger ``max_depth`` does not let a payload past the pause's own limit."""
+        payload = "[" * MAX_DEPTH + "]" * MAX_DEPTH
+        document = CUSTOM + "[" + payload + "]}"
+        ((path, expected, got),) = _problems_at_depth(document, MAX_DEPTH + 5)
+        assert path == "$.payload" + "[0]" * MAX_DEPTH
+        assert (expected, got) == (
+            f"at most {MAX_DEPTH} levels of nesting",
+            "a deeper document",
+        )
+
+    @pytest.mark.usefixtures("parser")
+    @given(corruptions())
+    def test_single_point_corruptions_are_rejected(self, broken: Corruption) -> None:
+        """Breaking a valid document at any one point makes it a DecodeError."""
+        with pytest.raises(DecodeError) as caught:
+            loads(json.dumps(broken.document), broken.cls)
+        assert caught.value.problems
+        assert all(problem.path.startswith("$") for problem in caught.value.problems)
+
+    @given(corruptions(kinds()))
+    def test_corrupted_kinds_are_rejected_by_the_union(
+        self, broken: Corruption
+    ) -> None:
+        """A broken kind is rejected by the union too, not decoded as another kind."""
+        with pytest.raises(DecodeError):
+            loads(json.dumps(broken.document), ANY_KIND)
+
+    @given(corruptions())
+    def test_codec_and_schema_agree_on_corruptions(self, broken: Corruption) -> None:
+        """Whatever single-point break the codec rejects, the schema rejects too."""
+        assert not _is_valid(broken.document, broken.cls)
+
+    @given(json_values())
+    def test_any_json_is_decoded_or_a_decode_error(self, document: JSON) -> None:
+        """Arbitrary JSON yields a value or a DecodeError, as the schema says."""
+        text = json.dumps(document)
+        for cls in (Interrupted, Custom, ApprovalPending, ScheduledPause, ANY_KIND):
+            try:
+                decoded = loads(text, cls)
+            except DecodeError:
+                decodes = False
+            else:
+                decodes = True
+                assert _is_valid(unstructure(decoded), cls)
+            assert _is_valid(document, cls) == decodes
+        with contextlib.suppress(DecodeError):
+            loads(text, Everything)
+
+    @given(
+        st.builds(
+            dict,
+            kind=st.one_of(kinds().map(unstructure), json_values()),
+            payload=json_values(),
+        )
+    )
+    def test_codec_and_schema_agree_on_pauses(self, document: JSON) -> None:
+        """A pause document decodes exactly when its schema accepts it."""
+        try:
+            loads(json.dumps(document), Interrupted)
+        except DecodeError:
+            assert not _is_valid(document, Interrupted)
+        else:
+            assert _is_valid(document, Interrupted)
+
+
+def _problems_at_depth(document: str, max_depth: int) -> list[tuple[str, str, str]]:
+    with pytest.raises(DecodeError) as caught:
+        loads(document, Interrupted, max_depth=max_depth)
+    return [(p.path, p.expected, p.got) for p in caught.value.problems]
+
+
+class TestStructure:
+    @given(wire_values())
+    def test_round_trip(self, value: InterruptionKind | Interrupted) -> None:
+        """Every kind and pause structures back from its wire form."""
+        assert structure(unstructure(value), type(value)) == value
+
+    def test_every_field_shape(self) -> None:
+        """Lists, tuples, maps, optionals, literals, enums and unions structure."""
+        record = structure(EVERYTHING, Everything)
+        assert record.names == ("x",)
+        assert record.phase is Phase.AFTER
+        assert record.kinds == [Custom(), ApprovalPending("t")]
+        assert record.pause == Interrupted(Custom(), [1])
+
+    def test_defaults_fill_missing_optional_fields(self) -> None:
+        """Fields with defaults may be left out."""
+        assert isinstance(EVERYTHING, dict)
+        document = {
+            key: item
+            for key, item in EVERYTHING.items()
+            if key not in {"pause", "note"}
+        }
+        record = structure(document, Everything)
+        assert (record.pause, record.note) == (None, "-")
+
+    def test_every_shape_is_strict(self) -> None:
+        """Each field shape rejects a wrong value with its own words and path."""
+        document: JSON = {
+            "s": 1,
+            "i": "1",
+            "f": "1",
+            "b": 1,
+            "items": [1, "2", True],
+            "names": "x",
+            "counts": {"a": "1", "b": 2},
+            "maybe": "1",
+            "lit": "1",
+            "phase": "AFTER",
+            "kinds": [{"type": "custom"}, {"type": "x"}, 3],
+            "kind": [1],
+            "data": {"z": [1]},
+            "pause": {"kind": {"type": "custom"}},
+            "extra": 1,
+        }
+        with pytest.raises(DecodeError) as caught:
+            structure(document, Everything)
+        assert list(caught.value.problems) == [
+            Mismatch("$.s", "a string", "1"),
+            Mismatch("$.i", "an integer", "'1'"),
+            Mismatch("$.f", "a number", "'1'"),
+            Mismatch("$.b", "true or false", "1"),
+            Mismatch("$.items[1]", "an integer", "'2'"),
+            Mismatch("$.items[2]", "an integer", "true"),
+            Mismatch("$.names", "an array", "'x'"),
+            Mismatch("$.counts.a", "an integer", "'1'"),
+            Mismatch("$.maybe", "an integer", "'1'"),
+            Mismatch("$.lit", "one of 'a', 1", "'1'"),
+            Mismatch("$.phase", "one of 'before', 'after'", "'AFTER'"),
+            Mismatch("$.kinds[1].type", ONE_OF_TAGS, "'x'"),
+            Mismatch("$.kinds[2]", A_KIND, "3"),
+            Mismatch("$.kind", A_KIND_OR_NULL, "an array"),
+            Mismatch("$.pause.payload", "a JSON value", "nothing"),
+            Mismatch(
+                "$.extra",
+                "only the fields s, i, f, b, items, names, counts, maybe, lit, "
+                "phase, kinds, kind, data, pause, note",
+                "unknown field 'extra'",
+            ),
+        ]
+
+    @pytest.mark.parametrize(
+        ("field", "value", "expected"),
+        [
+            ("f", 1, 1.0),
+            ("f", -0.0, -0.0),
+            ("maybe", 3, 3),
+            ("lit", "a", "a"),
+            ("data", None, None),
+        ],
+    )
+    def test_accepts(self, field: str, value: JSON, expected: object) -> None:
+        """Integers are numbers; optional and literal fields take their values."""
+        assert isinstance(EVERYTHING, dict)
+        record = structure({**EVERYTHING, field: value}, Everything)
+        assert getattr(record, field) == expected
+
+    @pytest.mark.parametrize(
+        ("field", "value", "got"),
+        [
+            ("i", 1.0, "1.0"),
+            ("i", True, "true"),
+            ("b", 0, "0"),
+            ("f", True, "true"),
+            ("f", None, "null"),
+            ("lit", True, "true"),
+            ("lit", 1.0, "1.0"),
+            ("items", {}, "an object"),
+            ("counts", [], "an array"),
+            ("s", Phase.AFTER, "'after'"),
+        ],
+    )
+    def test_no_coercion(self, field: str, value: JSON, got: str) -> None:
+        """Nothing is coerced: not 1.0 to 1, not true to 1, not 1 to true."""
+        assert isinstance(EVERYTHING, dict)
+        with pytest.raises(DecodeError) as caught:
+            structure({**EVERYTHING, field: value}, Everything)
+        assert (caught.value.path, caught.value.got) == (f"$.{field}", got)
+
+    @pytest.mark.parametrize(
+        ("data", "problem"),
+        [
+            (
+                {"kind": {"type": "custom"}, "payload": {1, 2}},
+                Mismatch("$.payload", "a JSON value", "a set"),
+            ),
+            (
+                {"kind": {"type": "custom"}, "payload": math.nan},
+                Mismatch("$.payload", "a finite number", "nan"),
+            ),
+            (
+                {"kind": {"type": "custom"}, "payload": {1: 2}},
+                Mismatch("$.payload", "object keys that are strings", "1"),
+            ),
+            (("custom",), Mismatch("$", "a JSON value", "a tuple")),
+        ],
+    )
+    def test_rejects_values_that_are_not_json(
+        self, data: object, problem: Mismatch
+    ) -> None:
+        """What is not JSON is a DecodeError before it is looked at as a record."""
+        with pytest.raises(DecodeError) as caught:
+            structure(data, Interrupted)  # type: ignore[arg-type]
+        assert caught.value.problems == (problem,)
+
+    def test_max_depth(self) -> None:
+        """``max_depth`` bounds the value handed in."""
+        value: JSON = {"kind": {"type": "custom"}, "payload": [[1]]}
+        assert structure(value, Interrupted, max_depth=3).payload == [[1]]
+        with pytest.raises(DecodeError, match="at most 2 levels"):
+            structure(value, Interrupted, max_depth=2)
+
+
+class TestJsonSchema:
+    def test_kind_schema(self) -> None:
+        """A kind's schema is its tag as a constant and its fields, nothing more."""
+        assert json_schema(ApprovalPending) == {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$ref": "#/$defs/ApprovalPending",
+            "$defs": {
+                "ApprovalPending": {
+                    "type": "object",
+                    "title": "ApprovalPending",
+                    "description": "A tool call is waiting for a human's approval.",
+                    "properties": {
+                        "type": {"const": "approval_pending"},
+                        "tool_use_id": {"type": "string", "minLength": 1},
+                    },
+                    "required": ["type", "tool_use_id"],
+                    "additionalProperties": False,
+                }
+            },
+        }
+
+    def test_interrupted_schema(self) -> None:
+        """A pause's schema has the kinds as a tagged union and any JSON payload."""
+        schema = json_schema(Interrupted)
+        assert schema["$ref"] == "#/$defs/Interrupted"
+        defs = schema["$defs"]
+        assert isinstance(defs, dict)
+        assert sorted(defs) == [
+            "ApprovalPending",
+            "Custom",
+            "Interrupted",
+            "ScheduledPause",
+        ]
+        assert defs["Interrupted"] == {
+            "type": "object",
+            "title": "Interrupted",
+            "description": (
+                "A paused dispatch: why it paused, and what the human is shown."
+            ),
+            "properties": {
+                "kind": {
+                    "oneOf": [
+                        {"$ref": "#/$defs/Custom"},
+                        {"$ref": "#/$defs/ApprovalPending"},
+                        {"$ref": "#/$defs/ScheduledPause"},
+                    ]
+                },
+                "payload": {},
+            },
+            "required": ["kind", "payload"],
+            "additionalProperties": False,
+        }
+
+    def test_every_field_shape(self) -> None:
+        """Every supported field shape has a schema, and it accepts a valid value."""
+        properties = json_schema(Everything)["$defs"]
+        assert isinstance(properties, dict)
+        record = properties["Everything"]
+        assert isinstance(record, dict)
+        assert record["properties"] == {
+            "s": {"type": "string"},
+            "i": {"type": "integer"},
+            "f": {"type": "number"},
+            "b": {"type": "boolean"},
+            "items": {"type": "array", "items": {"type": "integer"}},
+            "names": {"type": "array", "items": {"type": "string"}},
+            "counts": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "maybe": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+            "lit": {"enum": ["a", 1]},
+            "phase": {"enum": ["before", "after"]},
+            "kinds": {
+                "type": "array",
+                "items": {
+                    "oneOf": [
+                        {"$ref": "#/$defs/Custom"},
+                        {"$ref": "#/$defs/ApprovalPending"},
+                        {"$ref": "#/$defs/ScheduledPause"},
+                    ]
+                },
+            },
+            "kind": {
+                "oneOf": [
+                    {"$ref": "#/$defs/Custom"},
+                    {"$ref": "#/$defs/ApprovalPending"},
+                    {"$ref": "#/$defs/ScheduledPause"},
+                    {"type": "null"},
+                ]
+            },
+            "data": {},
+            "pause": {"anyOf": [{"$ref": "#/$defs/Interrupted"}, {"type": "null"}]},
+            "note": {"type": "string"},
+        }
+        assert record["required"] == [
+            "s",
+            "i",
+            "f",
+            "b",
+            "items",
+            "names",
+            "counts",
+            "maybe",
+            "lit",
+            "phase",
+            "kinds",
+            "kind",
+            "data",
+        ]
+        assert _is_valid(EVERYTHING, Everything)
+
+    @pytest.mark.parametrize(
+        "cls", [Custom, ApprovalPending, ScheduledPause, Interrupted, ANY_KIND]
+    )
+    def test_is_a_valid_draft_2020_12_schema(self, cls: type[object]) -> None:
+        """Every schema is itself valid under the Draft 2020-12 meta-schema."""
+        Draft202012Validator.check_schema(json_schema(cls))
+
+    def test_unsupported_field_type(self) -> None:
+        """A field type with no JSON form is a TypeError, naming the type."""
+        with pytest.raises(TypeError, match="no JSON Schema for <class 'bytes'>"):
+            json_schema(_Unsupported)
+
+
+@attrs.frozen
+class _Unsupported:
+    raw: bytes
+
+
+class TestMismatches:
+    def test_unexpected_errors_keep_their_words(self) -> None:
+        """An error no hook expected still becomes a mismatch, not a crash."""
+        assert mismatches(LookupError("boom"), "$.x") == [
+            Mismatch("$.x", "a valid value", "LookupError: boom")
+        ]
