@@ -1,0 +1,135 @@
+"""Type-checked, never run: how the core's public API reads to mypy."""
+
+from typing import NoReturn, assert_type
+
+from interruption import (
+    JSON,
+    ApprovalPending,
+    Custom,
+    DecodeError,
+    Interrupted,
+    InterruptionKind,
+    Mismatch,
+    PayloadError,
+    Phase,
+    Problem,
+    ProblemCode,
+    ResumeRejected,
+    ScheduledPause,
+    canonical,
+    digest,
+    dumps,
+    interrupt,
+    interrupt_with,
+    json_equal,
+    json_schema,
+    loads,
+    structure,
+    unstructure,
+)
+
+raw = '{"kind": {"type": "custom"}, "payload": null}'
+
+# --- decoding gives the type asked for ---------------------------------------
+
+assert_type(loads(raw, Interrupted), Interrupted)
+assert_type(loads(raw.encode(), Interrupted), Interrupted)
+assert_type(loads(raw, Interrupted, max_bytes=1024, max_depth=8), Interrupted)
+assert_type(loads('{"type": "custom"}', Custom), Custom)
+assert_type(loads('{"type": "approval_pending"}', ApprovalPending), ApprovalPending)
+assert_type(structure({"type": "custom"}, Custom), Custom)
+assert_type(structure({"node": "n"}, ScheduledPause), ScheduledPause)
+assert_type(unstructure(Custom()), JSON)
+assert_type(dumps(Interrupted(Custom())), str)
+assert_type(json_schema(ScheduledPause), dict[str, JSON])
+assert_type(json_equal(1, 1.0), bool)
+assert_type(canonical({"a": [1]}), bytes)
+assert_type(digest(None), str)
+
+# --- pauses --------------------------------------------------------------------
+
+
+def ask(question: str) -> NoReturn:
+    interrupt({"question": question})
+
+
+def hold(node: str) -> NoReturn:
+    interrupt_with(ScheduledPause(Phase.BEFORE, node), None)
+
+
+def pay(amount: int) -> int:
+    if amount > 1000:
+        ask("Pay so much?")  # NoReturn: no return needed after it
+    return amount
+
+
+paused = Interrupted(ApprovalPending("tu-1"), {"amount": 125})
+assert_type(paused.kind, InterruptionKind)
+assert_type(paused.payload, JSON)
+control_flow: BaseException = paused
+failure: Exception = paused  # type: ignore[assignment]
+
+# --- narrowing over the kinds --------------------------------------------------
+
+
+def describe(kind: InterruptionKind) -> str:
+    match kind:
+        case Custom():
+            assert_type(kind, Custom)
+            return "custom"
+        case ApprovalPending(tool_use_id=t):
+            assert_type(t, str)
+            return t
+        case ScheduledPause(phase=p, node=n):
+            assert_type(p, Phase)
+            assert_type(n, str)
+            return f"{p} {n}"
+
+
+def tag(kind: InterruptionKind) -> str:
+    return kind.tag
+
+
+# --- failures carry their pieces ----------------------------------------------
+
+
+def report(error: DecodeError | PayloadError) -> list[str]:
+    assert_type(error.problems, tuple[Mismatch, ...])
+    assert_type(error.path, str)
+    assert_type(error.expected, str)
+    assert_type(error.got, str)
+    return [problem.path for problem in error.problems]
+
+
+def codes(error: ResumeRejected) -> tuple[ProblemCode, ...]:
+    assert_type(error.problems, tuple[Problem, ...])
+    first = error.problems[0]
+    assert_type(first.index, int | None)
+    assert_type(first.interrupt_id, str | None)
+    return error.codes
+
+
+# --- what must not type-check --------------------------------------------------
+
+ApprovalPending(1)  # type: ignore[arg-type]
+ScheduledPause("before", "charge")  # type: ignore[arg-type]
+Interrupted("custom", None)  # type: ignore[arg-type]
+loads(raw, Interrupted, max_bytes="1kB")  # type: ignore[arg-type]
+loads(1, Interrupted)  # type: ignore[arg-type]
+structure(raw, Interrupted, 8)  # type: ignore[call-arg]
+Phase.DURING  # type: ignore[attr-defined]
+paused.kind = Custom()  # type: ignore[misc]
+
+
+# Each in its own function: a call that type-checks returns NoReturn, and
+# mypy skips everything after it.
+def bad_kind() -> NoReturn:
+    interrupt_with("custom")  # type: ignore[arg-type]
+
+
+def bad_set() -> NoReturn:
+    interrupt({1, 2})  # type: ignore[arg-type]
+
+
+def bad_bytes() -> NoReturn:
+    interrupt(b"bytes")  # type: ignore[arg-type]
