@@ -279,7 +279,7 @@ class Interrupted(BaseException):
                 pass
             case ScheduledPause(phase=phase, node=node):
                 detail = f"{phase.value} {node}"
-            case Custom():
+            case Custom():  # pragma: no branch - the union is closed
                 return "dispatch interrupted for human review (custom)"
         return f"dispatch interrupted for human review ({tag_of(self._kind)}: {detail})"
 

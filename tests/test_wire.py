@@ -3,6 +3,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Literal
 
 import attrs
@@ -727,7 +728,69 @@ class _Unsupported:
     raw: bytes
 
 
+@attrs.frozen
+class Stamped:
+    """A record with a date-time and a field that is always null."""
+
+    when: datetime
+    nothing: None = None
+
+
+class TestDatetimes:
+    @pytest.mark.parametrize(
+        ("text", "utc"),
+        [
+            ("2026-11-21T23:15:00Z", datetime(2026, 11, 21, 23, 15, tzinfo=UTC)),
+            ("2026-11-22T00:15:00+01:00", datetime(2026, 11, 21, 23, 15, tzinfo=UTC)),
+        ],
+    )
+    def test_aware_date_times_decode_to_utc(self, text: str, utc: datetime) -> None:
+        """A date-time with an offset decodes to the same instant in UTC."""
+        stamped = structure({"when": text}, Stamped)
+        assert stamped.when == utc
+        assert stamped.when.tzinfo is UTC
+
+    def test_encode_as_utc_with_z(self) -> None:
+        """A date-time is written in UTC, with a Z."""
+        when = datetime(2026, 11, 22, 0, 15, tzinfo=timezone(timedelta(hours=1)))
+        assert unstructure(Stamped(when)) == {
+            "when": "2026-11-21T23:15:00Z",
+            "nothing": None,
+        }
+
+    @pytest.mark.parametrize(
+        ("value", "got"),
+        [
+            ("2026-11-21T23:15:00", "'2026-11-21T23:15:00'"),
+            ("soon", "'soon'"),
+            (1700000000, "1700000000"),
+        ],
+    )
+    def test_rejects_naive_or_malformed(self, value: JSON, got: str) -> None:
+        """A date-time without a time zone, or not a date-time, is refused."""
+        with pytest.raises(DecodeError) as caught:
+            structure({"when": value}, Stamped)
+        assert (caught.value.path, caught.value.got) == ("$.when", got)
+        assert caught.value.expected.startswith("an RFC 3339 date-time")
+
+    def test_a_null_field_takes_only_null(self) -> None:
+        """A field typed None accepts null and nothing else."""
+        stamped = structure({"when": "2026-11-21T23:15:00Z", "nothing": None}, Stamped)
+        assert stamped.nothing is None
+        with pytest.raises(DecodeError) as caught:
+            structure({"when": "2026-11-21T23:15:00Z", "nothing": 0}, Stamped)
+        assert caught.value.problems == (Mismatch("$.nothing", "null", "0"),)
+
+
 class TestMismatches:
+    def test_decode_errors_are_placed_under_the_path(self) -> None:
+        """A DecodeError from inside a hook keeps its problems, under the path."""
+        inner = DecodeError([Mismatch("$", "a", "b"), Mismatch("$[1]", "c", "d")])
+        assert mismatches(inner, "$.x") == [
+            Mismatch("$.x", "a", "b"),
+            Mismatch("$.x[1]", "c", "d"),
+        ]
+
     def test_unexpected_errors_keep_their_words(self) -> None:
         """An error no hook expected still becomes a mismatch, not a crash."""
         assert mismatches(LookupError("boom"), "$.x") == [
