@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Final, TextIO, final
 
 import attrs
@@ -19,7 +19,12 @@ from interruption._json import JSON
 from interruption.approval import Approver, by_tool, when
 from interruption.errors import ResumeRejected
 from interruption.kinds import ApprovalPending
-from interruption.loop import GenerateResult, ModelRequest, generate_sync, resume_turn_sync
+from interruption.loop import (
+    GenerateResult,
+    ModelRequest,
+    generate_sync,
+    resume_turn_sync,
+)
 from interruption.parts import Message, Role, ToolRequest, ToolResponse
 from interruption.prompts import Confirm
 from interruption.resume import PendingInterrupt, Respond, Restart, Resume
@@ -29,7 +34,7 @@ from interruption.validation import validate_resume
 
 LIMIT_CENTS: Final = 10_000
 MAX_ROUNDS: Final = 10
-INVOICE: Final = {"id": "INV-7", "to": "ACME", "amount": 125_000}
+INVOICE: Final[dict[str, JSON]] = {"id": "INV-7", "to": "ACME", "amount": 125_000}
 
 
 @final
@@ -68,7 +73,9 @@ def _money(cents: JSON) -> str:
     return f"{int(cents) / 100:,.2f} EUR" if isinstance(cents, int) else repr(cents)
 
 
-def make_tools(ledger: list[Transfer]) -> list[Tool[JSON, JSON, JSON] | Tool[Transfer, Receipt, JSON]]:
+def make_tools(
+    ledger: list[Transfer],
+) -> list[Tool[JSON, JSON, JSON] | Tool[Transfer, Receipt, JSON]]:
     """Build the demo's tools; *ledger* records every transfer that ran."""
 
     @tool(input=Transfer, output=Receipt)
@@ -116,15 +123,24 @@ def script(request: ModelRequest) -> Message:
             "Invoice",
             f"{INVOICE['id']} asks {_money(INVOICE['amount'])} for {INVOICE['to']}. Pay it today?",
         )
-        return Message(Role.MODEL, (ToolRequest("ask_user", input=_confirm_json(question)),))
+        return Message(
+            Role.MODEL, (ToolRequest("ask_user", input=_confirm_json(question)),)
+        )
     if answer.output != "Yes":
         return Message.of_text(Role.MODEL, f"Understood: {INVOICE['id']} stays unpaid.")
-    call = ToolRequest("transfer_money", input={"to": INVOICE["to"], "amount": INVOICE["amount"]})
+    call = ToolRequest(
+        "transfer_money", input={"to": INVOICE["to"], "amount": INVOICE["amount"]}
+    )
     return Message(Role.MODEL, (call,))
 
 
 def _confirm_json(question: Confirm) -> JSON:
-    return {"type": "confirm", "title": question.title, "text": question.text, "choices": list(question.choices)}
+    return {
+        "type": "confirm",
+        "title": question.title,
+        "text": question.text,
+        "choices": list(question.choices),
+    }
 
 
 def _report(output: JSON) -> str:
@@ -140,19 +156,26 @@ class Human:
     """Where answers come from: a list, the terminal, or the defaults."""
 
     def __init__(self, answers: list[str] | None, stdin: TextIO, out: TextIO) -> None:
-        self.scripted: Iterator[str] | None = iter(answers) if answers is not None else None
+        self.scripted: Iterator[str] | None = (
+            iter(answers) if answers is not None else None
+        )
         self.interactive = answers is None and stdin.isatty()
         self.stdin = stdin
         self.out = out
         if answers is None and not self.interactive:
-            print("(no terminal on stdin and no --answers: using each prompt's default answer)", file=out)
+            print(
+                "(no terminal on stdin and no --answers: using each prompt's default answer)",
+                file=out,
+            )
 
     def ask(self, question: str, default: str) -> str:
         """Return the next answer to *question*, or *default* with no human."""
         if self.scripted is not None:
             answer = next(self.scripted, None)
             if answer is None:
-                print(f"{question} (answers ran out; default: {default})", file=self.out)
+                print(
+                    f"{question} (answers ran out; default: {default})", file=self.out
+                )
                 return default
             print(f"{question} {answer}", file=self.out)
             return answer
@@ -164,23 +187,36 @@ class Human:
         return line.strip() or default
 
 
-def answer_for(pending: PendingInterrupt, human: Human, out: TextIO) -> Respond | Restart:
+def answer_for(
+    pending: PendingInterrupt, human: Human, out: TextIO
+) -> Respond | Restart:
     """Show *pending* to the human and build the answer they give."""
     if isinstance(pending.kind, ApprovalPending):
         request = pending.tool
         shown = json.dumps(request.input) if request is not None else "?"
-        print(f"paused: {pending.name} {shown} awaits approval (over {_money(LIMIT_CENTS)})", file=out)
+        print(
+            f"paused: {pending.name} {shown} awaits approval (over {_money(LIMIT_CENTS)})",
+            file=out,
+        )
         reply = human.ask("approve? [y / n REASON]:", "n closed without an answer")
         if reply.lower() in {"y", "yes", "approve"}:
             return pending.approve("approved in the demo")
-        reason = reply.split(" ", 1)[1].strip() if " " in reply else "rejected by the human"
+        reason = (
+            reply.split(" ", 1)[1].strip() if " " in reply else "rejected by the human"
+        )
         return pending.reject(reason or "rejected by the human")
     prompt = pending.payload_as(Confirm)
-    print(f"paused: the model asks ({pending.name}): {prompt.title}: {prompt.text}", file=out)
+    print(
+        f"paused: the model asks ({pending.name}): {prompt.title}: {prompt.text}",
+        file=out,
+    )
     choices = "/".join(prompt.choices)
     while True:
         reply = human.ask(f"answer [{choices}]:", prompt.default_answer)  # type: ignore[arg-type]
-        match = next((choice for choice in prompt.choices if choice.lower() == reply.lower()), None)
+        match = next(
+            (choice for choice in prompt.choices if choice.lower() == reply.lower()),
+            None,
+        )
         if match is not None:
             return pending.respond(match)
         print(f"  please answer one of {choices}", file=out)
@@ -192,8 +228,13 @@ def forge(result: GenerateResult, out: TextIO) -> None:
         return
     for pending in result.interrupts:
         if isinstance(pending.kind, ApprovalPending) and pending.tool is not None:
-            tampered = attrs.evolve(pending.approve(), input={"to": "MALLORY", "amount": 1})
-            print("forging: approve, but with the input changed to MALLORY / 0.01 EUR", file=out)
+            tampered = attrs.evolve(
+                pending.approve(), input={"to": "MALLORY", "amount": 1}
+            )
+            print(
+                "forging: approve, but with the input changed to MALLORY / 0.01 EUR",
+                file=out,
+            )
             try:
                 validate_resume(Resume(restart=(tampered,)), result.turn)
             except ResumeRejected as rejected:
@@ -206,15 +247,26 @@ def _print_history(messages: tuple[Message, ...], start: int, out: TextIO) -> No
     for message in messages[start:]:
         for request in message.tool_requests:
             if request.name != "ask_user":
-                print(f"model calls {request.name} {json.dumps(request.input)} (ref {request.ref})", file=out)
+                print(
+                    f"model calls {request.name} {json.dumps(request.input)} (ref {request.ref})",
+                    file=out,
+                )
         for response in message.tool_responses:
             if response.name == "transfer_money":
-                print(f"tool {response.name} -> {json.dumps(response.output)}", file=out)
+                print(
+                    f"tool {response.name} -> {json.dumps(response.output)}", file=out
+                )
         if message.role is Role.MODEL and message.text:
             print(f"model: {message.text}", file=out)
 
 
-def run(answers: list[str] | None, *, forged: bool, stdin: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
+def run(
+    answers: list[str] | None,
+    *,
+    forged: bool,
+    stdin: TextIO = sys.stdin,
+    out: TextIO = sys.stdout,
+) -> int:
     """Run the demo; return the process exit status."""
     ledger: list[Transfer] = []
     tools = make_tools(ledger)
@@ -236,11 +288,11 @@ def run(answers: list[str] | None, *, forged: bool, stdin: TextIO = sys.stdin, o
             respond=tuple(entry for entry in entries if isinstance(entry, Respond)),
             restart=tuple(entry for entry in entries if isinstance(entry, Restart)),
         )
-        result = resume_turn_sync(model, result.turn, resume, tools=tools, approver=approver())
+        result = resume_turn_sync(
+            model, result.turn, resume, tools=tools, approver=approver()
+        )
     else:
         print(f"gave up after {MAX_ROUNDS} rounds of questions", file=out)
         return 1
     print(f"finished: {result.finish_reason}; transfers made: {len(ledger)}", file=out)
     return 0
-
-

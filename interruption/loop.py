@@ -278,6 +278,9 @@ class _Runner:
             tool=request,
             accepts=accepts,
             expires_at=self.expires(tool),
+            on_expiry=tool.on_expiry
+            if tool is not None and accepts.respond is not None
+            else None,
         )
 
     async def run(self, job: _Job) -> _Outcome:  # noqa: C901
@@ -652,7 +655,7 @@ async def resume_turn_stream(  # noqa: C901, PLR0913 - options; one case per kin
         yield event
 
 
-async def _last(events: AsyncIterator[StreamEvent]) -> GenerateResult:
+async def last_result(events: AsyncIterator[StreamEvent]) -> GenerateResult:
     async for event in events:
         if isinstance(event, Finished):
             return event.result
@@ -693,7 +696,7 @@ async def generate(  # noqa: PLR0913 - keyword-only options, as the design lists
         now=now,
         session=session,
     )
-    return await _last(events)
+    return await last_result(events)
 
 
 async def resume_turn(  # noqa: PLR0913 - keyword-only options, as the design lists them
@@ -733,10 +736,10 @@ async def resume_turn(  # noqa: PLR0913 - keyword-only options, as the design li
         now=now,
         policy=policy,
     )
-    return await _last(events)
+    return await last_result(events)
 
 
-def _run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
+def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -764,7 +767,7 @@ def generate_sync(  # noqa: PLR0913 - keyword-only options, as the design lists 
     Raises:
         RuntimeError: if called from inside a running event loop.
     """
-    return _run_sync(
+    return run_sync(
         generate(
             model,
             messages,
@@ -800,7 +803,7 @@ def resume_turn_sync(  # noqa: PLR0913 - keyword-only options, as the design lis
         ResumeRejected: listing every problem; nothing ran.
         RuntimeError: if called from inside a running event loop.
     """
-    return _run_sync(
+    return run_sync(
         resume_turn(
             model,
             turn,

@@ -31,6 +31,7 @@ from interruption.wire import structure
 
 __all__ = [
     "Accepts",
+    "ExpiryAnswer",
     "InterruptedTurn",
     "PendingInterrupt",
     "Respond",
@@ -129,6 +130,22 @@ def _problem(
 
 @final
 @attrs.frozen
+class ExpiryAnswer:
+    """The answer that stands when an interrupt expires unanswered.
+
+    The interrupt protocol's rule: a closed dialog means "No", an empty
+    field means ``""``. A session that allows it resolves an expired
+    interrupt with this output, as if the client had responded with it.
+
+    Attributes:
+        output: The tool result it stands for.
+    """
+
+    output: JSON = attrs.field(validator=json_value)
+
+
+@final
+@attrs.frozen
 class PendingInterrupt:
     """One paused tool call (or node), as a client sees it.
 
@@ -139,6 +156,8 @@ class PendingInterrupt:
         tool: The tool call concerned, or None for a pause outside a tool.
         accepts: Which answers it accepts, with their schemas.
         expires_at: When it stops accepting answers, or None.
+        on_expiry: The answer that stands once it expired, or None when
+            expiry means rejection.
     """
 
     id: str = attrs.field(validator=non_empty, metadata=NON_EMPTY)
@@ -147,6 +166,7 @@ class PendingInterrupt:
     tool: ToolRequest | None
     accepts: Accepts
     expires_at: datetime | None = None
+    on_expiry: ExpiryAnswer | None = None
 
     @property
     def name(self) -> str:

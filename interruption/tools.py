@@ -25,6 +25,7 @@ from interruption._json import JSON
 from interruption._schemacheck import JSONSchema, check_schema
 from interruption.errors import Interrupted, check_payload
 from interruption.kinds import Custom
+from interruption.resume import ExpiryAnswer
 from interruption.wire import json_schema, structure, unstructure
 
 __all__ = ["Tool", "ToolContext", "define_interrupt", "tool"]
@@ -119,6 +120,8 @@ class Tool(Generic[I, O, R]):
         replace_input: Whether a restart may replace the input.
         interrupt_only: Whether calling it always pauses (answer by respond).
         ttl: How long its pauses accept answers, or None for the default.
+        on_expiry: The answer that stands when a pause expires unanswered
+            (if the session allows it), or None.
     """
 
     name: str
@@ -132,6 +135,7 @@ class Tool(Generic[I, O, R]):
     replace_input: bool = False
     interrupt_only: bool = False
     ttl: timedelta | None = None
+    on_expiry: ExpiryAnswer | None = None
 
     def parse_input(self, data: JSON) -> I:
         """Turn a request's JSON input into what the function takes.
@@ -177,6 +181,7 @@ def tool(  # noqa: PLR0913 - keyword-only options
     description: str | None = None,
     replace_input: bool = False,
     ttl: timedelta | None = None,
+    on_expiry: ExpiryAnswer | None = None,
 ) -> Callable[
     [Callable[[ToolContext[Res], In], Out | Awaitable[Out]]], Tool[In, Out, Res]
 ]:
@@ -191,6 +196,7 @@ def tool(  # noqa: PLR0913 - keyword-only options
         description: What it does; the function's docstring when None.
         replace_input: Whether a restart may replace the input.
         ttl: How long its pauses accept answers; the session's when None.
+        on_expiry: The answer that stands when a pause expires unanswered.
 
     Returns:
         A decorator that turns the function into a `Tool`.
@@ -216,6 +222,7 @@ def tool(  # noqa: PLR0913 - keyword-only options
             resume_type=resume if isinstance(resume, type) else None,
             replace_input=replace_input,
             ttl=ttl,
+            on_expiry=on_expiry,
         )
 
     return make
@@ -228,6 +235,7 @@ def define_interrupt(
     input: type[Any] | Mapping[str, JSON],  # noqa: A002 - the design's word
     output: type[Any] | Mapping[str, JSON],
     ttl: timedelta | None = None,
+    on_expiry: ExpiryAnswer | None = None,
 ) -> Tool[JSON, JSON, JSON]:
     """Make an interrupt-only tool: calling it always pauses.
 
@@ -240,6 +248,8 @@ def define_interrupt(
         input: The input's attrs class or JSON Schema.
         output: The answer's attrs class or JSON Schema.
         ttl: How long its pauses accept answers; the session's when None.
+        on_expiry: The answer that stands when a pause expires unanswered
+            (``ExpiryAnswer("No")`` for a confirmation, say).
 
     Returns:
         The tool.
@@ -256,4 +266,5 @@ def define_interrupt(
         output_schema=_schema_of(output, "output", name),
         interrupt_only=True,
         ttl=ttl,
+        on_expiry=on_expiry,
     )

@@ -46,10 +46,19 @@ class ResumePolicy:
         allow_partial: Whether interrupts may go unanswered; they then stay
             pending in a new turn instead of being ``missing``.
         now: The clock that decides expiry.
+        expiry_answers: Whether an expired, unanswered interrupt that
+            declares an `ExpiryAnswer` is resolved with it (instead of being
+            ``missing``); a late entry for it is still ``expired``.
+        authorize: ``(principal, pending) -> bool``; a refusal is a
+            ``not_authorized`` problem for that entry. None allows everyone.
+        principal: Who sends the resume, for *authorize*.
     """
 
     allow_partial: bool = False
     now: Callable[[], datetime] = utc_now
+    expiry_answers: bool = False
+    authorize: Callable[[str | None, PendingInterrupt], bool] | None = None
+    principal: str | None = None
 
 
 @final
@@ -85,9 +94,10 @@ class ResolvedResume:
 class _Check:
     """One validation run; collects problems instead of stopping at the first."""
 
-    def __init__(self, turn: InterruptedTurn, now: datetime) -> None:
+    def __init__(self, turn: InterruptedTurn, policy: ResumePolicy) -> None:
         self.turn = turn
-        self.now = now
+        self.policy = policy
+        self.now = policy.now()
         self.pending: dict[Key, PendingInterrupt] = {
             (pending.name, pending.ref): pending for pending in turn.interrupts
         }
@@ -142,6 +152,12 @@ class _Check:
                 answer,
                 pending,
             )
+            return
+        authorize = self.policy.authorize
+        if authorize is not None and not authorize(self.policy.principal, pending):
+            who = self.policy.principal or "an anonymous principal"
+            message = f"{who} may not answer {pending.id} ({pending.name})"
+            self.add(ProblemCode.NOT_AUTHORIZED, message, index, answer, pending)
             return
         if answer == "respond":
             self.respond(entry, pending, index)  # type: ignore[arg-type]
@@ -247,13 +263,25 @@ def validate_resume(
         ResumeRejected: listing every problem found.
     """
     policy = policy or ResumePolicy()
-    check = _Check(turn, policy.now())
+    check = _Check(turn, policy)
     for index, respond in enumerate(resume.respond):
         check.entry(respond, index, "respond")
     for index, restart in enumerate(resume.restart):
         check.entry(restart, index, "restart")
+    defaults: dict[Key, Respond] = {}
+    if policy.expiry_answers:
+        for key, pending in check.pending.items():
+            if (
+                key not in check.chosen
+                and pending.on_expiry is not None
+                and check.expired(pending)
+            ):
+                output = pending.on_expiry.output
+                defaults[key] = Respond(pending.name, pending.ref, output)
     unanswered = tuple(
-        pending for key, pending in check.pending.items() if key not in check.chosen
+        pending
+        for key, pending in check.pending.items()
+        if key not in check.chosen and key not in defaults
     )
     if not policy.allow_partial:
         for pending in unanswered:
@@ -262,8 +290,8 @@ def validate_resume(
     if check.problems:
         raise ResumeRejected(check.problems)
     answers = tuple(
-        Answer(pending, check.chosen[key][0])
+        Answer(pending, check.chosen[key][0] if key in check.chosen else defaults[key])
         for key, pending in check.pending.items()
-        if key in check.chosen
+        if key in check.chosen or key in defaults
     )
     return ResolvedResume(turn, answers, unanswered)

@@ -1,0 +1,295 @@
+"""Sessions: the authoritative history, pauses kept in a store, single-use resumes.
+
+A `Session` keeps its conversation and its interrupted turn in a `Store`.
+`Session.resume` loads the turn from the store (never from anything the
+client sent), validates the resume against it (authorization included),
+*consumes the turn atomically* (exactly one of any number of concurrent
+resumes wins; the others get ``consumed``), and only then continues.
+
+Crash safety: while a consumed turn continues, every result of a resumed
+tool call is recorded in the store as it arrives. If the process dies before
+the continuation completes, `Session.recover` finishes it: recorded results
+are reused and those tools do not run again; calls that had not finished run
+(their effect, if any, never reported back). The pending interrupt is not
+answerable again once consumed: the recorded resume is what recovery uses.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime, timedelta
+from typing import Any, final
+
+import attrs
+
+from interruption.approval import Approver
+from interruption.errors import Problem, ProblemCode, ResumeRejected
+from interruption.loop import (
+    Finished,
+    GenerateResult,
+    Model,
+    OnToolError,
+    ToolFinished,
+    generate_stream,
+    last_result,
+    resume_turn_stream,
+    run_sync,
+)
+from interruption.parts import Message, Role
+from interruption.resume import InterruptedTurn, PendingInterrupt, Resume
+from interruption.schedule import PauseSchedule
+from interruption.store._base import Store
+from interruption.tools import Tool
+from interruption.validation import ResumePolicy, utc_now, validate_resume
+
+__all__ = ["Authorize", "Session"]
+
+Authorize = Callable[[str | None, PendingInterrupt], bool]
+"""``(principal, pending) -> bool``: may this principal answer this interrupt?"""
+
+
+def _rejected(code: ProblemCode, message: str) -> ResumeRejected:
+    return ResumeRejected([Problem(code, message)])
+
+
+@final
+class Session:
+    """One conversation with a human in the loop, kept in a store.
+
+    Args:
+        store: Where the history and the pending turn live.
+        model: The model to call.
+        tools: The tools it may call.
+        id: The session id; a fresh one when None (reopen a session by
+            passing its id).
+        approver: Decides per tool call whether it runs, is refused, or
+            awaits a human.
+        schedule: Tools to pause before or after.
+        ttl: How long pauses accept answers; None for no limit (a tool's
+            own ``ttl`` wins).
+        authorize: Who may answer which interrupt; None allows everyone.
+        expiry_answers: Resolve expired, unanswered interrupts with the
+            answer their tool declares (`ExpiryAnswer`) instead of
+            rejecting the resume as ``missing``.
+        max_turns: How many model calls one `send` or `resume` may make.
+        on_tool_error: ``"respond"`` or ``"raise"`` (see `generate`).
+        now: The clock (UTC), for tests.
+    """
+
+    def __init__(  # noqa: PLR0913 - keyword-only configuration
+        self,
+        store: Store,
+        model: Model,
+        tools: Iterable[Tool[Any, Any, Any]] = (),
+        *,
+        id: str | None = None,  # noqa: A002 - the natural name
+        approver: Approver | None = None,
+        schedule: PauseSchedule | None = None,
+        ttl: timedelta | None = None,
+        authorize: Authorize | None = None,
+        expiry_answers: bool = False,
+        max_turns: int = 10,
+        on_tool_error: OnToolError = "respond",
+        now: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.id = id or uuid.uuid4().hex
+        self.store = store
+        self.model = model
+        self.tools = tuple(tools)
+        self.approver = approver
+        self.schedule = schedule
+        self.ttl = ttl
+        self.authorize = authorize
+        self.expiry_answers = expiry_answers
+        self.max_turns = max_turns
+        self.on_tool_error: OnToolError = on_tool_error
+        self.now = now or utc_now
+
+    def _options(self) -> dict[str, Any]:
+        return {
+            "tools": self.tools,
+            "approver": self.approver,
+            "schedule": self.schedule,
+            "max_turns": self.max_turns,
+            "on_tool_error": self.on_tool_error,
+            "ttl": self.ttl,
+            "now": self.now,
+        }
+
+    async def _open_turn(self) -> InterruptedTurn | None:
+        turn = await self.store.load_turn(self.id)
+        if turn is None or await self.store.is_consumed(self.id, turn.turn_id):
+            return None
+        return turn
+
+    async def send(self, messages: Sequence[Message] | str) -> GenerateResult:
+        """Add messages to the conversation and run until it ends or pauses.
+
+        Args:
+            messages: New messages, or one user text.
+
+        Returns:
+            How it ended; when interrupted, ``result.turn.turn_id`` is what a
+            client echoes with its resume.
+
+        Raises:
+            RuntimeError: if the session is paused: resume it first.
+        """
+        if await self._open_turn() is not None:
+            msg = f"session {self.id!r} is paused: resume its pending interrupts first"
+            raise RuntimeError(msg)
+        new = (
+            [Message.of_text(Role.USER, messages)]
+            if isinstance(messages, str)
+            else list(messages)
+        )
+        history = list(await self.store.load_history(self.id) or ()) + new
+        latest = await self.store.load_turn(self.id)
+        result = await last_result(
+            generate_stream(self.model, history, session=self.id, **self._options())
+        )
+        if result.turn is not None:
+            turn_id = latest.turn_id + 1 if latest is not None else 1
+            turn = attrs.evolve(result.turn, turn_id=turn_id)
+            result = attrs.evolve(result, turn=turn)
+            await self.store.save_turn(turn)
+        else:
+            await self.store.save_history(self.id, result.messages)
+        return result
+
+    async def pending(self) -> tuple[PendingInterrupt, ...]:
+        """Return what is pending (empty when the session is not paused)."""
+        turn = await self._open_turn()
+        return turn.interrupts if turn is not None else ()
+
+    async def pending_turn(self) -> InterruptedTurn | None:
+        """Return the open interrupted turn, or None."""
+        return await self._open_turn()
+
+    def _policy(self, principal: str | None) -> ResumePolicy:
+        return ResumePolicy(
+            now=self.now,
+            expiry_answers=self.expiry_answers,
+            authorize=self.authorize,
+            principal=principal,
+        )
+
+    async def resume(
+        self,
+        resume: Resume,
+        *,
+        turn_id: int | None = None,
+        principal: str | None = None,
+    ) -> GenerateResult:
+        """Answer the pending interrupts and continue, at most once per turn.
+
+        Args:
+            resume: The client's answers.
+            turn_id: The turn the client answers (from the pending state it
+                saw); a stale one is rejected as ``consumed``.
+            principal: Who answers, for the authorizer and the record.
+
+        Returns:
+            How it ended (it may pause again, in a fresh turn).
+
+        Raises:
+            ResumeRejected: listing every problem; nothing ran. ``consumed``
+                when this turn was already resumed (a replay or a lost race).
+        """
+        latest = await self.store.load_turn(self.id)
+        if latest is None:
+            message = f"session {self.id!r} has nothing to resume: it never paused"
+            raise _rejected(ProblemCode.UNKNOWN_INTERRUPT, message)
+        turn = latest
+        if turn_id is not None and turn_id != latest.turn_id:
+            earlier = await self.store.load_turn(self.id, turn_id)
+            if earlier is None:
+                message = f"session {self.id!r} has no turn {turn_id}"
+                raise _rejected(ProblemCode.UNKNOWN_INTERRUPT, message)
+            turn = earlier
+        if await self.store.is_consumed(self.id, turn.turn_id):
+            message = f"turn {turn.turn_id} of session {self.id!r} was already resumed"
+            raise _rejected(ProblemCode.CONSUMED, message)
+        policy = self._policy(principal)
+        validate_resume(resume, turn, policy=policy)
+        if not await self.store.consume(self.id, turn.turn_id, resume, principal):
+            message = f"turn {turn.turn_id} of session {self.id!r} was already resumed"
+            raise _rejected(ProblemCode.CONSUMED, message)
+        return await self._continue(turn, resume, policy)
+
+    async def _continue(
+        self, turn: InterruptedTurn, resume: Resume, policy: ResumePolicy
+    ) -> GenerateResult:
+        resumed_refs = {pending.ref for pending in turn.interrupts}
+        events = resume_turn_stream(
+            self.model, turn, resume, policy=policy, **self._options()
+        )
+        result: GenerateResult | None = None
+        async for event in events:
+            if isinstance(event, ToolFinished) and event.response.ref in resumed_refs:
+                await self.store.record(self.id, turn.turn_id, event.response)
+            elif isinstance(event, Finished):
+                result = event.result
+        if result is None:  # pragma: no cover - the streams always finish
+            msg = "the dispatch ended without a result"
+            raise RuntimeError(msg)
+        if result.turn is not None:
+            await self.store.save_turn(result.turn)
+        else:
+            await self.store.save_history(self.id, result.messages)
+        await self.store.complete(self.id, turn.turn_id)
+        return result
+
+    async def recover(self) -> GenerateResult | None:
+        """Finish a continuation that a crash cut short; None if there is none.
+
+        Tools whose results were recorded are not run again.
+        """
+        result = None
+        for turn, resume, results in await self.store.claimed(self.id):
+            done = {response.ref: response for response in results}
+            remaining = tuple(p for p in turn.interrupts if p.ref not in done)
+            finished = tuple(
+                r for r in results if r.ref in {p.ref for p in turn.interrupts}
+            )
+            resumed = attrs.evolve(
+                turn,
+                interrupts=remaining,
+                completed=(*turn.completed, *finished),
+            )
+            trimmed = Resume(
+                respond=tuple(
+                    entry for entry in resume.respond if entry.ref not in done
+                ),
+                restart=tuple(
+                    entry for entry in resume.restart if entry.ref not in done
+                ),
+            )
+            policy = ResumePolicy(now=lambda: turn.created_at, allow_partial=True)
+            result = await self._continue(resumed, trimmed, policy)
+        return result
+
+    # --- sync twins ----------------------------------------------------------
+
+    def send_sync(self, messages: Sequence[Message] | str) -> GenerateResult:
+        """`send` for callers without an event loop."""
+        return run_sync(self.send(messages))
+
+    def resume_sync(
+        self,
+        resume: Resume,
+        *,
+        turn_id: int | None = None,
+        principal: str | None = None,
+    ) -> GenerateResult:
+        """`resume` for callers without an event loop."""
+        return run_sync(self.resume(resume, turn_id=turn_id, principal=principal))
+
+    def pending_sync(self) -> tuple[PendingInterrupt, ...]:
+        """`pending` for callers without an event loop."""
+        return run_sync(self.pending())
+
+    def recover_sync(self) -> GenerateResult | None:
+        """`recover` for callers without an event loop."""
+        return run_sync(self.recover())
