@@ -49,11 +49,17 @@ def _parser() -> argparse.ArgumentParser:
         "--answers",
         help="the human's answers, comma-separated (e.g. 'Yes,y' or 'Yes,n wrong account')",
     )
-    demo.add_argument("--forge", action="store_true", help="also show a tampered resume being rejected")
+    demo.add_argument(
+        "--forge",
+        action="store_true",
+        help="also show a tampered resume being rejected",
+    )
     return parser
 
 
-def _read(path: Path, cls: type[InterruptedTurn] | type[Resume], err: TextIO) -> InterruptedTurn | Resume | None:
+def _read(
+    path: Path, cls: type[InterruptedTurn | Resume], err: TextIO
+) -> InterruptedTurn | Resume | None:
     try:
         return loads(path.read_bytes(), cls)
     except OSError as error:
@@ -78,7 +84,10 @@ def _check(turn_path: Path, resume_path: Path, out: TextIO, err: TextIO) -> int:
         return REJECTED
     print(f"accepted: {len(resolved.answers)} answer(s)", file=out)
     for answer in resolved.answers:
-        print(f"  {answer.interrupt.id}\t{json.dumps(unstructure(answer.entry))}", file=out)
+        print(
+            f"  {answer.interrupt.id}\t{json.dumps(unstructure(answer.entry))}",
+            file=out,
+        )
     for pending in resolved.unanswered:
         print(f"  {pending.id}\tstill pending", file=out)
     return ACCEPTED
@@ -90,13 +99,20 @@ def _schema(name: str | None, out: TextIO, err: TextIO) -> int:
         print("\n".join(names), file=out)
         return ACCEPTED
     if name not in names:
-        print(f"no schema named {name!r}; expected one of: {', '.join(names)}", file=err)
+        print(
+            f"no schema named {name!r}; expected one of: {', '.join(names)}", file=err
+        )
         return UNREADABLE
     print(_schemas.render(_schemas.schema_named(name)), end="", file=out)
     return ACCEPTED
 
 
-def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
     """Run the command line; return the exit status.
 
     Args:
@@ -114,5 +130,7 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
         return _check(args.turn, args.resume, out, err)
     if args.command == "schema":
         return _schema(args.name, out, err)
-    answers = [answer.strip() for answer in args.answers.split(",")] if args.answers else None
+    answers = (
+        [answer.strip() for answer in args.answers.split(",")] if args.answers else None
+    )
     return _demo.run(answers, forged=args.forge, out=out)
