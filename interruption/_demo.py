@@ -19,21 +19,25 @@ from interruption._json import JSON
 from interruption.approval import Approver, by_tool, when
 from interruption.errors import ResumeRejected
 from interruption.kinds import ApprovalPending
-from interruption.loop import (
-    GenerateResult,
-    ModelRequest,
-    generate_sync,
-    resume_turn_sync,
-)
+from interruption.loop import ModelRequest, run_sync
 from interruption.parts import Message, Role, ToolRequest, ToolResponse
 from interruption.prompts import Confirm
-from interruption.resume import PendingInterrupt, Respond, Restart, Resume
+from interruption.resume import (
+    InterruptedTurn,
+    PendingInterrupt,
+    Respond,
+    Restart,
+    Resume,
+)
+from interruption.session import Session
+from interruption.store import SqliteStore
 from interruption.testing import ScriptedModel
 from interruption.tools import Tool, ToolContext, define_interrupt, tool
 from interruption.validation import validate_resume
 
 LIMIT_CENTS: Final = 10_000
 MAX_ROUNDS: Final = 10
+DEFAULT_DB: Final = "interruption-demo.sqlite3"
 INVOICE: Final[dict[str, JSON]] = {"id": "INV-7", "to": "ACME", "amount": 125_000}
 
 
@@ -222,11 +226,9 @@ def answer_for(
         print(f"  please answer one of {choices}", file=out)
 
 
-def forge(result: GenerateResult, out: TextIO) -> None:
+def forge(turn: InterruptedTurn, out: TextIO) -> None:
     """Show a tampered resume (a changed amount) being rejected."""
-    if result.turn is None:
-        return
-    for pending in result.interrupts:
+    for pending in turn.interrupts:
         if isinstance(pending.kind, ApprovalPending) and pending.tool is not None:
             tampered = attrs.evolve(
                 pending.approve(), input={"to": "MALLORY", "amount": 1}
@@ -236,7 +238,7 @@ def forge(result: GenerateResult, out: TextIO) -> None:
                 file=out,
             )
             try:
-                validate_resume(Resume(restart=(tampered,)), result.turn)
+                validate_resume(Resume(restart=(tampered,)), turn)
             except ResumeRejected as rejected:
                 for problem in rejected.problems:
                     print(f"  rejected: {problem}", file=out)
@@ -260,39 +262,74 @@ def _print_history(messages: tuple[Message, ...], start: int, out: TextIO) -> No
             print(f"model: {message.text}", file=out)
 
 
-def run(
+def run(  # noqa: PLR0913 - the command's options
     answers: list[str] | None,
     *,
     forged: bool,
+    db: str = DEFAULT_DB,
+    detach: bool = False,
+    resume_id: str | None = None,
     stdin: TextIO = sys.stdin,
     out: TextIO = sys.stdout,
 ) -> int:
-    """Run the demo; return the process exit status."""
+    """Run the demo; return the process exit status.
+
+    The session lives in SQLite at *db*, so one process can stop at the
+    approval (*detach*) and another can pick it up (*resume_id*).
+    """
     ledger: list[Transfer] = []
-    tools = make_tools(ledger)
-    model = ScriptedModel(script)
+    store = SqliteStore(db)
+    session = Session(
+        store,
+        ScriptedModel(script),
+        make_tools(ledger),
+        id=resume_id,
+        approver=approver(),
+    )
     human = Human(answers, stdin, out)
-    opening = f"Please pay invoice {INVOICE['id']} from {INVOICE['to']}."
-    print(f"user: {opening}", file=out)
-    result = generate_sync(model, opening, tools=tools, approver=approver())
-    seen = 1
+    if resume_id is None:
+        opening = f"Please pay invoice {INVOICE['id']} from {INVOICE['to']}."
+        print(f"session {session.id} (kept in {db})", file=out)
+        print(f"user: {opening}", file=out)
+        result = session.send_sync(opening)
+        _print_history(result.messages, 1, out)
+        turn = result.turn
+    else:
+        turn = run_sync(session.pending_turn())
+        if turn is None:
+            print(f"session {resume_id} has nothing pending in {db}", file=out)
+            return 1
+        print(f"session {resume_id}: resuming turn {turn.turn_id} from {db}", file=out)
+        result = None
+    seen = len(turn.messages) if turn is not None else 0
     for _ in range(MAX_ROUNDS):
-        _print_history(result.messages, seen, out)
-        seen = len(result.messages)
-        if result.turn is None:
+        if turn is None:
             break
+        if detach and any(isinstance(p.kind, ApprovalPending) for p in turn.interrupts):
+            print(
+                f"detached at the approval; resume it with:\n"
+                f"  interruption demo --db {db} --resume {session.id} --answers y",
+                file=out,
+            )
+            return 0
         if forged:
-            forge(result, out)
-        entries = [answer_for(pending, human, out) for pending in result.interrupts]
+            forge(turn, out)
+        entries = [answer_for(pending, human, out) for pending in turn.interrupts]
         resume = Resume(
             respond=tuple(entry for entry in entries if isinstance(entry, Respond)),
             restart=tuple(entry for entry in entries if isinstance(entry, Restart)),
         )
-        result = resume_turn_sync(
-            model, result.turn, resume, tools=tools, approver=approver()
+        result = session.resume_sync(
+            resume, turn_id=turn.turn_id, principal="demo-user"
         )
+        _print_history(result.messages, seen, out)
+        seen = len(result.messages)
+        turn = result.turn
     else:
         print(f"gave up after {MAX_ROUNDS} rounds of questions", file=out)
         return 1
-    print(f"finished: {result.finish_reason}; transfers made: {len(ledger)}", file=out)
+    reason = result.finish_reason if result is not None else "stop"
+    print(
+        f"finished: {reason}; transfers made by this process: {len(ledger)}", file=out
+    )
     return 0

@@ -54,6 +54,19 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also show a tampered resume being rejected",
     )
+    demo.add_argument(
+        "--db",
+        default=_demo.DEFAULT_DB,
+        help=f"the SQLite file that keeps the session (default {_demo.DEFAULT_DB})",
+    )
+    demo.add_argument(
+        "--detach",
+        action="store_true",
+        help="stop at the approval; another process resumes it with --resume",
+    )
+    demo.add_argument(
+        "--resume", metavar="SESSION_ID", help="answer a detached session"
+    )
     return parser
 
 
@@ -133,4 +146,11 @@ def main(
     answers = (
         [answer.strip() for answer in args.answers.split(",")] if args.answers else None
     )
-    return _demo.run(answers, forged=args.forge, out=out)
+    return _demo.run(
+        answers,
+        forged=args.forge,
+        db=args.db,
+        detach=args.detach,
+        resume_id=args.resume,
+        out=out,
+    )
