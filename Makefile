@@ -26,6 +26,7 @@ pytest: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/codec.py
+	$(BIN)/python benchmarks/validate.py
 
 schemas: $(STAMP)
 	$(BIN)/python -m interruption._schemas schemas

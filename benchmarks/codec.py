@@ -20,10 +20,8 @@ from __future__ import annotations
 
 import cProfile
 import io
-import os
 import pstats
 import sys
-import timeit
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Final, Literal
 
@@ -54,11 +52,7 @@ from interruption.wire import (
     MAX_BYTES,
 )
 
-REPEATS: Final = 30
-"""Repeats of each measurement; the best one is reported."""
-
-TARGET_SECONDS: Final = 0.04
-"""Rough wall time of one repeat of one function; `_calibrate` picks the count."""
+from _common import REPEATS, TARGET_SECONDS, best_us, machine_load, table
 
 ENCODE_BUDGET: Final = 4.0
 """The issue's target: encoding within this factor of the orjson floor."""
@@ -309,32 +303,6 @@ def check(work: Workload) -> None:
 # --- timing --------------------------------------------------------------------
 
 
-def _calibrate(timer: timeit.Timer) -> tuple[int, float]:
-    """Return a call count that takes about `TARGET_SECONDS`, and a first time."""
-    number = 1
-    while True:
-        elapsed = timer.timeit(number)
-        if elapsed >= TARGET_SECONDS / 10:
-            return max(1, int(number * TARGET_SECONDS / elapsed)), elapsed / number
-        number *= 10
-
-
-def best_us(*functions: Callable[[], object]) -> list[float]:
-    """Time each function; return its best µs per call over `REPEATS`.
-
-    The repeats are short and go round-robin over *functions*, so that a
-    burst of load from elsewhere on the machine slows all of them alike and
-    each gets many chances at a quiet moment.
-    """
-    timers = [timeit.Timer(function) for function in functions]
-    numbers, best = zip(*(_calibrate(timer) for timer in timers), strict=True)
-    fastest = list(best)
-    for _ in range(REPEATS):
-        for index, (timer, number) in enumerate(zip(timers, numbers, strict=True)):
-            fastest[index] = min(fastest[index], timer.timeit(number) / number)
-    return [seconds * 1e6 for seconds in fastest]
-
-
 @attrs.frozen
 class Row:
     """One workload's timings, in µs per operation.
@@ -450,23 +418,6 @@ def profile(work: Workload, calls: int = 200) -> str:
 # --- the report ----------------------------------------------------------------
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [
-        max(len(line[column]) for line in [header, *rows])
-        for column in range(len(header))
-    ]
-
-    def line(cells: Sequence[str]) -> str:
-        first = cells[0].ljust(widths[0])
-        rest = (
-            cell.rjust(width) for cell, width in zip(cells[1:], widths[1:], strict=True)
-        )
-        return "  ".join([first, *rest])
-
-    rule = "  ".join("-" * width for width in widths)
-    return "\n".join([line(header), rule, *(line(cells) for cells in rows)])
-
-
 def report(rows: Sequence[Row]) -> str:
     """Format the timings and the ratios as one table."""
     header = [
@@ -494,7 +445,7 @@ def report(rows: Sequence[Row]) -> str:
         ]
         for row in rows
     ]
-    return _table(header, cells)
+    return table(header, cells)
 
 
 def verdicts(rows: Sequence[Row]) -> list[str]:
@@ -513,13 +464,6 @@ def verdicts(rows: Sequence[Row]) -> list[str]:
     return lines
 
 
-def _load() -> str:
-    """Describe how busy the machine is: other work skews the timings."""
-    load, cpus = os.getloadavg()[0], os.cpu_count() or 1
-    busy = "; other work competes, numbers are noisy" if load > cpus - 0.5 else ""
-    return f"load average {load:.2f} on {cpus} CPUs{busy}\n"
-
-
 def main() -> None:
     workloads = [
         _workload("1 doc", ONE, Interrupted, PYDANTIC_ONE, MSGSPEC_ONE),
@@ -532,7 +476,7 @@ def main() -> None:
     print(f"msgspec {msgspec.__version__}, orjson {orjson.__version__}")
     print(f"documents: {sizes}; all four implementations agree on both.")
     print(f"best of {REPEATS} interleaved repeats of ~{TARGET_SECONDS:g} s each")
-    print(_load())
+    print(machine_load())
     rows = [time(work) for time in (time_encode, time_decode) for work in workloads]
     print(report(rows))
     print()
@@ -548,8 +492,8 @@ def main() -> None:
             for (name, us_one), (_, us_many) in zip(one, many, strict=True)
         ]
     header = ["stage", *(work.name for work in workloads), "share (100)"]
-    print(_table(header, cells))
-    print(f"\n{_load()}")
+    print(table(header, cells))
+    print(f"\n{machine_load()}")
     if "-p" in sys.argv[1:] or "--profile" in sys.argv[1:]:
         print(f"\ncProfile of loads, {workloads[1].name}, by own time\n")
         print(profile(workloads[1]))
