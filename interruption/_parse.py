@@ -32,7 +32,7 @@ except ImportError:  # pragma: no cover - exercised by the no-orjson test run
 HAVE_ORJSON: Final = orjson is not None
 
 _BIG_FLOAT: Final = float(2**63)
-_COLON_ESCAPE: Final = b"\\u003"
+_COLON_ESCAPE: Final = b"\\u003"  # JSON spells escapes with a lowercase u
 _FLOAT_DOC: Final = "a finite number"
 _INT_DOC: Final = f"an integer within ±{MAX_SAFE_INTEGER} (I-JSON)"
 _LONG_INT: Final = 40
@@ -141,7 +141,7 @@ def _fast_loads(raw: bytes) -> JSON | None:
         again = orjson.dumps(value)
     except orjson.JSONEncodeError:
         return None  # nested deeper than orjson encodes: the exact parser decides
-    if raw.count(b":") != again.count(b":") or _COLON_ESCAPE in raw.lower():
+    if raw.count(b":") != again.count(b":") or _COLON_ESCAPE in raw:
         return None
     return value
 

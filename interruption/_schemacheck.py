@@ -54,14 +54,36 @@ def _detailed(key: str) -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(json.loads(key))
 
 
+_BY_IDENTITY: dict[int, tuple[JSONSchema, _Check | None]] = {}
+_BY_IDENTITY_LIMIT: Final = 4096
+
+
+def _checker(schema: JSONSchema) -> _Check | None:
+    """The compiled check of *schema*, found by identity before by content.
+
+    None means "null only". Schemas are usually the same dict objects over
+    and over (a turn's `Accepts`), so identity saves re-encoding them; the
+    entry keeps the schema alive, so an id is never reused while cached.
+    """
+    cached = _BY_IDENTITY.get(id(schema))
+    if cached is not None and cached[0] is schema:
+        return cached[1]
+    key = ENCODE(schema)
+    check = None if key == _NULL else _fast(key)
+    if len(_BY_IDENTITY) >= _BY_IDENTITY_LIMIT:
+        _BY_IDENTITY.clear()
+    _BY_IDENTITY[id(schema)] = (schema, check)
+    return check
+
+
 def conforms(value: JSON, schema: JSONSchema) -> bool:
     """Tell whether *value* satisfies *schema*; ``{}`` accepts everything."""
     if not schema:
         return True
-    key = ENCODE(schema)
-    if key == _NULL:
+    check = _checker(schema)
+    if check is None:
         return value is None
-    return _fast(key).is_valid(value)
+    return check.is_valid(value)
 
 
 def schema_mismatches(

@@ -21,6 +21,7 @@ travel together, never only the first.
 from __future__ import annotations
 
 import enum
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, NoReturn, final
 
 import attrs
@@ -221,6 +222,11 @@ def check_payload(payload: object) -> JSON:
     raise PayloadError(json_problems(payload))
 
 
+TRUSTED_JSON: ContextVar[bool] = ContextVar("interruption_trusted_json", default=False)
+"""Set by the codec while it builds records from JSON it has already checked,
+so `json_value` does not walk every field a second time."""
+
+
 def json_value(
     instance: object, attribute: attrs.Attribute[JSON], value: object
 ) -> None:
@@ -231,6 +237,8 @@ def json_value(
             starting at the field (``$.input.amount``).
     """
     del instance
+    if TRUSTED_JSON.get():
+        return
     if not is_json(value):
         raise PayloadError(json_problems(value, path=f"$.{attribute.name}"))
 

@@ -17,7 +17,7 @@ from typing import Literal, final
 import attrs
 
 from interruption._json import json_equal
-from interruption._schemacheck import JSONSchema, schema_mismatches
+from interruption._schemacheck import JSONSchema, conforms, schema_mismatches
 from interruption.errors import Problem, ProblemCode, ResumeRejected
 from interruption.resume import (
     InterruptedTurn,
@@ -101,8 +101,6 @@ class _Check:
         self.pending: dict[Key, PendingInterrupt] = {
             (pending.name, pending.ref): pending for pending in turn.interrupts
         }
-        self.owner = {ref: name for name, ref in self.pending}
-        self.completed = {(done.name, done.ref) for done in turn.completed}
         self.problems: list[Problem] = []
         self.chosen: dict[Key, tuple[Respond | Restart, int, str]] = {}
 
@@ -165,13 +163,14 @@ class _Check:
             self.restart(entry, pending, index)  # type: ignore[arg-type]
 
     def unmatched(self, entry: Respond | Restart, index: int, answer: str) -> None:
-        if (entry.name, entry.ref) in self.completed:
+        completed = {(done.name, done.ref) for done in self.turn.completed}
+        if (entry.name, entry.ref) in completed:
             message = (
                 f"{entry.name} {entry.ref} finished in its batch; it is not paused"
             )
             self.add(ProblemCode.NOT_INTERRUPTED, message, index, answer)
             return
-        owner = self.owner.get(entry.ref)
+        owner = next((name for name, ref in self.pending if ref == entry.ref), None)
         if owner is not None:
             message = f"ref {entry.ref!r} belongs to {owner!r}, not {entry.name!r}"
         else:
@@ -179,12 +178,10 @@ class _Check:
         self.add(ProblemCode.UNKNOWN_INTERRUPT, message, index, answer)
 
     def expiry(self, pending: PendingInterrupt) -> datetime | None:
-        moments = [
-            when
-            for when in (pending.expires_at, self.turn.expires_at)
-            if when is not None
-        ]
-        return min(moments) if moments else None
+        mine, turns = pending.expires_at, self.turn.expires_at
+        if mine is None or turns is None:
+            return turns if mine is None else mine
+        return min(mine, turns)
 
     def expired(self, pending: PendingInterrupt) -> bool:
         moment = self.expiry(pending)
@@ -199,7 +196,10 @@ class _Check:
         answer: str,
         pending: PendingInterrupt,
     ) -> None:
-        found = schema_mismatches(value, schema, f"$.{answer}[{index}].{what}")  # type: ignore[arg-type]
+        if conforms(value, schema):  # type: ignore[arg-type]
+            return
+        where = f"$.{answer}[{index}].{what}"
+        found = schema_mismatches(value, schema, where)  # type: ignore[arg-type]
         if found:
             message = "; ".join(str(mismatch) for mismatch in found)
             self.add(ProblemCode.SCHEMA_VIOLATION, message, index, answer, pending)

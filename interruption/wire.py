@@ -37,7 +37,7 @@ from interruption._json import (
 )
 from interruption._parse import ENCODE, parse
 from interruption._schema import DATETIME_DOC, describe_type, schema_of
-from interruption.errors import DecodeError, Interrupted, PayloadError
+from interruption.errors import TRUSTED_JSON, DecodeError, Interrupted, PayloadError
 from interruption.kinds import InterruptionKind
 
 if TYPE_CHECKING:
@@ -111,11 +111,10 @@ def _datetime(value: object, _: type) -> datetime:
     if type(value) is str:
         try:
             parsed = datetime.fromisoformat(value)
-        except ValueError:
-            pass
-        else:
             if parsed.utcoffset() is not None:
                 return parsed.astimezone(UTC)
+        except (ValueError, OverflowError):  # malformed, or out of range in UTC
+            pass
     raise _invalid(DATETIME_DOC, value)
 
 
@@ -231,13 +230,30 @@ class _Codec:
     # --- records -------------------------------------------------------------
 
     def _record_hook(self, cls: type) -> Callable[[object, type], object]:
-        conv = self.converter
+        # cattrs' generated function ignores unknown keys here; the subset
+        # test below rejects them without copying the dict to drop "type".
         inner: Callable[[object, type], object]
         inner = cattrs.gen.make_dict_structure_fn(  # type: ignore[assignment]
-            cls, conv, _cattrs_forbid_extra_keys=True
+            cls, self.converter, _cattrs_forbid_extra_keys=False
         )
         tag = _tag(cls)
         name = cls.__name__
+        known = [field.name for field in attrs.fields(cls)]
+        if tag is not None:
+            known.insert(0, "type")
+        allowed = frozenset(known)
+        detailed = self.detailed
+
+        def unknown(value: dict[str, object]) -> list[Mismatch]:
+            return [
+                Mismatch(
+                    child_path("", key),
+                    "only the fields " + ", ".join(known),
+                    f"unknown field {key!r}",
+                )
+                for key in value
+                if key not in allowed
+            ]
 
         def structure_record(value: object, _: type) -> object:
             if type(value) is not dict:
@@ -246,8 +262,19 @@ class _Codec:
                 found = value.get("type", _MISSING)
                 if found != tag or type(found) is not str:
                     raise _Invalid([_tag_mismatch(found, repr(tag))])
-                value = {key: item for key, item in value.items() if key != "type"}
-            return inner(value, cls)
+            if not detailed:
+                if not value.keys() <= allowed:
+                    raise _Invalid(unknown(value))
+                return inner(value, cls)
+            found_problems: list[Mismatch] = []
+            try:
+                result = inner(value, cls)
+            except Exception as error:  # noqa: BLE001 - translated, path added
+                found_problems.extend(mismatches(error, ""))
+            found_problems.extend(unknown(value))
+            if found_problems:
+                raise _Invalid(found_problems)
+            return result
 
         return structure_record
 
@@ -291,6 +318,7 @@ class _Codec:
         optional = types.NoneType in members
         rest = tuple(member for member in members if member is not types.NoneType)
         tags = {_tag(member): member for member in rest}
+        hooks: dict[object, Callable[[object, type], object]] = {}
         if None not in tags:
             expected = ", ".join(repr(tag) for tag in tags)
 
@@ -304,7 +332,10 @@ class _Codec:
                     raise _Invalid(
                         [_tag_mismatch(value.get("type", _MISSING), expected)]
                     )
-                return conv.structure(value, cls)
+                hook = hooks.get(cls)
+                if hook is None:
+                    hook = hooks[cls] = conv.get_structure_hook(cls)
+                return hook(value, cls)
 
             return structure_tagged
         if len(rest) == 1:
@@ -443,13 +474,18 @@ _DETAILED: Final = _Codec(detailed=True)
 
 
 def _structure_checked(value: JSON, cls: type[T]) -> T:
-    with contextlib.suppress(Exception):  # re-run below to word every problem
-        return _FAST.converter.structure(value, cls)
+    """Build *cls* from *value*, which the caller has proven to be JSON."""
+    token = TRUSTED_JSON.set(True)
     try:
-        result = _DETAILED.converter.structure(value, cls)
-    except Exception as error:  # noqa: BLE001 - translated into DecodeError
-        raise DecodeError(mismatches(error)) from None
-    return result  # pragma: no cover - the fast path agrees with the detailed one
+        with contextlib.suppress(Exception):  # re-run below to word every problem
+            return _FAST.converter.structure(value, cls)
+        try:
+            result = _DETAILED.converter.structure(value, cls)
+        except Exception as error:  # noqa: BLE001 - translated into DecodeError
+            raise DecodeError(mismatches(error)) from None
+        return result  # pragma: no cover - the fast path agrees with the detailed one
+    finally:
+        TRUSTED_JSON.reset(token)
 
 
 def loads(

@@ -215,6 +215,7 @@ class TestPendingInterrupt:
                 "replace_input": None,
             },
             "expires_at": "2026-11-21T23:00:00Z",
+            "on_expiry": None,
         }
 
 
