@@ -2,19 +2,30 @@
 
 from __future__ import annotations
 
+import base64
 import copy
+import json
+from datetime import UTC, datetime
 from typing import Final, cast
 
 import attrs
+import jwt
 from hypothesis import strategies as st
 from interruption import (
     JSON,
+    Accepts,
     ApprovalPending,
     Custom,
     Interrupted,
+    InterruptedTurn,
     InterruptionKind,
+    Message,
+    PendingInterrupt,
     Phase,
+    Role,
     ScheduledPause,
+    ToolRequest,
+    ToolResponse,
     unstructure,
 )
 from interruption._json import MAX_SAFE_INTEGER
@@ -259,3 +270,149 @@ def batches(*, max_size: int = 6) -> st.SearchStrategy[tuple[Call, ...]]:
         .filter(lambda batch: any(call.kind != "finish" for call in batch))
         .map(tuple)
     )
+
+
+# --- sealing ---
+
+REFS: Final = st.text("abcxyz0123-", min_size=1, max_size=6)
+"""Tool call refs: short, non-empty, readable in a failing example."""
+
+MOMENTS: Final = st.datetimes(
+    datetime(2000, 1, 1),  # noqa: DTZ001 - hypothesis wants naive bounds
+    datetime(2100, 1, 1),  # noqa: DTZ001 - timezones= makes the values aware
+    timezones=st.just(UTC),
+)
+"""Timezone-aware moments, UTC."""
+
+SCHEMAS: Final[st.SearchStrategy[dict[str, JSON] | None]] = st.sampled_from(
+    [None, {}, {"type": "string"}, {"type": "null"}]
+)
+"""A few accepted-answer schemas, or None for "not accepted"."""
+
+SMALL_JSON: Final = json_values(max_leaves=4)
+"""Payloads, inputs and outputs of a turn: small, so turns draw fast."""
+
+
+@st.composite
+def pendings(draw: st.DrawFn, ref: str) -> PendingInterrupt:
+    """A pending interrupt on tool call *ref*: any kind, payload and accepts."""
+    request = ToolRequest(draw(st.sampled_from(["ask", "pay"])), ref, draw(SMALL_JSON))
+    return PendingInterrupt(
+        id=ref,
+        kind=draw(kinds()),
+        payload=draw(SMALL_JSON),
+        tool=request,
+        accepts=Accepts(draw(SCHEMAS), draw(SCHEMAS), draw(SCHEMAS)),
+        expires_at=draw(st.none() | MOMENTS),
+    )
+
+
+@st.composite
+def turns(draw: st.DrawFn) -> InterruptedTurn:
+    """An interrupted turn: pending calls, finished siblings, any times."""
+    refs = draw(st.lists(REFS, min_size=1, max_size=5, unique=True))
+    split = draw(st.integers(1, len(refs)))
+    interrupts = tuple(draw(pendings(ref)) for ref in refs[:split])
+    completed = tuple(
+        ToolResponse("lookup", ref, draw(SMALL_JSON)) for ref in refs[split:]
+    )
+    requests = [pending.tool for pending in interrupts if pending.tool is not None]
+    requests += [ToolRequest(done.name, done.ref, {}) for done in completed]
+    return InterruptedTurn(
+        session=draw(non_empty_text()),
+        turn_id=draw(st.integers(1, MAX_SAFE_INTEGER)),
+        messages=(
+            Message.of_text(Role.USER, draw(texts())),
+            Message(Role.MODEL, tuple(requests)),
+        ),
+        interrupts=interrupts,
+        completed=completed,
+        created_at=draw(MOMENTS),
+        expires_at=draw(st.none() | MOMENTS),
+        approved=tuple(draw(st.lists(REFS, max_size=2))),
+    )
+
+
+BASE64URL: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+"""The base64url alphabet a compact JWT is spelled in."""
+
+
+def b64url(raw: bytes) -> str:
+    """Encode *raw* as unpadded base64url, as JWS segments are."""
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+
+@attrs.frozen
+class TokenMutation:
+    """A sealed token changed in one way, and how."""
+
+    what: str
+    token: str
+
+
+def _other_char(draw: st.DrawFn, old: str) -> str:
+    return draw(
+        st.sampled_from(f"{BASE64URL}.=+/ ~").filter(lambda new: new != old)
+        | st.characters().filter(lambda new: new != old)
+    )
+
+
+@st.composite
+def token_mutations(draw: st.DrawFn, token: str, key: bytes) -> TokenMutation:
+    """*token* (a JWT signed with *key*) changed once: never a valid token.
+
+    Flip, delete or insert one character; truncate; append; reorder the
+    segments; sign the same claims with another key under the same ``kid``;
+    or change one claim and keep the signature.
+    """
+    header, payload, signature = token.split(".")
+    how = draw(
+        st.sampled_from(
+            [
+                "flip",
+                "delete",
+                "insert",
+                "truncate",
+                "append",
+                "swap",
+                "resign",
+                "claim",
+            ]
+        )
+    )
+    if how in {"flip", "delete", "insert"}:
+        at = draw(st.integers(0, len(token) - 1))
+        new = _other_char(draw, token[at])
+        tail = {
+            "flip": token[at + 1 :],
+            "delete": token[at + 1 :],
+            "insert": token[at:],
+        }
+        middle = "" if how == "delete" else new
+        return TokenMutation(
+            f"{how} {at} -> {middle!r}", token[:at] + middle + tail[how]
+        )
+    if how == "truncate":
+        cut = draw(st.integers(0, len(token) - 1))
+        return TokenMutation(f"truncate to {cut}", token[:cut])
+    if how == "append":
+        extra = draw(st.text(st.sampled_from(f"{BASE64URL}.="), min_size=1, max_size=4))
+        return TokenMutation(f"append {extra!r}", token + extra)
+    if how == "swap":
+        order = draw(
+            st.permutations([header, payload, signature]).filter(
+                lambda segments: segments != [header, payload, signature]
+            )
+        )
+        return TokenMutation("swap segments", ".".join(order))
+    claims = jwt.decode(token, options={"verify_signature": False})
+    kid = jwt.get_unverified_header(token)["kid"]
+    if how == "resign":
+        other = draw(st.binary(min_size=32, max_size=64).filter(lambda k: k != key))
+        forged = jwt.encode(claims, other, algorithm="HS256", headers={"kid": kid})
+        return TokenMutation("re-signed with another key", forged)
+    name = draw(st.sampled_from(sorted(claims)))
+    changed = draw(json_values().filter(lambda value: value != claims[name]))
+    text = json.dumps({**claims, name: changed}, separators=(",", ":"))
+    forged = f"{header}.{b64url(text.encode())}.{signature}"
+    return TokenMutation(f"claim {name!r} set to {changed!r}", forged)

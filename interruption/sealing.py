@@ -1,0 +1,378 @@
+"""Sealed turns: an `InterruptedTurn` in a signed token, for stateless servers.
+
+A server without a store hands the client a token instead of keeping the
+turn: `Sealer.seal` signs the whole authoritative turn into a JWT (PyJWT,
+HS256), and `Sealer.open` verifies it when the client comes back, so that
+`validate_resume` runs against a turn the server itself wrote, never one the
+client could edit.
+
+The token's header names its key (``kid``), so keys rotate: sign with the
+active key, keep the previous ones in the mapping until their tokens expire,
+then drop them. Its claims carry ``jti`` (unique per token), ``iat``,
+``exp``, ``sub`` (the session), ``tid`` (the turn id) and ``turn`` (the turn
+itself). A token is single-use only if a store records its ``jti``: see
+`Sealer.open_with_claims`.
+
+Every token that does not verify raises `ResumeRejected` with one `Problem`
+coded ``bad_token`` (or ``expired``), whose message says what was expected
+and what was got; no PyJWT exception escapes.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import re
+import types
+import uuid
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any, Final, Literal, NoReturn, final
+
+import attrs
+import jwt
+
+from interruption._json import MAX_DEPTH
+from interruption._parse import parse
+from interruption.errors import DecodeError, Problem, ProblemCode, ResumeRejected
+from interruption.resume import InterruptedTurn
+from interruption.validation import utc_now
+from interruption.wire import structure, unstructure
+
+__all__ = ["MAX_TOKEN_CHARS", "MIN_KEY_BYTES", "Opened", "Sealer"]
+
+MIN_KEY_BYTES: Final = 32
+"""The shortest HS256 key accepted: as long as the hash (RFC 7518 §3.2)."""
+
+MAX_TOKEN_CHARS: Final = 8 * 1_048_576
+"""The default size limit of a sealed token, in characters."""
+
+_HEADER_BYTES: Final = 4096
+_HEADER_DEPTH: Final = 2
+# The turn nests a payload five containers deep ($.messages[i].parts[j].input);
+# it was signed by a key holder, so this depth is no attack surface.
+_TURN_DEPTH: Final = MAX_DEPTH + 8
+_SHAPE: Final = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+", re.ASCII)
+_REQUIRED: Final = ("jti", "iat", "sub", "tid", "turn")
+
+
+def _reject(message: str, code: ProblemCode = ProblemCode.BAD_TOKEN) -> NoReturn:
+    raise ResumeRejected([Problem(code, message)])
+
+
+def _frozen_keys(keys: Mapping[str, bytes]) -> Mapping[str, bytes]:
+    return types.MappingProxyType(dict(keys))
+
+
+def _check_keys(
+    instance: Sealer,
+    attribute: attrs.Attribute[Mapping[str, bytes]],
+    keys: Mapping[str, bytes],
+) -> None:
+    del instance, attribute
+    for key_id, key in keys.items():
+        if type(key_id) is not str or not key_id:
+            msg = f"keys: expected non-empty string key ids, got {key_id!r}"
+            raise ValueError(msg)
+        if not isinstance(key, bytes):
+            msg = f"keys[{key_id!r}]: expected bytes, got {type(key).__name__}"
+            raise TypeError(msg)
+        if len(key) < MIN_KEY_BYTES:
+            msg = (
+                f"keys[{key_id!r}]: expected at least {MIN_KEY_BYTES} bytes for "
+                f"HS256, got {len(key)}"
+            )
+            raise ValueError(msg)
+
+
+def _aware(now: datetime | None) -> datetime:
+    if now is None:
+        return utc_now()
+    if now.utcoffset() is None:
+        msg = "now: expected a timezone-aware datetime, got a naive one"
+        raise ValueError(msg)
+    return now
+
+
+def _moment(seconds: int) -> datetime:
+    return datetime.fromtimestamp(seconds, UTC)
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def _segment(text: str, name: str) -> bytes:
+    """Decode one base64url segment, refusing every non-canonical spelling."""
+    try:
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    except (binascii.Error, ValueError):
+        _reject(f"token {name}: expected base64url, got {len(text)} characters")
+    if base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii") != text:
+        _reject(
+            f"token {name}: expected canonical base64url, got unused bits set "
+            "(the token was altered)"
+        )
+    return raw
+
+
+@final
+@attrs.frozen
+class Opened:
+    """A verified token: the turn, and the claims a store needs.
+
+    Attributes:
+        turn: The authoritative turn the token carried.
+        jti: The token's unique id; a store records it to make the token
+            single-use.
+        key_id: The key that verified it.
+        issued_at: When it was sealed (whole seconds).
+        expires_at: When it stops verifying (whole seconds), or None.
+    """
+
+    turn: InterruptedTurn
+    jti: str
+    key_id: str
+    issued_at: datetime
+    expires_at: datetime | None
+
+
+@final
+@attrs.frozen
+class Sealer:
+    """Seals turns into signed tokens and opens them again.
+
+    Args:
+        keys: Secret keys by key id, each at least 32 random bytes; every
+            key verifies, so keep a retired key here until its tokens expire.
+        active: The id of the key that signs new tokens.
+        algorithm: The signature algorithm; only HS256.
+        leeway: Clock skew allowed when checking ``exp``.
+        max_ttl: The longest a token lives, or None for tokens that live as
+            long as their turn (forever, for a turn without ``expires_at``).
+            While set, a token without ``exp`` is refused.
+        max_token_chars: The largest token sealed or opened.
+
+    Raises:
+        ValueError: if *active* is not in *keys*, a key id is empty, a key
+            is shorter than 32 bytes, *leeway* is negative, *max_ttl* is not
+            positive, or *algorithm* is not HS256.
+        TypeError: if a key is not bytes.
+    """
+
+    keys: Mapping[str, bytes] = attrs.field(
+        converter=_frozen_keys, validator=_check_keys, repr=False
+    )
+    active: str
+    algorithm: Literal["HS256"] = attrs.field(default="HS256", kw_only=True)
+    leeway: timedelta = attrs.field(default=timedelta(0), kw_only=True)
+    max_ttl: timedelta | None = attrs.field(default=timedelta(hours=24), kw_only=True)
+    max_token_chars: int = attrs.field(default=MAX_TOKEN_CHARS, kw_only=True)
+
+    def __attrs_post_init__(self) -> None:
+        if self.active not in self.keys:
+            msg = f"active: expected one of the key ids, got {self.active!r}"
+            raise ValueError(msg)
+        if self.algorithm != "HS256":
+            msg = f"algorithm: expected 'HS256', got {self.algorithm!r}"
+            raise ValueError(msg)
+        if self.leeway < timedelta(0):
+            msg = f"leeway: expected zero or more, got {self.leeway}"
+            raise ValueError(msg)
+        if self.max_ttl is not None and self.max_ttl <= timedelta(0):
+            msg = f"max_ttl: expected a positive duration or None, got {self.max_ttl}"
+            raise ValueError(msg)
+
+    def seal(self, turn: InterruptedTurn, *, now: datetime | None = None) -> str:
+        """Sign *turn* into a token with the active key.
+
+        ``exp`` is the turn's ``expires_at``, capped at *now* + ``max_ttl``;
+        a token gets no ``exp`` only when both are absent. A turn that has
+        already expired still seals; its token opens as ``expired``.
+
+        Args:
+            turn: The authoritative turn.
+            now: The sealing time (default: the clock), timezone-aware.
+
+        Returns:
+            The token (compact JWS, ASCII).
+
+        Raises:
+            ValueError: if *now* is naive, or the token would exceed
+                ``max_token_chars`` (keep such a turn in a store).
+        """
+        moment = _aware(now)
+        ends = [] if turn.expires_at is None else [turn.expires_at]
+        if self.max_ttl is not None:
+            ends.append(moment + self.max_ttl)
+        claims: dict[str, Any] = {
+            "jti": uuid.uuid4().hex,
+            "iat": math.floor(moment.timestamp()),
+            "sub": turn.session,
+            "tid": turn.turn_id,
+            "turn": unstructure(turn),
+        }
+        if ends:
+            claims["exp"] = math.floor(min(ends).timestamp())
+        token = jwt.encode(
+            claims,
+            self.keys[self.active],
+            algorithm=self.algorithm,
+            headers={"kid": self.active},
+        )
+        if len(token) > self.max_token_chars:
+            msg = (
+                f"turn: expected a token of at most {self.max_token_chars} "
+                f"characters, got {len(token)}; keep this turn in a store"
+            )
+            raise ValueError(msg)
+        return token
+
+    def open(self, token: str, *, now: datetime | None = None) -> InterruptedTurn:
+        """Verify *token* and return the turn it carries.
+
+        Args:
+            token: A token from `seal`, as the client sent it back.
+            now: The time to check ``exp`` against (default: the clock).
+
+        Returns:
+            The authoritative turn, for `validate_resume`.
+
+        Raises:
+            ResumeRejected: ``bad_token`` if the token is malformed, altered,
+                signed with another algorithm or an unknown or retired key,
+                or its claims disagree with the turn; ``expired`` past its
+                ``exp``.
+            ValueError: if *now* is naive.
+        """
+        return self.open_with_claims(token, now=now).turn
+
+    def open_with_claims(self, token: str, *, now: datetime | None = None) -> Opened:
+        """Verify *token*; return the turn with ``jti`` and its times.
+
+        Args:
+            token: A token from `seal`, as the client sent it back.
+            now: The time to check ``exp`` against (default: the clock).
+
+        Returns:
+            The turn, the token's ``jti`` (record it to refuse a replay),
+            the verifying key's id, and when it was issued and expires.
+
+        Raises:
+            ResumeRejected: as `open` does.
+            ValueError: if *now* is naive.
+        """
+        moment = _aware(now)
+        key_id = self._key_id(token)
+        claims = self._verified(token, key_id)
+        expires_at = self._expiry(claims, moment)
+        jti = claims["jti"]
+        if type(jti) is not str or not jti:
+            _reject(f"token claim 'jti': expected a non-empty string, got {jti!r}")
+        issued = claims["iat"]
+        if type(issued) is not int:
+            _reject(f"token claim 'iat': expected an integer, got {issued!r}")
+        turn = _turn(claims)
+        return Opened(turn, jti, key_id, _moment(issued), expires_at)
+
+    def _key_id(self, token: object) -> str:
+        """Check the token's shape and header; return the key id it names."""
+        if type(token) is not str:
+            _reject(f"token: expected a string, got {type(token).__name__}")
+        if len(token) > self.max_token_chars:
+            _reject(
+                f"token: expected at most {self.max_token_chars} characters, "
+                f"got {len(token)}"
+            )
+        if not _SHAPE.fullmatch(token):
+            _reject(
+                "token: expected three base64url segments joined by '.', got "
+                f"{token.count('.') + 1} segment(s) of {len(token)} characters"
+            )
+        header_text, payload_text, signature_text = token.split(".")
+        header_raw = _segment(header_text, "header")
+        _segment(payload_text, "payload")
+        _segment(signature_text, "signature")
+        try:
+            header = parse(header_raw, max_bytes=_HEADER_BYTES, max_depth=_HEADER_DEPTH)
+        except DecodeError as error:
+            _reject(f"token header: expected a JSON object, got {error}")
+        if not isinstance(header, dict):
+            _reject(f"token header: expected a JSON object, got {header!r}")
+        algorithm = header.get("alg")
+        if algorithm != self.algorithm:
+            _reject(
+                f"token header 'alg': expected {self.algorithm!r}, got {algorithm!r}"
+            )
+        key_id = header.get("kid")
+        if type(key_id) is not str:
+            _reject(f"token header 'kid': expected a key id, got {key_id!r}")
+        if key_id not in self.keys:
+            _reject(
+                f"token header 'kid': expected a key this server holds, got "
+                f"{key_id!r} (unknown or retired); seal the turn again"
+            )
+        return key_id
+
+    def _verified(self, token: str, key_id: str) -> dict[str, Any]:
+        """Check the signature with *key_id*'s key; return the claims."""
+        options: Any = {
+            "verify_signature": True,
+            "verify_exp": False,  # checked against the caller's clock below
+            "verify_iat": False,
+            "verify_nbf": False,
+            "verify_aud": False,
+            "verify_iss": False,
+            "verify_sub": False,
+            "verify_jti": False,
+            "require": [*_REQUIRED, *(("exp",) if self.max_ttl is not None else ())],
+        }
+        try:
+            return jwt.decode(
+                token, self.keys[key_id], algorithms=[self.algorithm], options=options
+            )
+        except jwt.InvalidSignatureError:
+            _reject(
+                f"token signature: expected one made with key {key_id!r}, got "
+                "another; the token was altered or signed with a different key"
+            )
+        except jwt.MissingRequiredClaimError as error:
+            _reject(f"token claims: expected {error.claim!r}, got none")
+        except jwt.PyJWTError as error:
+            _reject(f"token: expected a signed JWT of claims, got {error}")
+
+    def _expiry(self, claims: dict[str, Any], now: datetime) -> datetime | None:
+        """Refuse a token past its ``exp`` (plus leeway); return its ``exp``."""
+        if "exp" not in claims:
+            return None
+        ends = claims["exp"]
+        if type(ends) is not int:
+            _reject(f"token claim 'exp': expected an integer, got {ends!r}")
+        expires_at = _moment(ends)
+        if now >= expires_at + self.leeway:
+            _reject(
+                f"token expired at {_stamp(expires_at)}; it is now {_stamp(now)} "
+                f"(leeway {self.leeway}); the turn can no longer be resumed",
+                ProblemCode.EXPIRED,
+            )
+        return expires_at
+
+
+def _turn(claims: dict[str, Any]) -> InterruptedTurn:
+    """Decode the ``turn`` claim strictly; it must agree with sub and tid."""
+    try:
+        turn = structure(claims["turn"], InterruptedTurn, max_depth=_TURN_DEPTH)
+    except DecodeError as error:
+        _reject(f"token claim 'turn': expected an interrupted turn, got {error}")
+    session, turn_id = claims["sub"], claims["tid"]
+    if session != turn.session:
+        _reject(
+            f"token claim 'sub': expected the turn's session {turn.session!r}, "
+            f"got {session!r}"
+        )
+    if type(turn_id) is not int or turn_id != turn.turn_id:
+        _reject(
+            f"token claim 'tid': expected the turn's id {turn.turn_id}, got {turn_id!r}"
+        )
+    return turn
