@@ -34,5 +34,13 @@ schemas: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/interruption demo
 
+# Not part of `make test`: each atheris target runs for FUZZ_SECONDS.
+FUZZ_SECONDS ?= 60
+fuzz: $(STAMP)
+	$(BIN)/python -c "import atheris" 2>/dev/null || $(BIN)/python -m pip install atheris
+	mkdir -p fuzz/corpus/loads fuzz/corpus/sealer fuzz/crashes
+	$(BIN)/python fuzz/loads_target.py fuzz/corpus/loads -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=fuzz/crashes/
+	$(BIN)/python fuzz/sealer_target.py fuzz/corpus/sealer -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=fuzz/crashes/
+
 clean:
 	rm -rf $(VENV) .coverage .mypy_cache .ruff_cache .pytest_cache

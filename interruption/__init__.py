@@ -50,6 +50,7 @@ from interruption.parts import Message, Part, Role, Text, ToolRequest, ToolRespo
 from interruption.prompts import Confirm, Input, Prompt
 from interruption.resume import (
     Accepts,
+    ExpiryAnswer,
     InterruptedTurn,
     PendingInterrupt,
     Respond,
@@ -57,6 +58,9 @@ from interruption.resume import (
     Resume,
 )
 from interruption.schedule import PauseSchedule
+from interruption.sealing import Opened, Sealer
+from interruption.session import Authorize, Session
+from interruption.store import MemoryStore, SqliteStore, Store
 from interruption.tools import Tool, ToolContext, define_interrupt, tool
 from interruption.validation import (
     Answer,
@@ -74,11 +78,13 @@ __all__ = [
     "ApprovalPending",
     "Approve",
     "Approver",
+    "Authorize",
     "AwaitExternal",
     "Confirm",
     "Custom",
     "Decision",
     "DecodeError",
+    "ExpiryAnswer",
     "FinishReason",
     "Finished",
     "GenerateResult",
@@ -87,11 +93,13 @@ __all__ = [
     "InterruptedTurn",
     "InterruptionError",
     "InterruptionKind",
+    "MemoryStore",
     "Message",
     "Mismatch",
     "Model",
     "ModelMessage",
     "ModelRequest",
+    "Opened",
     "Part",
     "PauseSchedule",
     "Paused",
@@ -110,6 +118,10 @@ __all__ = [
     "ResumeRejected",
     "Role",
     "ScheduledPause",
+    "Sealer",
+    "Session",
+    "SqliteStore",
+    "Store",
     "StreamEvent",
     "Text",
     "Tool",

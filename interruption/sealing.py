@@ -28,7 +28,7 @@ import types
 import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Any, Final, Literal, NoReturn, final
+from typing import TYPE_CHECKING, Any, Final, Literal, NoReturn, final
 
 import attrs
 import jwt
@@ -38,6 +38,9 @@ from interruption._parse import parse
 from interruption.errors import DecodeError, Problem, ProblemCode, ResumeRejected
 from interruption.resume import InterruptedTurn
 from interruption.validation import utc_now
+
+if TYPE_CHECKING:
+    from interruption.store import Store
 from interruption.wire import structure, unstructure
 
 __all__ = ["MAX_TOKEN_CHARS", "MIN_KEY_BYTES", "Opened", "Sealer"]
@@ -275,6 +278,34 @@ class Sealer:
             _reject(f"token claim 'iat': expected an integer, got {issued!r}")
         turn = _turn(claims)
         return Opened(turn, jti, key_id, _moment(issued), expires_at)
+
+    async def open_once(
+        self, token: str, store: Store, *, now: datetime | None = None
+    ) -> InterruptedTurn:
+        """Verify *token* and spend its ``jti`` in *store*: single use.
+
+        A stateless server gets every guarantee of a stateful one this way;
+        the store only remembers spent token ids (until they expire).
+
+        Args:
+            token: A token from `seal`, as the client sent it back.
+            store: Where spent token ids are kept (any `Store`).
+            now: The time to check ``exp`` against (default: the clock).
+
+        Returns:
+            The authoritative turn, to pass to `validate_resume`.
+
+        Raises:
+            ResumeRejected: ``bad_token`` or ``expired`` as `open` does;
+                ``consumed`` when the token was already used.
+        """
+        opened = self.open_with_claims(token, now=now)
+        if not await store.use_token(opened.jti, opened.expires_at):
+            _reject(
+                f"token {opened.jti} was already used: a sealed turn resumes once",
+                ProblemCode.CONSUMED,
+            )
+        return opened.turn
 
     def _key_id(self, token: object) -> str:
         """Check the token's shape and header; return the key id it names."""

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -30,6 +32,7 @@ from interruption import (
 )
 from interruption.approval import DECISION_SCHEMA
 from interruption.sealing import MIN_KEY_BYTES, Opened, Sealer
+from interruption.store import MemoryStore, SqliteStore
 
 from tests.strategies import BASE64URL, b64url, token_mutations, turns
 
@@ -614,3 +617,25 @@ class TestSealer:
         keys.clear()
         assert sealer.open(token, now=NOW) == TURN
         assert dict(sealer.keys) == {"k1": K1}
+
+
+class TestOpenOnce:
+    def test_a_token_opens_once(self, tmp_path: Path) -> None:
+        """open_once spends the token's jti in the store; a replay is consumed."""
+        sealer = Sealer({"k1": K1}, "k1")
+        store = SqliteStore(tmp_path / "tokens.db")
+        token = sealer.seal(turn_of(), now=NOW)
+        assert asyncio.run(sealer.open_once(token, store, now=NOW)) == turn_of()
+        with pytest.raises(ResumeRejected) as caught:
+            asyncio.run(sealer.open_once(token, store, now=NOW))
+        assert caught.value.codes == (ProblemCode.CONSUMED,)
+
+    def test_a_bad_token_spends_nothing(self) -> None:
+        """A token that does not verify is refused before the store is asked."""
+        sealer = Sealer({"k1": K1}, "k1")
+        store = MemoryStore()
+        token = sealer.seal(turn_of(), now=NOW)
+        with pytest.raises(ResumeRejected) as caught:
+            asyncio.run(sealer.open_once(token[:-2], store, now=NOW))
+        assert caught.value.codes == (ProblemCode.BAD_TOKEN,)
+        assert asyncio.run(sealer.open_once(token, store, now=NOW)) == turn_of()

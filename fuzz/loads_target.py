@@ -1,0 +1,85 @@
+"""An atheris target: `interruption.loads` over every wire type.
+
+Only `DecodeError` may escape, and it must say where (``$...``), what was
+expected and what was got. Run it with ``make fuzz``, or by hand::
+
+    .venv/bin/python fuzz/loads_target.py fuzz/corpus/loads -max_total_time=60
+
+An input's first byte picks the type (`examples.TYPES`), its second byte how
+the rest is handed over (bit 0: as text, decoded with ``surrogateescape`` so
+lone surrogates reach `loads`; bit 1: with ``max_bytes`` raised to 16 MiB).
+An empty first corpus directory is filled with one valid document per type.
+"""
+
+from __future__ import annotations
+
+import sys
+import typing
+from pathlib import Path
+
+import atheris
+
+with atheris.instrument_imports():
+    from interruption import DecodeError, dumps, loads
+    from interruption.wire import MAX_BYTES
+
+from examples import EXAMPLES, TYPES
+
+RAISED = 16 * 1_048_576
+
+
+def check(data: bytes) -> None:
+    """Decode one fuzz input; fail on anything but a value or a DecodeError."""
+    if len(data) < 2:
+        return
+    cls = TYPES[data[0] % len(TYPES)]
+    document: str | bytes = data[2:]
+    if data[1] & 1:
+        document = data[2:].decode("utf-8", "surrogateescape")
+    max_bytes = RAISED if data[1] & 2 else MAX_BYTES
+    try:
+        decoded = loads(document, cls, max_bytes=max_bytes)
+    except DecodeError as error:
+        if not error.problems:
+            raise
+        for problem in error.problems:
+            if not (problem.path.startswith("$") and problem.expected and problem.got):
+                raise
+            if problem.expected == "a valid value":  # a hook's own failure
+                raise
+        return
+    expected = typing.get_origin(cls) or cls
+    if type(decoded) is not expected:
+        msg = f"loads returned {type(decoded).__name__}, not {expected.__name__}"
+        raise AssertionError(msg)
+
+
+def seeds() -> list[bytes]:
+    """One valid document of every type, as text and as bytes."""
+    found = []
+    for index, cls in enumerate(TYPES):
+        document = dumps(EXAMPLES[cls]).encode()
+        found += [bytes([index, 0]) + document, bytes([index, 1]) + document]
+    return found
+
+
+def write_seeds(argv: list[str]) -> None:
+    """Fill the first corpus directory with the seeds if it is empty."""
+    corpus = next((Path(arg) for arg in argv[1:] if not arg.startswith("-")), None)
+    if corpus is None or not corpus.is_dir() or any(corpus.iterdir()):
+        return
+    for number, seed in enumerate(seeds()):
+        (corpus / f"seed-{number:03}").write_bytes(seed)
+
+
+def main() -> None:
+    """Check the seeds, then fuzz."""
+    for seed in seeds():
+        check(seed)
+    write_seeds(sys.argv)
+    atheris.Setup(sys.argv, check)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()

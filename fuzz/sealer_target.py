@@ -1,0 +1,105 @@
+"""An atheris target: `interruption.sealing.Sealer.open` on hostile tokens.
+
+Only `ResumeRejected` may escape. Run it with ``make fuzz``, or by hand::
+
+    .venv/bin/python fuzz/sealer_target.py fuzz/corpus/sealer -max_total_time=60
+
+An input's first byte picks what the rest becomes (modulo 3):
+
+0. the token itself (decoded with ``surrogateescape``, so any text arrives);
+1. the claims segment of a token signed with a key the sealer holds, so the
+   fuzzer reaches past the signature: claim checks and the turn's decoding;
+2. the header segment of a token signed the same way, with valid claims.
+
+A forger without a key can only reach mode 0; modes 1 and 2 check that even
+a key holder's malformed token is refused, not a crash. An empty first corpus
+directory is filled with a sealed turn in each mode.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import atheris
+
+with atheris.instrument_imports():
+    from interruption import ResumeRejected
+    from interruption.sealing import Sealer
+
+from examples import TURN
+
+KEYS = {"old": b"\x00" * 32, "new": bytes(range(32))}
+SEALER = Sealer(KEYS, "new")
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+HEADER = b'{"alg":"HS256","kid":"new","typ":"JWT"}'
+
+
+def _b64url(raw: bytes) -> bytes:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=")
+
+
+def _signed(header: bytes, claims: bytes) -> str:
+    """A token of *header* and *claims*, signed with the active key."""
+    signing_input = _b64url(header) + b"." + _b64url(claims)
+    mac = hmac.new(KEYS["new"], signing_input, hashlib.sha256).digest()
+    return (signing_input + b"." + _b64url(mac)).decode("ascii")
+
+
+TOKEN = SEALER.seal(TURN, now=NOW)
+CLAIMS = base64.urlsafe_b64decode(TOKEN.split(".")[1] + "==")
+
+
+def check(data: bytes) -> None:
+    """Open one fuzz input as a token; fail on anything but ResumeRejected."""
+    if not data:
+        return
+    mode, rest = data[0] % 3, data[1:]
+    if mode == 0:
+        token = rest.decode("utf-8", "surrogateescape")
+    elif mode == 1:
+        token = _signed(HEADER, rest)
+    else:
+        token = _signed(rest, CLAIMS)
+    try:
+        SEALER.open(token, now=NOW)
+    except ResumeRejected as error:
+        if not error.problems:
+            raise
+
+
+def seeds() -> list[bytes]:
+    """The sealed example turn, its claims and its header, one per mode."""
+    return [b"\x00" + TOKEN.encode(), b"\x01" + CLAIMS, b"\x02" + HEADER]
+
+
+def write_seeds(argv: list[str]) -> None:
+    """Fill the first corpus directory with the seeds if it is empty."""
+    corpus = next((Path(arg) for arg in argv[1:] if not arg.startswith("-")), None)
+    if corpus is None or not corpus.is_dir() or any(corpus.iterdir()):
+        return
+    for number, seed in enumerate(seeds()):
+        (corpus / f"seed-{number:03}").write_bytes(seed)
+
+
+def main() -> None:
+    """Check that the seeds open, then fuzz."""
+    for seed in seeds():
+        token = seed[1:].decode() if seed[0] == 0 else None
+        if token is not None and SEALER.open(token, now=NOW) != TURN:
+            msg = "the sealed example does not open to itself"
+            raise AssertionError(msg)
+        check(seed)
+    assert json.loads(CLAIMS)["sub"] == TURN.session
+    write_seeds(sys.argv)
+    atheris.Setup(sys.argv, check)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()
