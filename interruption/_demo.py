@@ -83,7 +83,7 @@ def make_tools(
     """Build the demo's tools; *ledger* records every transfer that ran."""
 
     @tool(input=Transfer, output=Receipt)
-    def transfer_money(ctx: ToolContext[JSON], transfer: Transfer) -> Receipt:
+    def transfer_money(_ctx: ToolContext[JSON], transfer: Transfer) -> Receipt:
         """Send money to a payee (amount in cents)."""
         ledger.append(transfer)
         return Receipt("sent", transfer.to, transfer.amount, f"tx-{len(ledger)}")
@@ -125,7 +125,8 @@ def script(request: ModelRequest) -> Message:
     if answer is None:
         question = Confirm(
             "Invoice",
-            f"{INVOICE['id']} asks {_money(INVOICE['amount'])} for {INVOICE['to']}. Pay it today?",
+            f"{INVOICE['id']} asks {_money(INVOICE['amount'])} for "
+            f"{INVOICE['to']}. Pay it today?",
         )
         return Message(
             Role.MODEL, (ToolRequest("ask_user", input=_confirm_json(question)),)
@@ -149,9 +150,16 @@ def _confirm_json(question: Confirm) -> JSON:
 
 def _report(output: JSON) -> str:
     if isinstance(output, dict) and output.get("status") == "sent":
-        return f"Paid {INVOICE['id']}: {_money(output.get('amount'))} to {output.get('to')} ({output.get('transfer_id')})."
+        amount = _money(output.get("amount"))
+        return (
+            f"Paid {INVOICE['id']}: {amount} to {output.get('to')} "
+            f"({output.get('transfer_id')})."
+        )
     if isinstance(output, dict) and output.get("status") == "rejected":
-        return f"I did not pay {INVOICE['id']}: the transfer was rejected ({output.get('reason')})."
+        return (
+            f"I did not pay {INVOICE['id']}: the transfer was rejected "
+            f"({output.get('reason')})."
+        )
     return f"The transfer failed: {json.dumps(output)}"
 
 
@@ -168,7 +176,8 @@ class Human:
         self.out = out
         if answers is None and not self.interactive:
             print(
-                "(no terminal on stdin and no --answers: using each prompt's default answer)",
+                "(no terminal on stdin and no --answers: "
+                "using each prompt's default answer)",
                 file=out,
             )
 
@@ -199,7 +208,8 @@ def answer_for(
         request = pending.tool
         shown = json.dumps(request.input) if request is not None else "?"
         print(
-            f"paused: {pending.name} {shown} awaits approval (over {_money(LIMIT_CENTS)})",
+            f"paused: {pending.name} {shown} awaits approval "
+            f"(over {_money(LIMIT_CENTS)})",
             file=out,
         )
         reply = human.ask("approve? [y / n REASON]:", "n closed without an answer")
@@ -250,7 +260,8 @@ def _print_history(messages: tuple[Message, ...], start: int, out: TextIO) -> No
         for request in message.tool_requests:
             if request.name != "ask_user":
                 print(
-                    f"model calls {request.name} {json.dumps(request.input)} (ref {request.ref})",
+                    f"model calls {request.name} {json.dumps(request.input)} "
+                    f"(ref {request.ref})",
                     file=out,
                 )
         for response in message.tool_responses:

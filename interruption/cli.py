@@ -38,7 +38,10 @@ def _parser() -> argparse.ArgumentParser:
     check = commands.add_parser(
         "check",
         help="validate a resume against an interrupted turn",
-        description="Exit 0 if accepted, 1 if rejected (every problem printed), 2 if unreadable.",
+        description=(
+            "Exit 0 if accepted, 1 if rejected (every problem printed), "
+            "2 if unreadable."
+        ),
     )
     check.add_argument("turn", type=Path, help="the interrupted turn, as JSON")
     check.add_argument("resume", type=Path, help="the client's resume, as JSON")
@@ -47,7 +50,10 @@ def _parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="pay an invoice with a human in the loop")
     demo.add_argument(
         "--answers",
-        help="the human's answers, comma-separated (e.g. 'Yes,y' or 'Yes,n wrong account')",
+        help=(
+            "the human's answers, comma-separated "
+            "(e.g. 'Yes,y' or 'Yes,n wrong account')"
+        ),
     )
     demo.add_argument(
         "--forge",

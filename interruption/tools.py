@@ -228,7 +228,7 @@ def tool(  # noqa: PLR0913 - keyword-only options
     return make
 
 
-def define_interrupt(
+def define_interrupt(  # noqa: PLR0913 - keyword-only options
     name: str,
     description: str,
     *,

@@ -229,7 +229,9 @@ class _Codec:
 
     # --- records -------------------------------------------------------------
 
-    def _record_hook(self, cls: type) -> Callable[[object, type], object]:
+    def _record_hook(  # noqa: C901 - one closure holds the fast and detailed paths
+        self, cls: type
+    ) -> Callable[[object, type], object]:
         # cattrs' generated function ignores unknown keys here; the subset
         # test below rejects them without copying the dict to drop "type".
         inner: Callable[[object, type], object]

@@ -168,7 +168,8 @@ class SqliteStore:
         try:
             with self._write() as db:
                 db.execute(
-                    "INSERT INTO turns (session, turn_id, body, expires_at) VALUES (?, ?, ?, ?)",
+                    "INSERT INTO turns (session, turn_id, body, expires_at) VALUES (?, "
+                    "?, ?, ?)",
                     (turn.session, turn.turn_id, dumps(turn), _iso(turn_expiry(turn))),
                 )
                 self._put_history(db, turn.session, turn.messages)
@@ -183,7 +184,8 @@ class SqliteStore:
         with self._lock:
             if turn_id is None:
                 row = self._db.execute(
-                    "SELECT body FROM turns WHERE session = ? ORDER BY turn_id DESC LIMIT 1",
+                    "SELECT body FROM turns WHERE session = ? ORDER BY turn_id DESC "
+                    "LIMIT 1",
                     (session,),
                 ).fetchone()
             else:
@@ -196,7 +198,7 @@ class SqliteStore:
     async def consume(
         self, session: str, turn_id: int, resume: Resume, principal: str | None
     ) -> bool:
-        """Claim a turn for one resume; True for exactly one caller, across processes."""
+        """Claim a turn for one resume; True for one caller, across processes."""
         with self._write() as db:
             cursor = db.execute(
                 "UPDATE turns SET consumed_at = ?, resume = ?, principal = ? "
@@ -209,7 +211,8 @@ class SqliteStore:
         """Tell whether a turn was consumed."""
         with self._lock:
             row = self._db.execute(
-                "SELECT consumed_at IS NOT NULL FROM turns WHERE session = ? AND turn_id = ?",
+                "SELECT consumed_at IS NOT NULL FROM turns WHERE session = ? AND "
+                "turn_id = ?",
                 (session, turn_id),
             ).fetchone()
         return bool(row and row[0])
@@ -218,7 +221,8 @@ class SqliteStore:
         """Record a tool result of a consumed turn's continuation."""
         with self._write() as db:
             db.execute(
-                "INSERT OR REPLACE INTO results (session, turn_id, ref, body) VALUES (?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO results (session, turn_id, ref, body) VALUES "
+                "(?, ?, ?, ?)",
                 (session, turn_id, response.ref, dumps(response)),
             )
 
@@ -243,7 +247,8 @@ class SqliteStore:
             found = []
             for turn_id, body, resume in rows:
                 results = self._db.execute(
-                    "SELECT body FROM results WHERE session = ? AND turn_id = ? ORDER BY ref",
+                    "SELECT body FROM results WHERE session = ? AND turn_id = ? ORDER "
+                    "BY ref",
                     (session, turn_id),
                 ).fetchall()
                 found.append((body, resume, [result for (result,) in results]))
@@ -260,7 +265,8 @@ class SqliteStore:
         """Delete open turns that expired before *now*; return how many."""
         with self._write() as db:
             cursor = db.execute(
-                "DELETE FROM turns WHERE consumed_at IS NULL AND expires_at IS NOT NULL AND expires_at <= ?",
+                "DELETE FROM turns WHERE consumed_at IS NULL AND expires_at IS NOT "
+                "NULL AND expires_at <= ?",
                 (_iso(now),),
             )
             return cursor.rowcount
