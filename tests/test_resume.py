@@ -196,7 +196,7 @@ class TestPendingInterrupt:
 
     def test_wire_form(self, approval: PendingInterrupt) -> None:
         """The wire form is the design's."""
-        assert unstructure(approval) == {
+        expected: JSON = {
             "id": "call-1",
             "kind": {"type": "approval_pending", "tool_use_id": "call-1"},
             "payload": {
@@ -217,6 +217,7 @@ class TestPendingInterrupt:
             "expires_at": "2026-11-21T23:00:00Z",
             "on_expiry": None,
         }
+        assert unstructure(approval) == expected
 
 
 class TestResume:
