@@ -26,7 +26,14 @@ from typing import TYPE_CHECKING, NoReturn, final
 
 import attrs
 
-from interruption._json import JSON, Mismatch, is_json, json_equal, json_problems
+from interruption._json import (
+    JSON,
+    MAX_DEPTH,
+    Mismatch,
+    is_json,
+    json_equal,
+    json_problems,
+)
 from interruption.kinds import (
     KINDS,
     ApprovalPending,
@@ -217,14 +224,19 @@ def check_payload(payload: object) -> JSON:
     Raises:
         PayloadError: naming the path of every value that is not JSON.
     """
-    if is_json(payload):
+    if _checked_already() or is_json(payload):
         return payload  # type: ignore[return-value]  # checked just above
     raise PayloadError(json_problems(payload))
 
 
-TRUSTED_JSON: ContextVar[bool] = ContextVar("interruption_trusted_json", default=False)
-"""Set by the codec while it builds records from JSON it has already checked,
-so `json_value` does not walk every field a second time."""
+TRUSTED_DEPTH: ContextVar[int] = ContextVar("interruption_trusted_depth", default=0)
+"""Set by the codec, while it builds records from JSON it has already checked,
+to the nesting limit it checked against (0: nothing checked). Within the
+default limit, fields are not walked a second time."""
+
+
+def _checked_already() -> bool:
+    return 0 < TRUSTED_DEPTH.get() <= MAX_DEPTH
 
 
 def json_value(
@@ -237,7 +249,7 @@ def json_value(
             starting at the field (``$.input.amount``).
     """
     del instance
-    if TRUSTED_JSON.get():
+    if _checked_already():
         return
     if not is_json(value):
         raise PayloadError(json_problems(value, path=f"$.{attribute.name}"))

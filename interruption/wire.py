@@ -37,7 +37,7 @@ from interruption._json import (
 )
 from interruption._parse import ENCODE, parse
 from interruption._schema import DATETIME_DOC, describe_type, schema_of
-from interruption.errors import TRUSTED_JSON, DecodeError, Interrupted, PayloadError
+from interruption.errors import TRUSTED_DEPTH, DecodeError, Interrupted, PayloadError
 from interruption.kinds import InterruptionKind
 
 if TYPE_CHECKING:
@@ -475,9 +475,9 @@ _FAST: Final = _Codec(detailed=False)
 _DETAILED: Final = _Codec(detailed=True)
 
 
-def _structure_checked(value: JSON, cls: type[T]) -> T:
-    """Build *cls* from *value*, which the caller has proven to be JSON."""
-    token = TRUSTED_JSON.set(True)
+def _structure_checked(value: JSON, cls: type[T], max_depth: int) -> T:
+    """Build *cls* from *value*, proven JSON within *max_depth* by the caller."""
+    token = TRUSTED_DEPTH.set(max_depth)
     try:
         with contextlib.suppress(Exception):  # re-run below to word every problem
             return _FAST.converter.structure(value, cls)
@@ -487,7 +487,7 @@ def _structure_checked(value: JSON, cls: type[T]) -> T:
             raise DecodeError(mismatches(error)) from None
         return result  # pragma: no cover - the fast path agrees with the detailed one
     finally:
-        TRUSTED_JSON.reset(token)
+        TRUSTED_DEPTH.reset(token)
 
 
 def loads(
@@ -512,9 +512,8 @@ def loads(
         DecodeError: listing every problem: its path, what was expected
             there and what was got.
     """
-    return _structure_checked(
-        parse(data, max_bytes=max_bytes, max_depth=max_depth), cls
-    )
+    value = parse(data, max_bytes=max_bytes, max_depth=max_depth)
+    return _structure_checked(value, cls, max_depth)
 
 
 def structure(data: JSON, cls: type[T], *, max_depth: int = MAX_DEPTH) -> T:
@@ -534,7 +533,7 @@ def structure(data: JSON, cls: type[T], *, max_depth: int = MAX_DEPTH) -> T:
     problems = json_problems(data, max_depth=max_depth)
     if problems:
         raise DecodeError(problems)
-    return _structure_checked(data, cls)
+    return _structure_checked(data, cls, max_depth)
 
 
 def unstructure(obj: object) -> JSON:
