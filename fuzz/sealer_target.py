@@ -4,14 +4,16 @@ Only `ResumeRejected` may escape. Run it with ``make fuzz``, or by hand::
 
     .venv/bin/python fuzz/sealer_target.py fuzz/corpus/sealer -max_total_time=60
 
-An input's first byte picks what the rest becomes (modulo 3):
+An input's first byte picks what the rest becomes (modulo 4):
 
 0. the token itself (decoded with ``surrogateescape``, so any text arrives);
 1. the claims segment of a token signed with a key the sealer holds, so the
    fuzzer reaches past the signature: claim checks and the turn's decoding;
-2. the header segment of a token signed the same way, with valid claims.
+2. the header segment of a token signed the same way, with valid claims;
+3. one claim's JSON text (the next byte picks which) in otherwise valid
+   claims, signed the same way.
 
-A forger without a key can only reach mode 0; modes 1 and 2 check that even
+A forger without a key can only reach mode 0; modes 1 to 3 check that even
 a key holder's malformed token is refused, not a crash. An empty first corpus
 directory is filled with a sealed turn in each mode.
 """
@@ -53,19 +55,32 @@ def _signed(header: bytes, claims: bytes) -> str:
 
 TOKEN = SEALER.seal(TURN, now=NOW)
 CLAIMS = base64.urlsafe_b64decode(TOKEN.split(".")[1] + "==")
+NAMES = sorted(json.loads(CLAIMS))
+
+
+def _with_claim(name: str, text: bytes) -> bytes:
+    """The example's claims with *name*'s value spelled as *text*."""
+    others = {key: value for key, value in json.loads(CLAIMS).items() if key != name}
+    return (
+        json.dumps(others).encode()[:-1] + b', "' + name.encode() + b'": ' + text + b"}"
+    )
 
 
 def check(data: bytes) -> None:
     """Open one fuzz input as a token; fail on anything but ResumeRejected."""
     if not data:
         return
-    mode, rest = data[0] % 3, data[1:]
+    mode, rest = data[0] % 4, data[1:]
     if mode == 0:
         token = rest.decode("utf-8", "surrogateescape")
     elif mode == 1:
         token = _signed(HEADER, rest)
-    else:
+    elif mode == 2:
         token = _signed(rest, CLAIMS)
+    elif rest:
+        token = _signed(HEADER, _with_claim(NAMES[rest[0] % len(NAMES)], rest[1:]))
+    else:
+        return
     try:
         SEALER.open(token, now=NOW)
     except ResumeRejected as error:
@@ -74,8 +89,17 @@ def check(data: bytes) -> None:
 
 
 def seeds() -> list[bytes]:
-    """The sealed example turn, its claims and its header, one per mode."""
-    return [b"\x00" + TOKEN.encode(), b"\x01" + CLAIMS, b"\x02" + HEADER]
+    """The sealed example turn, its claims, its header and each claim."""
+    claims = json.loads(CLAIMS)
+    return [
+        b"\x00" + TOKEN.encode(),
+        b"\x01" + CLAIMS,
+        b"\x02" + HEADER,
+        *(
+            bytes([3, index]) + json.dumps(claims[name]).encode()
+            for index, name in enumerate(NAMES)
+        ),
+    ]
 
 
 def write_seeds(argv: list[str]) -> None:
