@@ -98,8 +98,11 @@ def _aware(now: datetime | None) -> datetime:
     return now
 
 
-def _moment(seconds: int) -> datetime:
-    return datetime.fromtimestamp(seconds, UTC)
+def _moment(seconds: int, claim: str = "exp") -> datetime:
+    try:
+        return datetime.fromtimestamp(seconds, UTC)
+    except (OverflowError, OSError, ValueError):
+        _reject(f"token claim {claim!r}: expected a date, got {seconds!r} seconds")
 
 
 def _stamp(moment: datetime) -> str:
@@ -277,7 +280,7 @@ class Sealer:
         if type(issued) is not int:
             _reject(f"token claim 'iat': expected an integer, got {issued!r}")
         turn = _turn(claims)
-        return Opened(turn, jti, key_id, _moment(issued), expires_at)
+        return Opened(turn, jti, key_id, _moment(issued, "iat"), expires_at)
 
     async def open_once(
         self, token: str, store: Store, *, now: datetime | None = None

@@ -639,3 +639,23 @@ class TestOpenOnce:
             asyncio.run(sealer.open_once(token[:-2], store, now=NOW))
         assert caught.value.codes == (ProblemCode.BAD_TOKEN,)
         assert asyncio.run(sealer.open_once(token, store, now=NOW)) == turn_of()
+
+
+class TestClaimsOutOfRange:
+    @pytest.mark.parametrize(
+        ("claim", "value"), [("exp", 666666666661), ("iat", 10**30), ("exp", -(10**20))]
+    )
+    def test_dates_beyond_the_calendar_are_bad_tokens(
+        self, claim: str, value: int
+    ) -> None:
+        """A signed exp or iat beyond the calendar is bad_token, not an OverflowError."""
+        sealer = Sealer({"k1": K1}, "k1", max_ttl=None)
+        claims = jwt.decode(
+            sealer.seal(turn_of(), now=NOW),
+            options={"verify_signature": False},
+        )
+        claims[claim] = value
+        token = jwt.encode(claims, K1, algorithm="HS256", headers={"kid": "k1"})
+        with pytest.raises(ResumeRejected) as caught:
+            sealer.open(token, now=NOW)
+        assert caught.value.codes == (ProblemCode.BAD_TOKEN,)
