@@ -648,7 +648,7 @@ class TestClaimsOutOfRange:
     def test_dates_beyond_the_calendar_are_bad_tokens(
         self, claim: str, value: int
     ) -> None:
-        """A signed exp or iat beyond the calendar is bad_token, not an OverflowError."""
+        """A signed exp or iat beyond the calendar is bad_token, not OverflowError."""
         sealer = Sealer({"k1": K1}, "k1", max_ttl=None)
         claims = jwt.decode(
             sealer.seal(turn_of(), now=NOW),
