@@ -25,8 +25,10 @@ pytest: $(STAMP)
 	$(BIN)/pytest --cov --cov-report=term -p no:cacheprovider
 
 bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet --group bench
 	$(BIN)/python benchmarks/codec.py
 	$(BIN)/python benchmarks/validate.py
+	$(BIN)/python benchmarks/store.py
 
 schemas: $(STAMP)
 	$(BIN)/python -m interruption._schemas schemas
