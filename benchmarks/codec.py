@@ -42,7 +42,6 @@ from interruption._json import MAX_DEPTH
 from interruption._parse import (
     ENCODE,
     _fast_loads,
-    _plain,
     parse,
 )
 from interruption.errors import check_payload
@@ -377,8 +376,10 @@ def decode_stages(work: Workload) -> Stages:
             ("loads", lambda: interruption.loads(raw, cls)),
             ("  parse", lambda: parse(raw, max_bytes=MAX_BYTES, max_depth=MAX_DEPTH)),
             ("    orjson.loads", lambda: orjson.loads(raw)),
-            ("    _fast_loads (+ duplicate keys)", lambda: _fast_loads(raw)),
-            ("    _plain (depth, integer range)", lambda: _plain(value, MAX_DEPTH)),
+            (
+                "    _fast_loads (keys, depth, integers)",
+                lambda: _fast_loads(raw, MAX_DEPTH),
+            ),
             ("  _FAST.converter.structure", lambda: structure(value, cls)),
             ("    Interrupted(kind, payload) x n", build),
             (

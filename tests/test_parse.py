@@ -260,7 +260,7 @@ class TestFastPath:
     )
     def test_dropped_duplicate_is_noticed(self, raw: bytes) -> None:
         """When orjson silently dropped a key, the fast path declines."""
-        assert _fast_loads(raw) is None
+        assert _fast_loads(raw, 64) is None
 
     def test_colon_count_alone_misses_an_escaped_colon(self) -> None:
         """An escaped colon can hide a dropped key from the colon count alone."""
@@ -275,21 +275,42 @@ class TestFastPath:
     )
     def test_colons_in_strings_are_counted(self, raw: bytes) -> None:
         """Colons inside strings survive re-encoding, so the fast path keeps them."""
-        assert _fast_loads(raw) == json.loads(raw)
+        assert _fast_loads(raw, 64) == json.loads(raw)
 
     def test_escaped_colon_without_duplicates_is_still_parsed(self) -> None:
         """An escaped colon sends the document to the exact parser, which accepts it."""
         raw = b'{"a": "\\u003a"}'
-        assert _fast_loads(raw) is None
+        assert _fast_loads(raw, 64) is None
         assert parse(raw, max_bytes=100, max_depth=5) == {"a": ":"}
 
     def test_syntax_errors_go_to_the_exact_parser(self) -> None:
         """Errors found by orjson are worded by the exact parser."""
-        assert _fast_loads(b"[1,]") is None
+        assert _fast_loads(b"[1,]", 64) is None
 
     def test_too_deep_to_reencode(self) -> None:
         """A document orjson parses but cannot re-encode is left to the exact parser."""
-        assert _fast_loads(_nested(300).encode()) is None
+        assert _fast_loads(_nested(300).encode(), 64) is None
+
+    def test_items_at_the_depth_limit_are_left_to_the_exact_parser(self) -> None:
+        """A scalar at the limit sends the document on; the exact parser accepts it."""
+        assert _fast_loads(_nested(2).encode(), 3) == [[1]]
+        assert _fast_loads(_nested(3).encode(), 3) is None
+        assert parse(_nested(3).encode(), max_bytes=100, max_depth=3) == [[[1]]]
+        with pytest.raises(DecodeError):
+            parse(_nested(4).encode(), max_bytes=100, max_depth=3)
+
+    @pytest.mark.parametrize(
+        "raw",
+        [
+            b"[18446744073709551616]",
+            b'["12345678901234567890"]',
+            b"[1.23456789012345678901]",
+            b"[9007199254740992]",
+        ],
+    )
+    def test_long_numbers_are_left_to_the_exact_parser(self, raw: bytes) -> None:
+        """Integers beyond 53 bits, and 20-digit runs, go to the exact parser."""
+        assert _fast_loads(raw, 64) is None
 
     @pytest.mark.usefixtures("parser")
     def test_null_document(self) -> None:
