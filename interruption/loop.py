@@ -26,7 +26,7 @@ from collections.abc import (
     Sequence,
 )
 from datetime import datetime, timedelta
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, final
+from typing import Any, Literal, Protocol, TypeAlias, TypedDict, TypeVar, Unpack, final
 
 import attrs
 
@@ -58,6 +58,7 @@ __all__ = [
     "FinishReason",
     "Finished",
     "GenerateResult",
+    "LoopOptions",
     "Model",
     "ModelMessage",
     "ModelRequest",
@@ -486,36 +487,59 @@ def _assign_refs(message: Message, history: Sequence[Message]) -> Message:
     return Message(message.role, tuple(parts)) if changed else message
 
 
-def _runner(  # noqa: PLR0913 - keyword-only options, as the design lists them
-    model: Model,
-    tools: Iterable[Tool[Any, Any, Any]],
-    *,
-    approver: Approver | None,
-    schedule: PauseSchedule | None,
-    max_turns: int,
-    on_tool_error: OnToolError,
-    ttl: timedelta | None,
-    now: Callable[[], datetime] | None,
-    session: str | None,
-) -> _Runner:
+class LoopOptions(TypedDict, total=False):
+    """How a dispatch runs; every loop function and `Session` take these.
+
+    Attributes:
+        tools: The tools the model may call.
+        approver: Decides per tool call whether it runs, is refused, or
+            awaits a human; None (the default) runs every call.
+        schedule: Nodes (tools) to pause before or after.
+        max_turns: How many times the model may be called (default 10).
+        on_tool_error: ``"respond"`` (the default) tells the model a tool
+            failed; ``"raise"`` lets the exception out.
+        ttl: How long pauses accept answers; None (the default) for no
+            limit. A tool's own ``ttl`` wins.
+        now: The clock (UTC), for tests.
+    """
+
+    tools: Iterable[Tool[Any, Any, Any]]
+    approver: Approver | None
+    schedule: PauseSchedule | None
+    max_turns: int
+    on_tool_error: OnToolError
+    ttl: timedelta | None
+    now: Callable[[], datetime] | None
+
+
+def _runner(model: Model, session: str | None, options: LoopOptions) -> _Runner:
+    unknown = set(options) - set(LoopOptions.__annotations__)
+    if unknown:
+        msg = f"unknown loop options: {', '.join(sorted(unknown))}"
+        raise TypeError(msg)
     table: dict[str, Tool[Any, Any, Any]] = {}
-    for tool in tools:
+    for tool in options.get("tools", ()):
         if tool.name in table:
             msg = f"two tools are named {tool.name!r}"
             raise ValueError(msg)
         table[tool.name] = tool
+    max_turns = options.get("max_turns", 10)
     if max_turns < 1:
         msg = f"max_turns: expected at least 1, got {max_turns}"
+        raise ValueError(msg)
+    on_tool_error = options.get("on_tool_error", "respond")
+    if on_tool_error not in {"respond", "raise"}:
+        msg = f"on_tool_error: expected 'respond' or 'raise', got {on_tool_error!r}"
         raise ValueError(msg)
     return _Runner(
         model=model,
         tools=table,
-        approver=approver,
-        schedule=schedule or PauseSchedule(),
+        approver=options.get("approver"),
+        schedule=options.get("schedule") or PauseSchedule(),
         max_turns=max_turns,
         on_tool_error=on_tool_error,
-        ttl=ttl,
-        now=now or utc_now,
+        ttl=options.get("ttl"),
+        now=options.get("now") or utc_now,
         session=session or uuid.uuid4().hex,
     )
 
@@ -530,72 +554,48 @@ def _history(messages: Sequence[Message] | str) -> list[Message]:
     return history
 
 
-async def generate_stream(  # noqa: PLR0913 - keyword-only options, as the design lists them
+async def generate_stream(
     model: Model,
     messages: Sequence[Message] | str,
     *,
-    tools: Iterable[Tool[Any, Any, Any]] = (),
-    approver: Approver | None = None,
-    schedule: PauseSchedule | None = None,
-    max_turns: int = 10,
-    on_tool_error: OnToolError = "respond",
-    ttl: timedelta | None = None,
-    now: Callable[[], datetime] | None = None,
     session: str | None = None,
+    **options: Unpack[LoopOptions],
 ) -> AsyncIterator[StreamEvent]:
     """Run a dispatch, yielding events as they happen; `Finished` comes last.
 
     Args:
         model: The model to call.
         messages: The conversation so far, or one user text.
-        tools: The tools the model may call.
-        approver: Decides per tool call whether it runs, is refused, or
-            awaits a human; None runs every call.
-        schedule: Nodes (tools) to pause before or after.
-        max_turns: How many times the model may be called.
-        on_tool_error: ``"respond"`` tells the model a tool failed;
-            ``"raise"`` lets the exception out.
-        ttl: How long pauses accept answers; None for no limit.
-        now: The clock (UTC); for tests.
         session: The session id; a fresh one when None.
+        **options: `LoopOptions`: tools, approver, schedule, max_turns,
+            on_tool_error, ttl, now.
 
     Yields:
         `ModelMessage`, `ToolStarted`, `ToolFinished`, `Paused`, and last
         `Finished` with the same result `generate` returns.
     """
-    runner = _runner(
-        model,
-        tools,
-        approver=approver,
-        schedule=schedule,
-        max_turns=max_turns,
-        on_tool_error=on_tool_error,
-        ttl=ttl,
-        now=now,
-        session=session,
-    )
+    runner = _runner(model, session, options)
     async for event in runner.drive(_history(messages), 1, {}, (), set()):
         yield event
 
 
-async def resume_turn_stream(  # noqa: C901, PLR0913 - options; one case per kind
+async def resume_turn_stream(  # noqa: C901 - one case per kind
     model: Model,
     turn: InterruptedTurn,
     resume: Resume,
     *,
-    tools: Iterable[Tool[Any, Any, Any]] = (),
-    approver: Approver | None = None,
-    schedule: PauseSchedule | None = None,
-    max_turns: int = 10,
-    on_tool_error: OnToolError = "respond",
-    ttl: timedelta | None = None,
-    now: Callable[[], datetime] | None = None,
     policy: ResumePolicy | None = None,
+    **options: Unpack[LoopOptions],
 ) -> AsyncIterator[StreamEvent]:
     """Validate *resume* against *turn* and continue, yielding events.
 
-    The arguments are `generate_stream`'s, plus the authoritative *turn*
-    (never one a client sent back), the client's *resume* and the *policy*.
+    Args:
+        model: The model to call.
+        turn: The authoritative turn (from a store or a verified token;
+            never one a client sent back).
+        resume: The client's answers.
+        policy: Partial resumes, expiry, authorization; strict by default.
+        **options: `LoopOptions`, as for `generate_stream`.
 
     Yields:
         The same events as `generate_stream`.
@@ -603,17 +603,7 @@ async def resume_turn_stream(  # noqa: C901, PLR0913 - options; one case per kin
     Raises:
         ResumeRejected: before anything runs, listing every problem.
     """
-    runner = _runner(
-        model,
-        tools,
-        approver=approver,
-        schedule=schedule,
-        max_turns=max_turns,
-        on_tool_error=on_tool_error,
-        ttl=ttl,
-        now=now,
-        session=turn.session,
-    )
+    runner = _runner(model, turn.session, options)
     if policy is None:
         policy = ResumePolicy(now=runner.now)
     resolved = validate_resume(resume, turn, policy=policy)
@@ -663,18 +653,12 @@ async def last_result(events: AsyncIterator[StreamEvent]) -> GenerateResult:
     raise RuntimeError(msg)  # pragma: no cover
 
 
-async def generate(  # noqa: PLR0913 - keyword-only options, as the design lists them
+async def generate(
     model: Model,
     messages: Sequence[Message] | str,
     *,
-    tools: Iterable[Tool[Any, Any, Any]] = (),
-    approver: Approver | None = None,
-    schedule: PauseSchedule | None = None,
-    max_turns: int = 10,
-    on_tool_error: OnToolError = "respond",
-    ttl: timedelta | None = None,
-    now: Callable[[], datetime] | None = None,
     session: str | None = None,
+    **options: Unpack[LoopOptions],
 ) -> GenerateResult:
     """Run a dispatch to its end or its first pause.
 
@@ -684,34 +668,18 @@ async def generate(  # noqa: PLR0913 - keyword-only options, as the design lists
         How it ended; with ``finish_reason="interrupted"``, ``turn`` is the
         record to keep and ``interrupts`` what to show the client.
     """
-    events = generate_stream(
-        model,
-        messages,
-        tools=tools,
-        approver=approver,
-        schedule=schedule,
-        max_turns=max_turns,
-        on_tool_error=on_tool_error,
-        ttl=ttl,
-        now=now,
-        session=session,
+    return await last_result(
+        generate_stream(model, messages, session=session, **options)
     )
-    return await last_result(events)
 
 
-async def resume_turn(  # noqa: PLR0913 - keyword-only options, as the design lists them
+async def resume_turn(
     model: Model,
     turn: InterruptedTurn,
     resume: Resume,
     *,
-    tools: Iterable[Tool[Any, Any, Any]] = (),
-    approver: Approver | None = None,
-    schedule: PauseSchedule | None = None,
-    max_turns: int = 10,
-    on_tool_error: OnToolError = "respond",
-    ttl: timedelta | None = None,
-    now: Callable[[], datetime] | None = None,
     policy: ResumePolicy | None = None,
+    **options: Unpack[LoopOptions],
 ) -> GenerateResult:
     """Validate a resume, then continue the dispatch.
 
@@ -723,23 +691,16 @@ async def resume_turn(  # noqa: PLR0913 - keyword-only options, as the design li
     Raises:
         ResumeRejected: listing every problem; nothing ran.
     """
-    events = resume_turn_stream(
-        model,
-        turn,
-        resume,
-        tools=tools,
-        approver=approver,
-        schedule=schedule,
-        max_turns=max_turns,
-        on_tool_error=on_tool_error,
-        ttl=ttl,
-        now=now,
-        policy=policy,
-    )
+    events = resume_turn_stream(model, turn, resume, policy=policy, **options)
     return await last_result(events)
 
 
 def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run *coroutine* to its end for a caller without an event loop.
+
+    Raises:
+        RuntimeError: if called from inside a running event loop.
+    """
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -749,53 +710,28 @@ def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
     raise RuntimeError(msg)
 
 
-def generate_sync(  # noqa: PLR0913 - keyword-only options, as the design lists them
+def generate_sync(
     model: Model,
     messages: Sequence[Message] | str,
     *,
-    tools: Iterable[Tool[Any, Any, Any]] = (),
-    approver: Approver | None = None,
-    schedule: PauseSchedule | None = None,
-    max_turns: int = 10,
-    on_tool_error: OnToolError = "respond",
-    ttl: timedelta | None = None,
-    now: Callable[[], datetime] | None = None,
     session: str | None = None,
+    **options: Unpack[LoopOptions],
 ) -> GenerateResult:
     """`generate` for callers without an event loop; same arguments.
 
     Raises:
         RuntimeError: if called from inside a running event loop.
     """
-    return run_sync(
-        generate(
-            model,
-            messages,
-            tools=tools,
-            approver=approver,
-            schedule=schedule,
-            max_turns=max_turns,
-            on_tool_error=on_tool_error,
-            ttl=ttl,
-            now=now,
-            session=session,
-        )
-    )
+    return run_sync(generate(model, messages, session=session, **options))
 
 
-def resume_turn_sync(  # noqa: PLR0913 - keyword-only options, as the design lists them
+def resume_turn_sync(
     model: Model,
     turn: InterruptedTurn,
     resume: Resume,
     *,
-    tools: Iterable[Tool[Any, Any, Any]] = (),
-    approver: Approver | None = None,
-    schedule: PauseSchedule | None = None,
-    max_turns: int = 10,
-    on_tool_error: OnToolError = "respond",
-    ttl: timedelta | None = None,
-    now: Callable[[], datetime] | None = None,
     policy: ResumePolicy | None = None,
+    **options: Unpack[LoopOptions],
 ) -> GenerateResult:
     """`resume_turn` for callers without an event loop; same arguments.
 
@@ -803,18 +739,4 @@ def resume_turn_sync(  # noqa: PLR0913 - keyword-only options, as the design lis
         ResumeRejected: listing every problem; nothing ran.
         RuntimeError: if called from inside a running event loop.
     """
-    return run_sync(
-        resume_turn(
-            model,
-            turn,
-            resume,
-            tools=tools,
-            approver=approver,
-            schedule=schedule,
-            max_turns=max_turns,
-            on_tool_error=on_tool_error,
-            ttl=ttl,
-            now=now,
-            policy=policy,
-        )
-    )
+    return run_sync(resume_turn(model, turn, resume, policy=policy, **options))

@@ -759,6 +759,18 @@ class TestGenerateArguments:
         with pytest.raises(ValueError, match="two tools are named 'lookup'"):
             generate_sync(ScriptedModel([]), "go", tools=[tools[1], tools[1]])
 
+    def test_unknown_options_are_refused(self) -> None:
+        """A misspelt option is a TypeError naming it, not silently ignored."""
+        options: Any = {"max_turn": 3}
+        with pytest.raises(TypeError, match="unknown loop options: max_turn"):
+            generate_sync(ScriptedModel([]), "go", **options)
+
+    def test_an_unknown_tool_error_policy_is_refused(self) -> None:
+        """on_tool_error is 'respond' or 'raise'; anything else says so."""
+        options: Any = {"on_tool_error": "ignore"}
+        with pytest.raises(ValueError, match="expected 'respond' or 'raise'"):
+            generate_sync(ScriptedModel([]), "go", **options)
+
     def test_no_messages_are_refused(self) -> None:
         """A conversation needs at least one message."""
         with pytest.raises(ValueError, match="at least one message"):
