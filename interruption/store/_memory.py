@@ -98,9 +98,13 @@ class MemoryStore:
     async def claimed(
         self, session: str
     ) -> list[tuple[InterruptedTurn, Resume, tuple[ToolResponse, ...]]]:
-        """Consumed turns whose continuation never completed."""
+        """Consumed turns whose continuation never completed (results by ref)."""
         return [
-            (row.turn, row.resume, tuple(row.results.values()))
+            (
+                row.turn,
+                row.resume,
+                tuple(row.results[ref] for ref in sorted(row.results)),
+            )
             for _, row in sorted(self._turns.get(session, {}).items())
             if row.resume is not None and not row.completed
         ]

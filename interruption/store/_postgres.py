@@ -1,0 +1,571 @@
+"""`PostgresStore`: many processes or machines serving one application.
+
+Needs the ``[postgres]`` extra (psycopg 3). The schema and its semantics
+mirror `SqliteStore`: a version table and migrations run on open, bodies
+kept as the text of `interruption.wire.dumps` and decoded strictly,
+timestamps as ``timestamptz``. Consuming a turn is one
+``UPDATE ... WHERE consumed_at IS NULL``: PostgreSQL makes a concurrent
+update wait for the first one to commit and re-check the condition, so of
+any number of resumes, on any number of machines, exactly one wins.
+
+Connections are pooled here, without background tasks: a connection is
+opened when a call needs one and none is idle (up to ``max_size``), and
+returned after the call. Nothing is bound to an event loop, so one store
+serves successive loops (the sync twins of `Session` run each call in a
+fresh one) and loops in several threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections import deque
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Final, LiteralString, Self, final
+
+from psycopg import AsyncConnection, errors, pq, sql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg.rows import TupleRow
+
+from interruption.parts import Message, ToolResponse
+from interruption.resume import InterruptedTurn, Resume
+from interruption.store._base import turn_expiry
+from interruption.wire import dumps, loads
+
+__all__ = ["PostgresStore"]
+
+SCHEMA_VERSION: Final = 1
+
+_MIGRATIONS: Final[dict[int, LiteralString]] = {
+    1: """
+    CREATE TABLE sessions (
+        session TEXT PRIMARY KEY,
+        history TEXT NOT NULL,
+        updated_at TIMESTAMPTZ NOT NULL
+    );
+    CREATE TABLE turns (
+        session TEXT NOT NULL,
+        turn_id BIGINT NOT NULL,
+        body TEXT NOT NULL,
+        expires_at TIMESTAMPTZ,
+        consumed_at TIMESTAMPTZ,
+        resume TEXT,
+        principal TEXT,
+        completed_at TIMESTAMPTZ,
+        PRIMARY KEY (session, turn_id)
+    );
+    CREATE TABLE results (
+        session TEXT NOT NULL,
+        turn_id BIGINT NOT NULL,
+        ref TEXT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (session, turn_id, ref)
+    );
+    CREATE TABLE tokens (
+        jti TEXT PRIMARY KEY,
+        expires_at TIMESTAMPTZ
+    );
+    CREATE INDEX turns_open ON turns (expires_at) WHERE consumed_at IS NULL;
+    """,
+}
+"""Schema changes by version; a store migrates its schema on open."""
+
+_MIGRATION_LOCK: Final = "interruption.store"
+"""Hashed into the advisory lock that serialises concurrent migrations."""
+
+_MAX_BYTES: Final = 2**31
+"""Bodies were encoded by this library: decode them without a size limit."""
+
+_Connection = AsyncConnection[TupleRow]
+
+
+def _wake(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
+
+
+def _utc(moment: datetime | None) -> datetime | None:
+    # Like SqliteStore: a naive moment is local time.
+    return moment.astimezone(UTC) if moment is not None else None
+
+
+@final
+class PostgresStore:
+    """A `Store` in a PostgreSQL database, shared by processes and machines.
+
+    The store connects lazily: the first call connects and migrates the
+    schema. Call `open` (or use ``async with``) to do it up front, so that a
+    bad DSN fails at start-up. Any event loop may use the store, one after
+    another or at once from several threads. A connection that failed is
+    dropped, and the next call connects anew.
+
+    Args:
+        dsn: A libpq connection string or URI, like
+            ``"postgresql://app@db.internal/app"``.
+        schema: The PostgreSQL schema that holds the store's tables (created
+            if missing); None for the connection's default ``search_path``
+            (usually ``public``).
+        min_size: Connections `open` makes ready up front (calls open more
+            on demand).
+        max_size: Connections open at most; concurrent calls beyond it wait
+            for a free one.
+        timeout: Seconds to wait for a free connection, and for the server
+            to answer a connection attempt (libpq's ``connect_timeout``, at
+            least 2) unless the DSN sets it.
+
+    Raises:
+        psycopg.ProgrammingError: if *dsn* is not a valid connection string.
+
+    Example:
+        ```python
+        async with PostgresStore("postgresql://app@db/app") as store:
+            session = Session(store, model, tools)
+        ```
+    """
+
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        schema: str | None = None,
+        min_size: int = 1,
+        max_size: int = 10,
+        timeout: float = 30.0,
+    ) -> None:
+        self.dsn = dsn
+        self.schema = schema
+        self._min_size = min(min_size, max_size)
+        self._max_size = max_size
+        self._timeout = timeout
+        self._lock = threading.Lock()
+        self._idle: list[_Connection] = []
+        self._size = 0
+        self._waiters: deque[asyncio.Future[None]] = deque()
+        self._migrated = False
+        self._closed = False
+        if "connect_timeout" not in conninfo_to_dict(dsn):
+            dsn = make_conninfo(dsn, connect_timeout=max(2, round(timeout)))
+        self._conninfo = dsn
+
+    async def open(self) -> None:
+        """Connect, bring the schema up to date, and ready *min_size* connections.
+
+        Calling it again only tops the connections up to *min_size*.
+
+        Raises:
+            RuntimeError: if the store was closed, or the database's schema
+                is newer than this library's.
+            TimeoutError: if no connection was free within *timeout*.
+            psycopg.OperationalError: if the server cannot be reached (within
+                *timeout*, unless the DSN sets ``connect_timeout``).
+        """
+        async with self._connection():
+            pass
+        with self._lock:
+            warm = self._size >= self._min_size
+        if not warm:
+            # Hold min_size at once, so that idle ones count and new ones open.
+            opened = await asyncio.gather(
+                *(self._acquire() for _ in range(self._min_size)),
+                return_exceptions=True,
+            )
+            failures = [conn for conn in opened if isinstance(conn, BaseException)]
+            for conn in opened:
+                if not isinstance(conn, BaseException):
+                    await self._release(conn)
+            if failures:
+                raise failures[0]
+
+    async def __aenter__(self) -> Self:
+        await self.open()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    @asynccontextmanager
+    async def _connection(self) -> AsyncIterator[_Connection]:
+        conn = await self._acquire()
+        try:
+            if not self._migrated:
+                await self._migrate(conn)
+                self._migrated = True
+            yield conn
+        finally:
+            await self._release(conn)
+
+    async def _acquire(self) -> _Connection:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._timeout
+        while True:
+            with self._lock:
+                if self._closed:
+                    msg = "PostgresStore is closed"
+                    raise RuntimeError(msg)
+                if self._idle:
+                    return self._idle.pop()
+                if self._size < self._max_size:
+                    self._size += 1
+                    break
+                waiter: asyncio.Future[None] = loop.create_future()
+                self._waiters.append(waiter)
+            try:
+                await asyncio.wait_for(waiter, max(0.0, deadline - loop.time()))
+            except BaseException as error:
+                with self._lock:  # pass on a wake-up this task may have taken
+                    self._wake_one()
+                if isinstance(error, TimeoutError):
+                    msg = (
+                        f"no free PostgreSQL connection within {self._timeout} s "
+                        f"(max_size={self._max_size})"
+                    )
+                    raise TimeoutError(msg) from None
+                raise
+        try:
+            conn = await AsyncConnection.connect(self._conninfo, autocommit=True)
+            try:
+                await self._configure(conn)
+            except BaseException:
+                await conn.close()
+                raise
+        except BaseException:
+            self._free_slot()
+            raise
+        return conn
+
+    async def _release(self, conn: _Connection) -> None:
+        reusable = (
+            not conn.closed
+            and not conn.broken
+            and conn.info.transaction_status == pq.TransactionStatus.IDLE
+        )
+        with self._lock:
+            if reusable and not self._closed:
+                self._idle.append(conn)
+                self._wake_one()
+                return
+        await conn.close()
+        self._free_slot()
+
+    def _free_slot(self) -> None:
+        with self._lock:
+            self._size -= 1
+            self._wake_one()
+
+    def _wake_one(self) -> None:
+        # Called under the lock; a waiter may belong to another thread's loop.
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if waiter.done():
+                continue
+            try:
+                waiter.get_loop().call_soon_threadsafe(_wake, waiter)
+            except RuntimeError:  # its loop is closed: nobody waits there
+                continue
+            return
+
+    async def _configure(self, conn: _Connection) -> None:
+        if self.schema is not None:
+            await conn.execute(
+                sql.SQL("SET search_path TO {}").format(sql.Identifier(self.schema))
+            )
+
+    async def _migrate(self, conn: _Connection) -> None:
+        async with conn.transaction():
+            await conn.execute(
+                "SELECT pg_advisory_xact_lock(hashtext(%s))", (_MIGRATION_LOCK,)
+            )
+            if self.schema is not None:
+                await conn.execute(
+                    sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(
+                        sql.Identifier(self.schema)
+                    )
+                )
+            await conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"
+            )
+            cursor = await conn.execute("SELECT max(version) FROM schema_version")
+            row = await cursor.fetchone()
+            current = int(row[0] or 0) if row is not None else 0
+            if current > SCHEMA_VERSION:
+                msg = (
+                    f"schema {self.schema or 'public'!r}: schema version {current} "
+                    f"is newer than this library's {SCHEMA_VERSION}; "
+                    "upgrade interruption"
+                )
+                raise RuntimeError(msg)
+            for version in range(current + 1, SCHEMA_VERSION + 1):
+                await conn.execute(_MIGRATIONS[version])
+                await conn.execute(
+                    "INSERT INTO schema_version (version) VALUES (%s)", (version,)
+                )
+
+    async def schema_version(self) -> int:
+        """Return the database's schema version.
+
+        Returns:
+            The highest migration applied.
+        """
+        async with self._connection() as conn:
+            cursor = await conn.execute("SELECT max(version) FROM schema_version")
+            row = await cursor.fetchone()
+        return int(row[0]) if row is not None else 0
+
+    async def save_history(self, session: str, messages: Sequence[Message]) -> None:
+        """Replace *session*'s history (creating the session if new).
+
+        Args:
+            session: The session id.
+            messages: The whole conversation.
+        """
+        async with self._connection() as conn:
+            await self._put_history(conn, session, messages)
+
+    @staticmethod
+    async def _put_history(
+        conn: _Connection, session: str, messages: Sequence[Message]
+    ) -> None:
+        await conn.execute(
+            "INSERT INTO sessions (session, history, updated_at) "
+            "VALUES (%s, %s, now()) "
+            "ON CONFLICT (session) DO UPDATE SET history = excluded.history, "
+            "updated_at = excluded.updated_at",
+            (session, dumps(tuple(messages))),
+        )
+
+    async def load_history(self, session: str) -> tuple[Message, ...] | None:
+        """Return *session*'s history.
+
+        Args:
+            session: The session id.
+
+        Returns:
+            The conversation, or None if there is no such session.
+        """
+        async with self._connection() as conn:
+            cursor = await conn.execute(
+                "SELECT history FROM sessions WHERE session = %s", (session,)
+            )
+            row = await cursor.fetchone()
+        if row is None:
+            return None
+        return loads(str(row[0]), tuple[Message, ...], max_bytes=_MAX_BYTES)
+
+    async def save_turn(self, turn: InterruptedTurn) -> None:
+        """Keep *turn* as its session's open turn, and its history.
+
+        Args:
+            turn: The interrupted turn.
+
+        Raises:
+            ValueError: if the session already has a turn with this id.
+        """
+        try:
+            async with self._connection() as conn, conn.transaction():
+                await conn.execute(
+                    "INSERT INTO turns (session, turn_id, body, expires_at) "
+                    "VALUES (%s, %s, %s, %s)",
+                    (turn.session, turn.turn_id, dumps(turn), _utc(turn_expiry(turn))),
+                )
+                await self._put_history(conn, turn.session, turn.messages)
+        except errors.UniqueViolation:
+            msg = f"session {turn.session!r} already has turn {turn.turn_id}"
+            raise ValueError(msg) from None
+
+    async def load_turn(
+        self, session: str, turn_id: int | None = None
+    ) -> InterruptedTurn | None:
+        """Return one of *session*'s turns.
+
+        Args:
+            session: The session id.
+            turn_id: The turn; None for the latest.
+
+        Returns:
+            The turn, or None if there is none.
+        """
+        async with self._connection() as conn:
+            if turn_id is None:
+                cursor = await conn.execute(
+                    "SELECT body FROM turns WHERE session = %s "
+                    "ORDER BY turn_id DESC LIMIT 1",
+                    (session,),
+                )
+            else:
+                cursor = await conn.execute(
+                    "SELECT body FROM turns WHERE session = %s AND turn_id = %s",
+                    (session, turn_id),
+                )
+            row = await cursor.fetchone()
+        if row is None:
+            return None
+        return loads(str(row[0]), InterruptedTurn, max_bytes=_MAX_BYTES)
+
+    async def consume(
+        self, session: str, turn_id: int, resume: Resume, principal: str | None
+    ) -> bool:
+        """Claim a turn for one resume: True for exactly one caller, anywhere.
+
+        Args:
+            session: The session id.
+            turn_id: The turn to claim.
+            resume: The resume that continues it, kept for recovery.
+            principal: Who answered, or None.
+
+        Returns:
+            True for the one caller that claimed the turn; False when the turn
+            does not exist or was already consumed.
+        """
+        async with self._connection() as conn:
+            cursor = await conn.execute(
+                "UPDATE turns SET consumed_at = now(), resume = %s, principal = %s "
+                "WHERE session = %s AND turn_id = %s AND consumed_at IS NULL",
+                (dumps(resume), principal, session, turn_id),
+            )
+            return cursor.rowcount == 1
+
+    async def is_consumed(self, session: str, turn_id: int) -> bool:
+        """Tell whether a turn was consumed.
+
+        Args:
+            session: The session id.
+            turn_id: The turn.
+
+        Returns:
+            True if it exists and was consumed.
+        """
+        async with self._connection() as conn:
+            cursor = await conn.execute(
+                "SELECT consumed_at IS NOT NULL FROM turns "
+                "WHERE session = %s AND turn_id = %s",
+                (session, turn_id),
+            )
+            row = await cursor.fetchone()
+        return row is not None and row[0] is True
+
+    async def record(self, session: str, turn_id: int, response: ToolResponse) -> None:
+        """Record a tool result obtained while continuing a consumed turn.
+
+        Args:
+            session: The session id.
+            turn_id: The consumed turn.
+            response: The result; a later one for the same ``ref`` replaces it.
+        """
+        async with self._connection() as conn:
+            await conn.execute(
+                "INSERT INTO results (session, turn_id, ref, body) "
+                "VALUES (%s, %s, %s, %s) "
+                "ON CONFLICT (session, turn_id, ref) "
+                "DO UPDATE SET body = excluded.body",
+                (session, turn_id, response.ref, dumps(response)),
+            )
+
+    async def complete(self, session: str, turn_id: int) -> None:
+        """Mark a consumed turn's continuation as finished.
+
+        Args:
+            session: The session id.
+            turn_id: The consumed turn.
+        """
+        async with self._connection() as conn:
+            await conn.execute(
+                "UPDATE turns SET completed_at = now() "
+                "WHERE session = %s AND turn_id = %s",
+                (session, turn_id),
+            )
+
+    async def claimed(
+        self, session: str
+    ) -> list[tuple[InterruptedTurn, Resume, tuple[ToolResponse, ...]]]:
+        """List consumed turns whose continuation never completed.
+
+        Args:
+            session: The session id.
+
+        Returns:
+            Each such turn with its resume and recorded results (by ``ref``),
+            oldest turn first.
+        """
+        async with self._connection() as conn:
+            cursor = await conn.execute(
+                "SELECT t.body, t.resume, coalesce(array_agg(r.body "
+                'ORDER BY r.ref COLLATE "C") FILTER (WHERE r.ref IS NOT NULL), '
+                "'{}') FROM turns t LEFT JOIN results r "
+                "ON r.session = t.session AND r.turn_id = t.turn_id "
+                "WHERE t.session = %s AND t.consumed_at IS NOT NULL "
+                "AND t.completed_at IS NULL "
+                "GROUP BY t.session, t.turn_id ORDER BY t.turn_id",
+                (session,),
+            )
+            rows = await cursor.fetchall()
+        return [
+            (
+                loads(str(body), InterruptedTurn, max_bytes=_MAX_BYTES),
+                loads(str(resume), Resume, max_bytes=_MAX_BYTES),
+                tuple(
+                    loads(str(result), ToolResponse, max_bytes=_MAX_BYTES)
+                    for result in results
+                ),
+            )
+            for body, resume, results in rows
+        ]
+
+    async def expire(self, now: datetime) -> int:
+        """Delete open turns that expired before *now*.
+
+        Args:
+            now: The moment to compare with (a naive one is local time).
+
+        Returns:
+            How many turns were deleted.
+        """
+        async with self._connection() as conn:
+            cursor = await conn.execute(
+                "DELETE FROM turns WHERE consumed_at IS NULL "
+                "AND expires_at IS NOT NULL AND expires_at <= %s",
+                (_utc(now),),
+            )
+            return cursor.rowcount
+
+    async def use_token(self, jti: str, expires_at: datetime | None) -> bool:
+        """Spend a sealed token's id.
+
+        Args:
+            jti: The token's id.
+            expires_at: When the token expires, kept for clean-up.
+
+        Returns:
+            True the first time *jti* is spent, False ever after.
+        """
+        async with self._connection() as conn:
+            cursor = await conn.execute(
+                "INSERT INTO tokens (jti, expires_at) VALUES (%s, %s) "
+                "ON CONFLICT (jti) DO NOTHING",
+                (jti, _utc(expires_at)),
+            )
+            return cursor.rowcount == 1
+
+    async def close(self) -> None:
+        """Close the store's connections; it cannot be used afterwards.
+
+        Connections in use close when their call ends.
+        """
+        with self._lock:
+            self._closed = True
+            idle, self._idle = self._idle, []
+            self._size -= len(idle)
+            waiters, self._waiters = self._waiters, deque()
+        for waiter in waiters:
+            with contextlib.suppress(RuntimeError):  # a closed loop waits no more
+                waiter.get_loop().call_soon_threadsafe(_wake, waiter)
+        for conn in idle:
+            await conn.close()

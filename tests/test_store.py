@@ -1,0 +1,690 @@
+import asyncio
+import concurrent.futures
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import interruption.store
+import psycopg
+import pytest
+from interruption.kinds import Custom
+from interruption.parts import Message, Role, ToolRequest, ToolResponse
+from interruption.resume import (
+    Accepts,
+    InterruptedTurn,
+    PendingInterrupt,
+    Respond,
+    Resume,
+)
+from interruption.store import MemoryStore, PostgresStore, SqliteStore, Store
+from interruption.store._postgres import _wake
+from psycopg import sql
+
+from tests._race import RACERS, race_processes
+
+NOW = datetime(2026, 11, 21, 23, 0, tzinfo=UTC)
+RESUME = Resume(respond=(Respond("ask_user", "call-1", "Yes"),))
+
+
+def pending(expires_at: datetime | None = None) -> PendingInterrupt:
+    """A question that takes "Yes" or "No"."""
+    return PendingInterrupt(
+        id="call-1",
+        kind=Custom(),
+        payload={"question": "Pay INV-7 today?"},
+        tool=ToolRequest("ask_user", "call-1", {"question": "Pay INV-7 today?"}),
+        accepts=Accepts(respond={"enum": ["Yes", "No"]}),
+        expires_at=expires_at,
+    )
+
+
+def turn(  # noqa: PLR0913 - keyword-only knobs of one sample
+    turn_id: int = 1,
+    *,
+    session: str = "s-1",
+    expires_at: datetime | None = None,
+    turn_expires_at: datetime | None = None,
+    questions: int = 1,
+    text: str = "hi",
+) -> InterruptedTurn:
+    """An interrupted turn with pending questions (one by default)."""
+    return InterruptedTurn(
+        session=session,
+        turn_id=turn_id,
+        messages=(Message.of_text(Role.USER, text),),
+        interrupts=(pending(expires_at),) * questions,
+        completed=(ToolResponse("lookup", "call-0", {"n": 1}),),
+        created_at=NOW,
+        expires_at=turn_expires_at,
+    )
+
+
+def drop_schema(dsn: str, schema: str) -> None:
+    """Drop a test's schema and everything in it."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(
+            sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema))
+        )
+
+
+def fresh_schema() -> str:
+    """A schema name no other test uses."""
+    return f"t_{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture(name="runner")
+def _runner() -> Iterator[asyncio.Runner]:
+    """One event loop for a test and its store's clean-up."""
+    with asyncio.Runner() as runner:
+        yield runner
+
+
+@pytest.fixture(name="store", params=["memory", "sqlite", "postgres"])
+def _store(
+    request: pytest.FixtureRequest, runner: asyncio.Runner, tmp_path: Path
+) -> Iterator[Store]:
+    """Each store in turn, empty, closed afterwards."""
+    store: Store
+    schema = fresh_schema()
+    dsn = ""
+    if request.param == "memory":
+        store = MemoryStore()
+    elif request.param == "sqlite":
+        store = SqliteStore(tmp_path / "store.db")
+    else:
+        dsn = request.getfixturevalue("postgres_dsn")
+        store = PostgresStore(dsn, schema=schema)
+    yield store
+    runner.run(store.close())
+    if dsn:
+        drop_schema(dsn, schema)
+
+
+@pytest.fixture(name="pg_schema")
+def _pg_schema(postgres_dsn: str) -> Iterator[str]:
+    """A schema name for one test, dropped afterwards."""
+    schema = fresh_schema()
+    yield schema
+    drop_schema(postgres_dsn, schema)
+
+
+class TestStore:
+    def test_is_a_store(self, store: Store) -> None:
+        """Every store satisfies the Store protocol."""
+        assert isinstance(store, Store)
+
+    def test_history_round_trips(self, store: Store, runner: asyncio.Runner) -> None:
+        """A saved history loads back equal, and saving again replaces it."""
+        first = (Message.of_text(Role.USER, "hi"),)
+        second = (*first, Message.of_text(Role.MODEL, "héllo \u2603"))
+
+        async def go() -> None:
+            assert await store.load_history("s-1") is None
+            await store.save_history("s-1", list(first))
+            assert await store.load_history("s-1") == first
+            await store.save_history("s-1", second)
+            assert await store.load_history("s-1") == second
+            assert await store.load_history("s-2") is None
+
+        runner.run(go())
+
+    def test_save_turn_keeps_turn_and_history(
+        self, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """Saving a turn keeps it and makes its messages the session's history."""
+        saved = turn(text="paused here")
+
+        async def go() -> None:
+            await store.save_turn(saved)
+            assert await store.load_turn("s-1") == saved
+            assert await store.load_history("s-1") == saved.messages
+
+        runner.run(go())
+
+    def test_load_turn_latest_and_by_id(
+        self, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """Without an id the latest turn loads; with one, that turn."""
+        turns = [turn(turn_id) for turn_id in (1, 2, 10)]
+
+        async def go() -> None:
+            for saved in turns:
+                await store.save_turn(saved)
+            await store.save_turn(turn(99, session="s-2"))
+            assert await store.load_turn("s-1") == turns[-1]
+            assert await store.load_turn("s-1", 2) == turns[1]
+            assert await store.load_turn("s-1", 3) is None
+            assert await store.load_turn("s-3") is None
+            assert await store.load_turn("s-3", 1) is None
+
+        runner.run(go())
+
+    def test_duplicate_turn_id_is_refused(
+        self, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """A second turn with a session's existing id is a ValueError."""
+
+        async def go() -> None:
+            await store.save_turn(turn(1))
+            with pytest.raises(ValueError, match="already has turn 1"):
+                await store.save_turn(turn(1, text="again"))
+            assert await store.load_turn("s-1", 1) == turn(1)
+            await store.save_turn(turn(1, session="s-2"))
+
+        runner.run(go())
+
+    def test_consume_wins_once(self, store: Store, runner: asyncio.Runner) -> None:
+        """The first consume of a turn wins; every later one loses."""
+
+        async def go() -> None:
+            await store.save_turn(turn(1))
+            assert not await store.is_consumed("s-1", 1)
+            assert await store.consume("s-1", 1, RESUME, "alice")
+            assert await store.is_consumed("s-1", 1)
+            assert not await store.consume("s-1", 1, RESUME, "alice")
+            assert not await store.consume("s-1", 1, Resume(), None)
+
+        runner.run(go())
+
+    def test_consume_of_missing_turn_loses(
+        self, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """Consuming a turn that does not exist returns False."""
+
+        async def go() -> None:
+            await store.save_turn(turn(1))
+            assert not await store.consume("s-1", 2, RESUME, None)
+            assert not await store.consume("s-2", 1, RESUME, None)
+            assert not await store.is_consumed("s-1", 2)
+            assert not await store.is_consumed("s-1", 1)
+
+        runner.run(go())
+
+    def test_concurrent_consumes_have_one_winner(
+        self, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """Of 20 concurrent consumes of one turn, exactly one wins."""
+
+        async def go() -> list[bool]:
+            await store.save_turn(turn(1))
+            return await asyncio.gather(
+                *(store.consume("s-1", 1, RESUME, f"p{n}") for n in range(RACERS))
+            )
+
+        assert sorted(runner.run(go())) == [False] * (RACERS - 1) + [True]
+
+    def test_claimed_lists_unfinished_turns(
+        self, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """Consumed, unfinished turns are claimed with their resume and results."""
+        first = ToolResponse("pay", "b", {"ok": True})
+        second = ToolResponse("pay", "a", 1)
+        redone = ToolResponse("pay", "b", {"ok": False})
+
+        async def go() -> None:
+            for turn_id in (1, 2, 3):
+                await store.save_turn(turn(turn_id))
+            assert list(await store.claimed("s-1")) == []
+            assert await store.consume("s-1", 2, RESUME, "alice")
+            assert await store.consume("s-1", 1, Resume(), None)
+            assert list(await store.claimed("s-1")) == [
+                (turn(1), Resume(), ()),
+                (turn(2), RESUME, ()),
+            ]
+            await store.record("s-1", 2, first)
+            await store.record("s-1", 2, second)
+            assert list(await store.claimed("s-1"))[1] == (
+                turn(2),
+                RESUME,
+                (second, first),
+            )
+            await store.record("s-1", 2, redone)
+            assert list(await store.claimed("s-1"))[1][2] == (second, redone)
+            await store.complete("s-1", 1)
+            assert list(await store.claimed("s-1")) == [
+                (turn(2), RESUME, (second, redone))
+            ]
+            await store.complete("s-1", 2)
+            assert list(await store.claimed("s-1")) == []
+            assert list(await store.claimed("s-2")) == []
+
+        runner.run(go())
+
+    def test_expire_deletes_only_open_expired_turns(
+        self, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """Expiry deletes open turns past their time, not consumed or timeless ones."""
+        past = NOW - timedelta(minutes=1)
+        future = NOW + timedelta(minutes=1)
+
+        async def go() -> None:
+            await store.save_turn(turn(1, expires_at=past))
+            await store.save_turn(turn(2, expires_at=NOW))
+            await store.save_turn(turn(3, expires_at=future))
+            await store.save_turn(turn(4))
+            await store.save_turn(turn(5, expires_at=past))
+            assert await store.consume("s-1", 5, RESUME, None)
+            await store.save_turn(turn(1, session="s-2", expires_at=past))
+            await store.save_turn(turn(1, session="s-3", turn_expires_at=past))
+            await store.save_turn(
+                turn(1, session="s-4", questions=0, turn_expires_at=past)
+            )
+            await store.save_turn(
+                turn(1, session="s-5", expires_at=future, turn_expires_at=past)
+            )
+            assert await store.expire(NOW) == 6
+            assert await store.load_turn("s-1", 1) is None
+            assert await store.load_turn("s-1", 2) is None
+            for gone in ("s-2", "s-3", "s-4", "s-5"):
+                assert await store.load_turn(gone, 1) is None
+            for kept in (3, 4, 5):
+                assert await store.load_turn("s-1", kept) is not None
+            assert await store.expire(NOW) == 0
+            assert await store.expire(future) == 1
+
+        runner.run(go())
+
+    def test_use_token_is_single_use(
+        self, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """A token id is spent once: True the first time, False ever after."""
+
+        async def go() -> None:
+            assert await store.use_token("jti-1", NOW)
+            assert not await store.use_token("jti-1", NOW)
+            assert not await store.use_token("jti-1", None)
+            assert await store.use_token("jti-2", None)
+            spent = await asyncio.gather(
+                *(store.use_token("jti-3", None) for _ in range(RACERS))
+            )
+            assert sorted(spent) == [False] * (RACERS - 1) + [True]
+
+        runner.run(go())
+
+    def test_close_is_repeatable(self, store: Store, runner: asyncio.Runner) -> None:
+        """A used store closes, and the fixture's second close is harmless."""
+
+        async def go() -> None:
+            await store.save_history("s-1", ())
+            await store.close()
+
+        runner.run(go())
+
+
+class TestSqliteStore:
+    def test_schema_is_versioned(self, tmp_path: Path) -> None:
+        """A new database is migrated to version 1, recorded once, also on reopen."""
+        path = tmp_path / "store.db"
+        store = SqliteStore(path)
+        assert store.schema_version == 1
+        asyncio.run(store.close())
+        store = SqliteStore(path)
+        rows = store._db.execute("SELECT version FROM schema_version").fetchall()
+        assert rows == [(1,)]
+        asyncio.run(store.close())
+
+    def test_keeps_turns_across_reopening(self, tmp_path: Path) -> None:
+        """What one store saved, another store on the same file loads."""
+        path = tmp_path / "store.db"
+
+        async def save() -> None:
+            store = SqliteStore(path)
+            await store.save_turn(turn(1))
+            await store.close()
+
+        async def load() -> InterruptedTurn | None:
+            store = SqliteStore(path)
+            try:
+                return await store.load_turn("s-1")
+            finally:
+                await store.close()
+
+        asyncio.run(save())
+        assert asyncio.run(load()) == turn(1)
+
+    def test_newer_schema_is_refused(self, tmp_path: Path) -> None:
+        """A database from a newer version of the library is a RuntimeError."""
+        path = tmp_path / "store.db"
+        store = SqliteStore(path)
+        store._db.execute("INSERT INTO schema_version (version) VALUES (2)")
+        asyncio.run(store.close())
+        with pytest.raises(RuntimeError, match="schema version 2 is newer than"):
+            SqliteStore(path)
+
+    def test_processes_race_with_one_winner(self, tmp_path: Path) -> None:
+        """Of 20 OS processes consuming one turn in one file, exactly one wins."""
+        path = tmp_path / "store.db"
+        store = SqliteStore(path)
+        asyncio.run(store.save_turn(turn(1)))
+        asyncio.run(store.close())
+        outcomes = race_processes("sqlite", str(path), RESUME)
+        assert sorted(outcomes) == [False] * (RACERS - 1) + [True]
+
+
+class TestPostgresStore:
+    def test_schema_is_versioned(self, postgres_dsn: str, pg_schema: str) -> None:
+        """A new schema is migrated to version 1, recorded once, also on reopen."""
+
+        async def go() -> int:
+            async with PostgresStore(postgres_dsn, schema=pg_schema) as store:
+                assert await store.schema_version() == 1
+            async with PostgresStore(postgres_dsn, schema=pg_schema) as store:
+                return await store.schema_version()
+
+        assert asyncio.run(go()) == 1
+        with psycopg.connect(postgres_dsn) as conn:
+            rows = conn.execute(
+                sql.SQL("SELECT version FROM {}.schema_version").format(
+                    sql.Identifier(pg_schema)
+                )
+            ).fetchall()
+        assert rows == [(1,)]
+
+    def test_newer_schema_is_refused(self, postgres_dsn: str, pg_schema: str) -> None:
+        """A schema from a newer version of the library is a RuntimeError."""
+
+        async def go() -> None:
+            async with PostgresStore(postgres_dsn, schema=pg_schema):
+                pass
+            with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+                conn.execute(
+                    sql.SQL("INSERT INTO {}.schema_version VALUES (2)").format(
+                        sql.Identifier(pg_schema)
+                    )
+                )
+            store = PostgresStore(postgres_dsn, schema=pg_schema)
+            with pytest.raises(RuntimeError, match="schema version 2 is newer than"):
+                await store.open()
+            await store.close()
+
+        asyncio.run(go())
+
+    def test_default_schema(self, postgres_dsn: str) -> None:
+        """Without a schema the tables go to the database's default search path."""
+        name = fresh_schema()
+        with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        dsn = f"{postgres_dsn.replace('dbname=postgres', '')} dbname={name}"
+
+        async def go() -> None:
+            async with PostgresStore(dsn) as store:
+                await store.save_turn(turn(1))
+                assert await store.load_turn("s-1") == turn(1)
+
+        try:
+            asyncio.run(go())
+            with psycopg.connect(dsn) as conn:
+                row = conn.execute("SELECT count(*) FROM public.turns").fetchone()
+            assert row == (1,)
+        finally:
+            with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+                conn.execute(
+                    sql.SQL("DROP DATABASE {} WITH (FORCE)").format(
+                        sql.Identifier(name)
+                    )
+                )
+
+    def test_connects_lazily(self, postgres_dsn: str, pg_schema: str) -> None:
+        """The first call connects and migrates; open is then a no-op."""
+        store = PostgresStore(postgres_dsn, schema=pg_schema)
+
+        async def go() -> None:
+            await store.save_history("s-1", ())
+            await store.open()
+            assert await store.load_history("s-1") == ()
+            await store.close()
+
+        asyncio.run(go())
+
+    def test_serves_one_event_loop_after_another(
+        self, postgres_dsn: str, pg_schema: str
+    ) -> None:
+        """Used from a second event loop (as sync callers do), the store reconnects."""
+        store = PostgresStore(postgres_dsn, schema=pg_schema)
+        asyncio.run(store.save_turn(turn(1)))
+        assert asyncio.run(store.consume("s-1", 1, RESUME, None))
+        assert asyncio.run(store.is_consumed("s-1", 1))
+        asyncio.run(store.close())
+
+    def test_closed_store_refuses_calls(
+        self, postgres_dsn: str, pg_schema: str
+    ) -> None:
+        """After close, a call is a RuntimeError."""
+
+        async def go() -> None:
+            store = PostgresStore(postgres_dsn, schema=pg_schema)
+            await store.close()
+            with pytest.raises(RuntimeError, match="closed"):
+                await store.load_turn("s-1")
+
+        asyncio.run(go())
+
+    def test_unreachable_server_fails_and_retries(self, postgres_dsn: str) -> None:
+        """A server that cannot be reached fails the call; a later call tries again."""
+        port = postgres_dsn.split("port=")[1].split(maxsplit=1)[0]
+        dsn = postgres_dsn.replace(f"port={port}", "port=1")
+        store = PostgresStore(dsn, timeout=0.2)
+
+        async def go() -> None:
+            for _ in range(2):
+                with pytest.raises(psycopg.OperationalError, match="refused"):
+                    await store.open()
+            await store.close()
+
+        asyncio.run(go())
+
+    def test_few_connections_serve_many_calls(
+        self, postgres_dsn: str, pg_schema: str
+    ) -> None:
+        """With max_size=2, 20 concurrent consumes share two connections; one wins."""
+
+        async def go() -> list[bool]:
+            async with PostgresStore(
+                postgres_dsn, schema=pg_schema, max_size=2
+            ) as store:
+                await store.save_turn(turn(1))
+                outcomes = await asyncio.gather(
+                    *(store.consume("s-1", 1, RESUME, None) for _ in range(RACERS))
+                )
+                assert store._size <= 2
+                return outcomes
+
+        assert sorted(asyncio.run(go())) == [False] * (RACERS - 1) + [True]
+
+    def test_open_makes_min_size_connections_ready(
+        self, postgres_dsn: str, pg_schema: str
+    ) -> None:
+        """Open connects min_size connections up front, never more than max_size."""
+
+        async def go() -> None:
+            async with PostgresStore(
+                postgres_dsn, schema=pg_schema, min_size=4
+            ) as store:
+                assert len(store._idle) == store._size == 4
+                await store.open()
+                assert store._size == 4
+            async with PostgresStore(
+                postgres_dsn, schema=pg_schema, min_size=5, max_size=2
+            ) as store:
+                assert store._size == 2
+
+        asyncio.run(go())
+
+    def test_open_reports_a_failed_warm_up(
+        self, postgres_dsn: str, pg_schema: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """When some of min_size connections fail, open raises and keeps the rest."""
+        store = PostgresStore(postgres_dsn, schema=pg_schema, min_size=3)
+        real = store._configure
+        calls = 0
+
+        async def flaky(conn: psycopg.AsyncConnection[tuple[object, ...]]) -> None:
+            nonlocal calls
+            calls += 1
+            if calls == 2:
+                msg = "flaky"
+                raise OSError(msg)
+            await real(conn)
+
+        async def go() -> None:
+            monkeypatch.setattr(store, "_configure", flaky)
+            with pytest.raises(OSError, match="flaky"):
+                await store.open()
+            assert store._size == 2
+            await store.close()
+
+        asyncio.run(go())
+
+    def test_waits_for_a_free_connection_within_timeout(
+        self, postgres_dsn: str, pg_schema: str
+    ) -> None:
+        """A call that finds no free connection in time is a TimeoutError."""
+        store = PostgresStore(postgres_dsn, schema=pg_schema, max_size=1, timeout=0.1)
+
+        async def go() -> None:
+            async with store._connection():
+                with pytest.raises(TimeoutError, match="no free PostgreSQL connection"):
+                    await store.load_turn("s-1")
+            assert await store.load_turn("s-1") is None
+            await store.close()
+
+        asyncio.run(go())
+
+    def test_close_wakes_waiting_calls(self, postgres_dsn: str, pg_schema: str) -> None:
+        """A call waiting for a connection fails when the store closes."""
+        store = PostgresStore(postgres_dsn, schema=pg_schema, max_size=1)
+
+        async def go() -> None:
+            async with store._connection():
+                waiting = asyncio.ensure_future(store.load_turn("s-1"))
+                await asyncio.sleep(0.05)
+                await store.close()
+                with pytest.raises(RuntimeError, match="closed"):
+                    await waiting
+            assert store._size == 0
+
+        asyncio.run(go())
+
+    def test_drops_a_broken_connection(self, postgres_dsn: str, pg_schema: str) -> None:
+        """A connection the server ended fails one call and is replaced."""
+
+        async def go() -> None:
+            async with PostgresStore(postgres_dsn, schema=pg_schema) as store:
+                assert store._size == 1
+                with psycopg.connect(postgres_dsn, autocommit=True) as admin:
+                    admin.execute(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                        "WHERE datname = 'postgres' AND pid <> pg_backend_pid() "
+                        "AND backend_type = 'client backend'"
+                    )
+                with pytest.raises(psycopg.OperationalError):
+                    await store.load_turn("s-1")
+                assert store._size == 0
+                assert await store.load_turn("s-1") is None
+
+        asyncio.run(go())
+
+    def test_serves_loops_of_several_threads(
+        self, postgres_dsn: str, pg_schema: str
+    ) -> None:
+        """Event loops in several threads share one store; one consume wins."""
+        store = PostgresStore(postgres_dsn, schema=pg_schema, max_size=2)
+        asyncio.run(store.save_turn(turn(1)))
+
+        async def consume_many() -> list[bool]:
+            return await asyncio.gather(
+                *(store.consume("s-1", 1, RESUME, None) for _ in range(5))
+            )
+
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            runs = list(pool.map(lambda _: asyncio.run(consume_many()), range(4)))
+        asyncio.run(store.close())
+        outcomes = [outcome for run in runs for outcome in run]
+        assert sorted(outcomes) == [False] * 19 + [True]
+
+    def test_cancelled_wait_passes_on_its_turn(
+        self, postgres_dsn: str, pg_schema: str
+    ) -> None:
+        """A call cancelled while waiting for a connection leaves the others served."""
+        store = PostgresStore(postgres_dsn, schema=pg_schema, max_size=1)
+
+        async def go() -> None:
+            async with store._connection():
+                cancelled = asyncio.ensure_future(store.load_turn("s-1"))
+                served = asyncio.ensure_future(store.load_turn("s-1"))
+                await asyncio.sleep(0.05)
+                cancelled.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await cancelled
+            assert await served is None
+            await store.close()
+
+        asyncio.run(go())
+
+    def test_failed_set_up_frees_the_connection(
+        self, postgres_dsn: str, pg_schema: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A connection whose set-up failed is closed and its slot freed."""
+        store = PostgresStore(postgres_dsn, schema=pg_schema, max_size=1)
+
+        async def fail(conn: psycopg.AsyncConnection[tuple[object, ...]]) -> None:
+            await conn.execute("SELECT 1")
+            msg = "no set-up"
+            raise OSError(msg)
+
+        async def go() -> None:
+            with monkeypatch.context() as patch:
+                patch.setattr(store, "_configure", fail)
+                with pytest.raises(OSError, match="no set-up"):
+                    await store.open()
+            assert store._size == 0
+            await store.open()
+            await store.close()
+
+        asyncio.run(go())
+
+    def test_skips_waiters_of_closed_loops(self) -> None:
+        """A waiter whose event loop has closed is passed over."""
+        store = PostgresStore("host=127.0.0.1")
+        loop = asyncio.new_event_loop()
+        store._waiters.append(loop.create_future())
+        loop.close()
+        store._wake_one()
+        assert not store._waiters
+
+    def test_wakes_a_waiter_once(self) -> None:
+        """Waking a waiter that is already done changes nothing."""
+        loop = asyncio.new_event_loop()
+        waiter: asyncio.Future[None] = loop.create_future()
+        _wake(waiter)
+        _wake(waiter)
+        assert waiter.done()
+        loop.close()
+
+    def test_keeps_the_dsn_connect_timeout(self) -> None:
+        """A DSN's own connect_timeout wins over the one drawn from timeout."""
+        assert PostgresStore("host=db connect_timeout=7")._conninfo == (
+            "host=db connect_timeout=7"
+        )
+        assert "connect_timeout=3" in PostgresStore("host=db", timeout=3)._conninfo
+
+    def test_processes_race_with_one_winner(
+        self, postgres_dsn: str, pg_schema: str
+    ) -> None:
+        """Of 20 OS processes consuming one turn in one database, exactly one wins."""
+
+        async def save() -> None:
+            async with PostgresStore(postgres_dsn, schema=pg_schema) as store:
+                await store.save_turn(turn(1))
+
+        asyncio.run(save())
+        outcomes = race_processes("postgres", postgres_dsn, RESUME, pg_schema)
+        assert sorted(outcomes) == [False] * (RACERS - 1) + [True]
+
+
+class TestStoreModule:
+    def test_unknown_attribute(self) -> None:
+        """The package names its stores and nothing else."""
+        with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+            getattr(interruption.store, "Nope")  # noqa: B009 - the point
