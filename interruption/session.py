@@ -37,7 +37,13 @@ from interruption.loop import (
     run_sync,
 )
 from interruption.parts import Message, Role
-from interruption.resume import InterruptedTurn, PendingInterrupt, Resume
+from interruption.resume import (
+    InterruptedTurn,
+    PendingInterrupt,
+    Respond,
+    Restart,
+    Resume,
+)
 from interruption.schedule import PauseSchedule
 from interruption.store._base import Store
 from interruption.tools import Tool
@@ -51,6 +57,11 @@ Authorize = Callable[[str | None, PendingInterrupt], bool]
 
 def _rejected(code: ProblemCode, message: str) -> ResumeRejected:
     return ResumeRejected([Problem(code, message)])
+
+
+def _frozen(moment: datetime) -> Callable[[], datetime]:
+    """A clock stopped at *moment* (recovery answers as of the pause)."""
+    return lambda: moment
 
 
 @final
@@ -134,10 +145,17 @@ class Session:
             client echoes with its resume.
 
         Raises:
-            RuntimeError: if the session is paused: resume it first.
+            RuntimeError: if the session is paused (resume it first) or a
+                continuation is unfinished (a crash: `recover` it first).
         """
         if await self._open_turn() is not None:
             msg = f"session {self.id!r} is paused: resume its pending interrupts first"
+            raise RuntimeError(msg)
+        if await self.store.claimed(self.id):
+            msg = (
+                f"session {self.id!r} has an unfinished continuation: wait for it, "
+                "or call recover() if its process died"
+            )
             raise RuntimeError(msg)
         new = (
             [Message.of_text(Role.USER, messages)]
@@ -212,8 +230,15 @@ class Session:
             message = f"turn {turn.turn_id} of session {self.id!r} was already resumed"
             raise _rejected(ProblemCode.CONSUMED, message)
         policy = self._policy(principal)
-        validate_resume(resume, turn, policy=policy)
-        if not await self.store.consume(self.id, turn.turn_id, resume, principal):
+        resolved = validate_resume(resume, turn, policy=policy)
+        # What is kept is every answer that stands, expiry answers included,
+        # so that recovery (which runs at the pause's own time) needs no clock.
+        entries = [answer.entry for answer in resolved.answers]
+        kept = Resume(
+            respond=tuple(entry for entry in entries if isinstance(entry, Respond)),
+            restart=tuple(entry for entry in entries if isinstance(entry, Restart)),
+        )
+        if not await self.store.consume(self.id, turn.turn_id, kept, principal):
             message = f"turn {turn.turn_id} of session {self.id!r} was already resumed"
             raise _rejected(ProblemCode.CONSUMED, message)
         return await self._continue(turn, resume, policy)
@@ -244,10 +269,19 @@ class Session:
     async def recover(self) -> GenerateResult | None:
         """Finish a continuation that a crash cut short; None if there is none.
 
-        Tools whose results were recorded are not run again.
+        Tools whose results were recorded are not run again. A continuation
+        whose outcome was saved before the crash is only marked complete,
+        and that outcome is returned. Call it when no other process is
+        continuing this session (at start-up, say): a continuation still
+        running looks the same as one that died.
         """
         result = None
         for turn, resume, results in await self.store.claimed(self.id):
+            saved = await self._saved_outcome(turn)
+            if saved is not None:
+                await self.store.complete(self.id, turn.turn_id)
+                result = saved
+                continue
             done = {response.ref: response for response in results}
             remaining = tuple(p for p in turn.interrupts if p.ref not in done)
             finished = tuple(
@@ -266,9 +300,28 @@ class Session:
                     entry for entry in resume.restart if entry.ref not in done
                 ),
             )
-            policy = ResumePolicy(now=lambda: turn.created_at, allow_partial=True)
+            policy = ResumePolicy(now=_frozen(turn.created_at), allow_partial=True)
             result = await self._continue(resumed, trimmed, policy)
         return result
+
+    async def _saved_outcome(self, turn: InterruptedTurn) -> GenerateResult | None:
+        """The outcome of *turn*'s continuation if it was saved, else None."""
+        latest = await self.store.load_turn(self.id)
+        if latest is not None and latest.turn_id > turn.turn_id:
+            return GenerateResult(
+                "interrupted",
+                latest.messages[-1],
+                latest.messages,
+                latest.interrupts,
+                latest,
+            )
+        history = await self.store.load_history(self.id) or ()
+        if len(history) <= len(turn.messages):
+            return None
+        last = history[-1]
+        said = next(m for m in reversed(history) if m.role is Role.MODEL)
+        stopped = last.role is Role.MODEL and not last.tool_requests
+        return GenerateResult("stop" if stopped else "max_turns", said, history)
 
     # --- sync twins ----------------------------------------------------------
 
