@@ -1,0 +1,1158 @@
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import sqlite3
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, Literal
+
+import attrs
+import psycopg
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from interruption import (
+    JSON,
+    Accepts,
+    ApprovalPending,
+    Custom,
+    GenerateResult,
+    InterruptedTurn,
+    Message,
+    PendingInterrupt,
+    ProblemCode,
+    Respond,
+    Restart,
+    Resume,
+    ResumeRejected,
+    Role,
+    Tool,
+    ToolRequest,
+    ToolResponse,
+    define_interrupt,
+    dumps,
+)
+from interruption.session import Session
+from interruption.store import MemoryStore, PostgresStore, SqliteStore, Store
+from interruption.store._base import turn_expiry
+from interruption.testing import ScriptedModel
+from psycopg import sql
+
+from tests.sessions import (
+    APPROVER,
+    ASK_INPUT,
+    Boom,
+    RunLog,
+    agent,
+    make_tools,
+    resume_in_a_process,
+    transfer,
+)
+from tests.strategies import Call, batches
+from tests.test_validation import APPROVER as PROPERTY_APPROVER
+from tests.test_validation import Ledger, _answer, _model, _mutations, _resume_of
+from tests.test_validation import _tools as property_tools
+
+NOW = datetime(2026, 11, 21, 23, 0, tzinfo=UTC)
+SESSION = "s-7c1e"
+
+# --- helpers -----------------------------------------------------------------
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.moment = NOW
+
+    def __call__(self) -> datetime:
+        """The time it reads."""
+        return self.moment
+
+    def advance(self, delta: timedelta) -> None:
+        """Move the clock forward by *delta*."""
+        self.moment += delta
+
+
+def answer(pending: PendingInterrupt) -> Respond | Restart:
+    """A human's yes: approve approvals, answer questions "Yes"."""
+    if isinstance(pending.kind, ApprovalPending):
+        return pending.approve("ok")
+    return pending.respond("Yes")
+
+
+def yes_to(interrupts: Sequence[PendingInterrupt]) -> Resume:
+    """A resume saying yes to every interrupt."""
+    entries = [answer(pending) for pending in interrupts]
+    return Resume(
+        [entry for entry in entries if isinstance(entry, Respond)],
+        [entry for entry in entries if isinstance(entry, Restart)],
+    )
+
+
+def results_in(messages: Sequence[Message]) -> dict[str, JSON]:
+    """Every tool result in a history, by ref."""
+    return {
+        response.ref: response.output
+        for message in messages
+        for response in message.tool_responses
+    }
+
+
+def rejection(runner: asyncio.Runner, coroutine: Any) -> ResumeRejected:
+    """The `ResumeRejected` a coroutine raises; fails if it returns."""
+    with pytest.raises(ResumeRejected) as caught:
+        runner.run(coroutine)
+    return caught.value
+
+
+# --- fixtures ----------------------------------------------------------------
+
+
+@pytest.fixture(name="runner")
+def _runner() -> Iterator[asyncio.Runner]:
+    """One event loop for a test and its stores' clean-up."""
+    with asyncio.Runner() as runner:
+        yield runner
+
+
+@pytest.fixture(name="store", params=["memory", "sqlite", "postgres"])
+def _store(
+    request: pytest.FixtureRequest, runner: asyncio.Runner, tmp_path: Path
+) -> Iterator[Store]:
+    """Each store in turn, empty, closed afterwards."""
+    store: Store
+    if request.param == "memory":
+        store = MemoryStore()
+    elif request.param == "sqlite":
+        store = SqliteStore(tmp_path / "s.db")
+    else:
+        dsn = request.getfixturevalue("postgres_dsn")
+        store = PostgresStore(dsn, schema=request.getfixturevalue("pg_schema"))
+    yield store
+    runner.run(store.close())
+
+
+@pytest.fixture(name="pg_schema")
+def _pg_schema(postgres_dsn: str) -> Iterator[str]:
+    """A PostgreSQL schema of one test's own, dropped afterwards."""
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    yield schema
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+        conn.execute(
+            sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema))
+        )
+
+
+@pytest.fixture(name="reopen")
+def _reopen(store: Store, runner: asyncio.Runner) -> Iterator[Callable[[], Store]]:
+    """Open the same store again, as a new process would (memory: itself)."""
+    opened: list[Store] = []
+
+    def reopen() -> Store:
+        again: Store
+        if isinstance(store, SqliteStore):
+            again = SqliteStore(store.path)
+        elif isinstance(store, PostgresStore):
+            again = PostgresStore(store.dsn, schema=store.schema)
+        else:
+            return store
+        opened.append(again)
+        return again
+
+    yield reopen
+    for again in opened:
+        runner.run(again.close())
+
+
+@pytest.fixture(name="log")
+def _log(tmp_path: Path) -> RunLog:
+    return RunLog(tmp_path / "runs.db")
+
+
+@pytest.fixture(name="tools")
+def _tools(log: RunLog) -> list[Tool[Any, Any, Any]]:
+    return make_tools(log)
+
+
+@pytest.fixture(name="clock")
+def _clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture(name="open_session")
+def _open_session(
+    store: Store, tools: list[Tool[Any, Any, Any]], clock: Clock
+) -> Callable[..., Session]:
+    """Make a session on the store, with a fresh model each time."""
+
+    def open_session(on: Store | None = None, **options: Any) -> Session:
+        options.setdefault("id", SESSION)
+        options.setdefault("approver", APPROVER)
+        options.setdefault("now", clock)
+        return Session(on or store, ScriptedModel(agent), tools, **options)
+
+    return open_session
+
+
+OpenSession = Callable[..., Session]
+
+
+def principal_of(store: Store, session: str, turn_id: int) -> str | None:
+    """The principal a store recorded with a consumed turn."""
+    query = "SELECT principal FROM turns WHERE session = ? AND turn_id = ?"
+    row: tuple[Any, ...] | None
+    if isinstance(store, SqliteStore):
+        with closing(sqlite3.connect(store.path)) as db:
+            row = db.execute(query, (session, turn_id)).fetchone()
+    elif isinstance(store, PostgresStore):
+        with psycopg.connect(store.dsn) as conn:
+            table = sql.Identifier(store.schema or "public", "turns")
+            row = conn.execute(
+                sql.SQL(
+                    "SELECT principal FROM {} WHERE session = %s AND turn_id = %s"
+                ).format(table),
+                (session, turn_id),
+            ).fetchone()
+    else:
+        assert isinstance(store, MemoryStore)
+        return store._turns[session][turn_id].principal
+    assert row is not None
+    principal: str | None = row[0]
+    return principal
+
+
+# --- sessions ----------------------------------------------------------------
+
+
+class TestSession:
+    def test_send_pauses_and_pending_lists_the_interrupts(
+        self, open_session: OpenSession, log: RunLog, runner: asyncio.Runner
+    ) -> None:
+        """A send that pauses saves turn 1; pending() lists its interrupt."""
+        session = open_session()
+        result = runner.run(session.send("pay"))
+        assert result.finish_reason == "interrupted"
+        assert result.turn is not None
+        assert (result.turn.session, result.turn.turn_id) == (SESSION, 1)
+        (pending,) = runner.run(session.pending())
+        assert pending == result.interrupts[0]
+        assert isinstance(pending.kind, ApprovalPending)
+        assert runner.run(session.pending_turn()) == result.turn
+        assert (log["lookup"], log["transfer_money"]) == (1, 0)
+
+    def test_resume_with_the_turn_id_continues(
+        self, open_session: OpenSession, log: RunLog, runner: asyncio.Runner
+    ) -> None:
+        """Resuming the turn runs the approved tool once and finishes."""
+        session = open_session()
+        paused = runner.run(session.send("pay"))
+        assert paused.turn is not None
+        final = runner.run(
+            session.resume(yes_to(paused.interrupts), turn_id=paused.turn.turn_id)
+        )
+        assert final.finish_reason == "stop"
+        assert final.message.text.startswith("done: ")
+        assert (log["lookup"], log["transfer_money"]) == (1, 1)
+        assert runner.run(session.pending()) == ()
+        assert runner.run(session.pending_turn()) is None
+        assert runner.run(session.store.load_history(SESSION)) == final.messages
+
+    def test_a_reopened_session_sees_the_pending_interrupts_and_resumes(
+        self,
+        open_session: OpenSession,
+        reopen: Callable[[], Store],
+        log: RunLog,
+        runner: asyncio.Runner,
+    ) -> None:
+        """A new Session object with the same id, on the same store, resumes."""
+        paused = runner.run(open_session().send("pay"))
+        again = open_session(on=reopen())
+        pending = runner.run(again.pending())
+        assert pending == paused.interrupts
+        final = runner.run(again.resume(yes_to(pending), turn_id=1))
+        assert final.finish_reason == "stop"
+        assert log["transfer_money"] == 1
+        assert runner.run(open_session(on=reopen()).pending()) == ()
+
+    def test_history_is_kept_across_sends_and_session_objects(
+        self,
+        open_session: OpenSession,
+        reopen: Callable[[], Store],
+        runner: asyncio.Runner,
+    ) -> None:
+        """A later send continues the stored history, whichever object sends it."""
+        session = open_session()
+        paused = runner.run(session.send("ask"))
+        first = runner.run(session.resume(yes_to(paused.interrupts)))
+        assert first.finish_reason == "stop"
+        later = open_session(on=reopen())
+        second = runner.run(later.send("pay"))
+        assert second.messages[: len(first.messages)] == first.messages
+        assert second.turn is not None
+        assert second.turn.turn_id == 2
+        assert runner.run(later.store.load_history(SESSION)) == second.messages
+
+    def test_a_send_that_finishes_saves_the_history(
+        self,
+        open_session: OpenSession,
+        tools: list[Tool[Any, Any, Any]],
+        runner: asyncio.Runner,
+    ) -> None:
+        """A send with no pause keeps its whole history, messages given as a list."""
+        session = Session(
+            open_session().store,
+            ScriptedModel([Message.of_text(Role.MODEL, "hello")]),
+            tools,
+            id="chat",
+        )
+        result = runner.run(session.send([Message.of_text(Role.USER, "hi")]))
+        assert result.finish_reason == "stop"
+        assert runner.run(session.store.load_history("chat")) == result.messages
+        assert runner.run(session.pending()) == ()
+
+    def test_send_while_paused_is_refused(
+        self, open_session: OpenSession, runner: asyncio.Runner
+    ) -> None:
+        """A paused session must be resumed before it takes new messages."""
+        session = open_session()
+        runner.run(session.send("pay"))
+        with pytest.raises(RuntimeError, match="is paused"):
+            runner.run(session.send("pay"))
+
+    def test_a_second_pause_gets_the_next_turn_id(
+        self, open_session: OpenSession, log: RunLog, runner: asyncio.Runner
+    ) -> None:
+        """A continuation that pauses again saves turn 2, which resumes in turn."""
+        session = open_session()
+        first = runner.run(session.send("ask then pay"))
+        second = runner.run(session.resume(yes_to(first.interrupts), turn_id=1))
+        assert second.turn is not None
+        assert second.turn.turn_id == 2
+        assert runner.run(session.pending()) == second.interrupts
+        final = runner.run(session.resume(yes_to(second.interrupts), turn_id=2))
+        assert final.finish_reason == "stop"
+        assert log["transfer_money"] == 1
+
+    def test_the_sync_twins(self, open_session: OpenSession, log: RunLog) -> None:
+        """The *_sync twins of send, pending, resume and recover mirror them."""
+        session = open_session()
+        paused = session.send_sync("pay")
+        assert session.pending_sync() == paused.interrupts
+        final = session.resume_sync(yes_to(paused.interrupts), turn_id=1)
+        assert final.finish_reason == "stop"
+        assert session.recover_sync() is None
+        assert log["transfer_money"] == 1
+
+    def test_a_fresh_id_when_none_is_given(self, store: Store) -> None:
+        """Without an id, each session gets its own."""
+        model = ScriptedModel(agent)
+        assert Session(store, model).id != Session(store, model).id
+
+
+# --- store wrappers ----------------------------------------------------------
+
+
+class Wrapped:
+    """A store that hands every call to another; subclasses step in."""
+
+    def __init__(self, inner: Store) -> None:
+        self.inner = inner
+
+    async def save_history(self, session: str, messages: Sequence[Message]) -> None:
+        """Delegate."""
+        await self.inner.save_history(session, messages)
+
+    async def load_history(self, session: str) -> tuple[Message, ...] | None:
+        """Delegate."""
+        return await self.inner.load_history(session)
+
+    async def save_turn(self, turn: InterruptedTurn) -> None:
+        """Delegate."""
+        await self.inner.save_turn(turn)
+
+    async def load_turn(
+        self, session: str, turn_id: int | None = None
+    ) -> InterruptedTurn | None:
+        """Delegate."""
+        return await self.inner.load_turn(session, turn_id)
+
+    async def consume(
+        self, session: str, turn_id: int, resume: Resume, principal: str | None
+    ) -> bool:
+        """Delegate."""
+        return await self.inner.consume(session, turn_id, resume, principal)
+
+    async def record(self, session: str, turn_id: int, response: ToolResponse) -> None:
+        """Delegate."""
+        await self.inner.record(session, turn_id, response)
+
+    async def complete(self, session: str, turn_id: int) -> None:
+        """Delegate."""
+        await self.inner.complete(session, turn_id)
+
+    async def claimed(
+        self, session: str
+    ) -> Sequence[tuple[InterruptedTurn, Resume, tuple[ToolResponse, ...]]]:
+        """Delegate."""
+        return await self.inner.claimed(session)
+
+    async def is_consumed(self, session: str, turn_id: int) -> bool:
+        """Delegate."""
+        return await self.inner.is_consumed(session, turn_id)
+
+    async def expire(self, now: datetime) -> int:
+        """Delegate."""
+        return await self.inner.expire(now)
+
+    async def use_token(self, jti: str, expires_at: datetime | None) -> bool:
+        """Delegate."""
+        return await self.inner.use_token(jti, expires_at)
+
+    async def close(self) -> None:
+        """Delegate."""
+        await self.inner.close()
+
+
+class Gated(Wrapped):
+    """A store whose `consume` waits until *parties* callers are at it.
+
+    So every concurrent resume has loaded and validated the turn, and they
+    all race at the compare-and-set itself.
+    """
+
+    def __init__(self, inner: Store, parties: int) -> None:
+        super().__init__(inner)
+        self.gate = asyncio.Barrier(parties)
+
+    async def consume(
+        self, session: str, turn_id: int, resume: Resume, principal: str | None
+    ) -> bool:
+        """Wait for the others, then delegate."""
+        await self.gate.wait()
+        return await self.inner.consume(session, turn_id, resume, principal)
+
+
+# --- concurrency -------------------------------------------------------------
+
+
+class TestConcurrency:
+    def test_twenty_concurrent_resumes_one_continues(
+        self,
+        open_session: OpenSession,
+        store: Store,
+        log: RunLog,
+        runner: asyncio.Runner,
+    ) -> None:
+        """20 validated resumes race at consume: one continues, 19 get consumed."""
+        paused = runner.run(open_session().send("pay"))
+        resume = yes_to(paused.interrupts)
+
+        async def race() -> list[GenerateResult | BaseException]:
+            gated = Gated(store, 20)
+            sessions = [open_session(on=gated) for _ in range(20)]
+            return await asyncio.gather(
+                *(session.resume(resume, turn_id=1) for session in sessions),
+                return_exceptions=True,
+            )
+
+        outcomes = runner.run(race())
+        won = [o for o in outcomes if isinstance(o, GenerateResult)]
+        lost = [o for o in outcomes if isinstance(o, ResumeRejected)]
+        assert len(won) == 1
+        assert won[0].finish_reason == "stop"
+        assert len(lost) == 19
+        assert all(error.codes == (ProblemCode.CONSUMED,) for error in lost)
+        assert log["transfer_money"] == 1
+
+
+class TestProcesses:
+    @pytest.mark.parametrize("store", ["sqlite", "postgres"], indirect=True)
+    def test_twenty_processes_resume_one_turn_once(
+        self, store: Store, log: RunLog, runner: asyncio.Runner
+    ) -> None:
+        """20 processes, each with its own Session and store: one wins, one run."""
+        session = Session(
+            store, ScriptedModel(agent), make_tools(log), id=SESSION, approver=APPROVER
+        )
+        paused = runner.run(session.send("pay"))
+        where: tuple[str, str, str | None]
+        if isinstance(store, SqliteStore):
+            where = ("sqlite", store.path, None)
+        else:
+            assert isinstance(store, PostgresStore)
+            where = ("postgres", store.dsn, store.schema)
+        context = multiprocessing.get_context("spawn")
+        barrier = context.Barrier(20)
+        results = context.Queue()
+        resume = dumps(yes_to(paused.interrupts))
+        processes = [
+            context.Process(
+                target=resume_in_a_process,
+                args=(where, log.path, SESSION, resume, barrier, results),
+            )
+            for _ in range(20)
+        ]
+        for process in processes:
+            process.start()
+        outcomes = sorted(results.get(timeout=120) for _ in processes)
+        for process in processes:
+            process.join(30)
+            assert process.exitcode == 0
+        results.close()
+        results.join_thread()
+        assert outcomes == ["consumed"] * 19 + ["stop"]
+        assert log["transfer_money"] == 1
+        assert log["lookup"] == 1
+        assert runner.run(session.pending()) == ()
+
+
+# --- crash safety ------------------------------------------------------------
+
+
+class Crash(BaseException):
+    """The process dying: not an Exception, so no handler on the way stops it."""
+
+
+CrashPoint = Literal["after consume", "after record", "before complete"]
+
+
+class CrashingStore(Wrapped):
+    """A store that 'dies' at one point of a continuation.
+
+    Args:
+        inner: The real store, which keeps whatever was written before.
+        at: Where to die.
+        records: With ``"after record"``: die after this many records.
+    """
+
+    def __init__(self, inner: Store, at: CrashPoint, records: int = 1) -> None:
+        super().__init__(inner)
+        self.at = at
+        self.records = records
+
+    async def consume(
+        self, session: str, turn_id: int, resume: Resume, principal: str | None
+    ) -> bool:
+        """Delegate; die after a won consume, if told to."""
+        won = await self.inner.consume(session, turn_id, resume, principal)
+        if won and self.at == "after consume":
+            raise Crash
+        return won
+
+    async def record(self, session: str, turn_id: int, response: ToolResponse) -> None:
+        """Delegate; die after the nth record, if told to."""
+        await self.inner.record(session, turn_id, response)
+        self.records -= 1
+        if self.at == "after record" and self.records == 0:
+            raise Crash
+
+    async def complete(self, session: str, turn_id: int) -> None:
+        """Die before completing, if told to."""
+        if self.at == "before complete":
+            raise Crash
+        await self.inner.complete(session, turn_id)
+
+
+class TestCrashSafety:
+    """The module's contract, as session.py states it.
+
+    "While a consumed turn continues, every result of a resumed tool call is
+    recorded in the store as it arrives. If the process dies before the
+    continuation completes, `Session.recover` finishes it: recorded results
+    are reused and those tools do not run again; calls that had not finished
+    run (their effect, if any, never reported back). The pending interrupt is
+    not answerable again once consumed: the recorded resume is what recovery
+    uses."
+    """
+
+    def crash(
+        self,
+        runner: asyncio.Runner,
+        open_session: OpenSession,
+        store: Store,
+        plan: str,
+        at: CrashPoint,
+    ) -> GenerateResult:
+        """Pause with *plan*, then resume it through a store that dies *at*."""
+        paused = runner.run(open_session().send(plan))
+        dying = open_session(on=CrashingStore(store, at))
+        with pytest.raises(Crash):
+            runner.run(dying.resume(yes_to(paused.interrupts), turn_id=1))
+        return paused
+
+    def assert_settled(
+        self, runner: asyncio.Runner, session: Session, paused: GenerateResult
+    ) -> None:
+        """The turn cannot be answered again and nothing is left to recover."""
+        assert runner.run(session.recover()) is None
+        error = rejection(runner, session.resume(yes_to(paused.interrupts), turn_id=1))
+        assert error.codes == (ProblemCode.CONSUMED,)
+
+    @pytest.mark.parametrize("at", ["after consume", "after record", "before complete"])
+    def test_recover_finishes_and_runs_no_recorded_tool_again(  # noqa: PLR0913, PLR0917 - fixtures
+        self,
+        open_session: OpenSession,
+        store: Store,
+        reopen: Callable[[], Store],
+        log: RunLog,
+        at: CrashPoint,
+        runner: asyncio.Runner,
+    ) -> None:
+        """Recover reuses recorded results and runs only the calls never recorded."""
+        paused = self.crash(runner, open_session, store, "pay twice", at)
+        first, second = (pending.ref for pending in paused.interrupts)
+        ((_, _, recorded),) = runner.run(store.claimed(SESSION))
+        ran = {amount: log[f"transfer_money {amount}"] for amount in (125_000, 130_000)}
+        if at == "after consume":
+            assert (recorded, ran) == ((), {125_000: 0, 130_000: 0})
+        elif at == "after record":
+            # The batch runs concurrently: both transfers had returned, only
+            # the first result was recorded when the process died.
+            assert [r.ref for r in recorded] == [first]
+            assert ran == {125_000: 1, 130_000: 1}
+        else:
+            assert {r.ref for r in recorded} == {first, second}
+            assert ran == {125_000: 1, 130_000: 1}
+        survivor = open_session(on=reopen())
+        assert runner.run(survivor.pending()) == ()
+        error = rejection(runner, survivor.resume(yes_to(paused.interrupts), turn_id=1))
+        assert error.codes == (ProblemCode.CONSUMED,)
+        with pytest.raises(RuntimeError, match="unfinished continuation"):
+            runner.run(survivor.send("pay"))
+        final = runner.run(survivor.recover())
+        assert final is not None
+        assert final.finish_reason == "stop"
+        done = {r.ref for r in recorded}
+        assert log["transfer_money 125000"] == ran[125_000] + (first not in done)
+        assert log["transfer_money 130000"] == ran[130_000] + (second not in done)
+        results = results_in(final.messages)
+        assert [results[first], results[second]] == [
+            {"status": "sent", "to": "ACME", "amount": 125_000},
+            {"status": "sent", "to": "ACME", "amount": 130_000},
+        ]
+        assert runner.run(survivor.store.load_history(SESSION)) == final.messages
+        self.assert_settled(runner, survivor, paused)
+
+    def test_a_tool_that_dies_mid_run_runs_again(
+        self,
+        open_session: OpenSession,
+        reopen: Callable[[], Store],
+        log: RunLog,
+        runner: asyncio.Runner,
+    ) -> None:
+        """A call that had not finished runs again; a recorded sibling does not."""
+        session = open_session(on_tool_error="raise")
+        paused = runner.run(session.send("pay and unlock"))
+        with pytest.raises(Boom):
+            runner.run(session.resume(yes_to(paused.interrupts), turn_id=1))
+        assert (log["transfer_money"], log["flaky"]) == (1, 1)
+        survivor = open_session(on=reopen(), on_tool_error="raise")
+        final = runner.run(survivor.recover())
+        assert final is not None
+        assert final.finish_reason == "stop"
+        assert (log["transfer_money"], log["flaky"]) == (1, 2)
+        transfer_ref, flaky_ref = (pending.ref for pending in paused.interrupts)
+        results = results_in(final.messages)
+        assert results[transfer_ref] == {
+            "status": "sent",
+            "to": "ACME",
+            "amount": 125_000,
+        }
+        assert results[flaky_ref] == "unlocked"
+        self.assert_settled(runner, survivor, paused)
+
+    def test_a_continuation_that_paused_again_is_recovered_once(
+        self,
+        open_session: OpenSession,
+        store: Store,
+        reopen: Callable[[], Store],
+        log: RunLog,
+        runner: asyncio.Runner,
+    ) -> None:
+        """Crashed after saving the next turn: recover keeps it and runs nothing."""
+        paused = self.crash(
+            runner, open_session, store, "ask then pay", "before complete"
+        )
+        survivor = open_session(on=reopen())
+        second = runner.run(survivor.recover())
+        assert second is not None
+        assert second.finish_reason == "interrupted"
+        assert second.turn is not None
+        assert second.turn.turn_id == 2
+        assert runner.run(survivor.pending()) == second.interrupts
+        self.assert_settled(runner, survivor, paused)
+        final = runner.run(survivor.resume(yes_to(second.interrupts), turn_id=2))
+        assert final.finish_reason == "stop"
+        assert log["transfer_money"] == 1
+
+    def test_a_finished_continuation_is_not_run_again(
+        self,
+        open_session: OpenSession,
+        store: Store,
+        reopen: Callable[[], Store],
+        log: RunLog,
+        runner: asyncio.Runner,
+    ) -> None:
+        """A crash after the final history was saved: recover only completes it."""
+        paused = self.crash(runner, open_session, store, "pay", "before complete")
+        saved = runner.run(store.load_history(SESSION))
+        survivor = open_session(on=reopen())
+        final = runner.run(survivor.recover())
+        assert final is not None
+        assert final.finish_reason == "stop"
+        assert final.messages == saved
+        assert isinstance(survivor.model, ScriptedModel)
+        assert survivor.model.requests == []
+        assert log["transfer_money"] == 1
+        self.assert_settled(runner, survivor, paused)
+
+    def test_a_saved_max_turns_outcome_is_returned_as_such(
+        self,
+        store: Store,
+        tools: list[Tool[Any, Any, Any]],
+        clock: Clock,
+        runner: asyncio.Runner,
+    ) -> None:
+        """Crashed after saving a max_turns ending: recover reports max_turns."""
+        script = [
+            Message(Role.MODEL, (transfer(),)),
+            Message(Role.MODEL, (ToolRequest("lookup", input={}),)),
+        ]
+        options: dict[str, Any] = {"id": SESSION, "approver": APPROVER, "now": clock}
+        session = Session(store, ScriptedModel(script), tools, max_turns=1, **options)
+        paused = runner.run(session.send("pay"))
+        dying = Session(
+            CrashingStore(store, "before complete"),
+            ScriptedModel(script[1:]),
+            tools,
+            max_turns=1,
+            **options,
+        )
+        with pytest.raises(Crash):
+            runner.run(dying.resume(yes_to(paused.interrupts)))
+        final = runner.run(
+            Session(store, ScriptedModel([]), tools, **options).recover()
+        )
+        assert final is not None
+        assert final.finish_reason == "max_turns"
+        assert [r.name for r in final.message.tool_requests] == ["lookup"]
+        assert final.messages[-1].role is Role.TOOL
+
+    def test_an_expiry_answer_survives_a_crash(
+        self,
+        open_session: OpenSession,
+        store: Store,
+        reopen: Callable[[], Store],
+        clock: Clock,
+        runner: asyncio.Runner,
+    ) -> None:
+        """A turn resolved by its expiry answer is recovered with that answer."""
+        session = open_session(ttl=timedelta(minutes=5), expiry_answers=True)
+        paused = runner.run(session.send("ask"))
+        clock.advance(timedelta(minutes=10))
+        dying = open_session(
+            on=CrashingStore(store, "after consume"), expiry_answers=True
+        )
+        with pytest.raises(Crash):
+            runner.run(dying.resume(Resume(), turn_id=1))
+        final = runner.run(open_session(on=reopen()).recover())
+        assert final is not None
+        assert final.finish_reason == "stop"
+        (ref,) = (pending.ref for pending in paused.interrupts)
+        assert results_in(final.messages) == {ref: "No"}
+
+
+# --- replay ------------------------------------------------------------------
+
+
+class TestReplay:
+    def test_the_same_resume_twice(
+        self, open_session: OpenSession, log: RunLog, runner: asyncio.Runner
+    ) -> None:
+        """A replayed resume is consumed; the tool ran once."""
+        session = open_session()
+        paused = runner.run(session.send("pay"))
+        resume = yes_to(paused.interrupts)
+        runner.run(session.resume(resume, turn_id=1))
+        error = rejection(runner, session.resume(resume, turn_id=1))
+        assert error.codes == (ProblemCode.CONSUMED,)
+        assert "turn 1" in error.problems[0].message
+        error = rejection(runner, session.resume(resume))
+        assert error.codes == (ProblemCode.CONSUMED,)
+        assert log["transfer_money"] == 1
+
+    def test_an_earlier_turn_after_a_later_one(
+        self, open_session: OpenSession, log: RunLog, runner: asyncio.Runner
+    ) -> None:
+        """A stale turn_id is consumed, even while a later turn is open."""
+        session = open_session()
+        first = runner.run(session.send("ask then pay"))
+        second = runner.run(session.resume(yes_to(first.interrupts), turn_id=1))
+        error = rejection(runner, session.resume(yes_to(first.interrupts), turn_id=1))
+        assert error.codes == (ProblemCode.CONSUMED,)
+        runner.run(session.resume(yes_to(second.interrupts), turn_id=2))
+        error = rejection(runner, session.resume(yes_to(first.interrupts), turn_id=1))
+        assert error.codes == (ProblemCode.CONSUMED,)
+        assert log["transfer_money"] == 1
+
+    def test_a_session_that_never_paused(
+        self,
+        open_session: OpenSession,
+        store: Store,
+        tools: list[Tool[Any, Any, Any]],
+        runner: asyncio.Runner,
+    ) -> None:
+        """Nothing to resume is unknown_interrupt, for a new or a chatty session."""
+        error = rejection(runner, open_session(id="new").resume(Resume()))
+        assert error.codes == (ProblemCode.UNKNOWN_INTERRUPT,)
+        assert "never paused" in error.problems[0].message
+        chat = Session(store, ScriptedModel([Message.of_text(Role.MODEL, "hi")]), tools)
+        runner.run(chat.send("hello"))
+        error = rejection(
+            runner, chat.resume(Resume([Respond("ask_user", "call-1", "Yes")]))
+        )
+        assert error.codes == (ProblemCode.UNKNOWN_INTERRUPT,)
+
+    def test_a_turn_that_does_not_exist(
+        self, open_session: OpenSession, runner: asyncio.Runner
+    ) -> None:
+        """A turn_id the session never had is unknown_interrupt."""
+        session = open_session()
+        paused = runner.run(session.send("pay"))
+        error = rejection(runner, session.resume(yes_to(paused.interrupts), turn_id=7))
+        assert error.codes == (ProblemCode.UNKNOWN_INTERRUPT,)
+        assert "no turn 7" in error.problems[0].message
+
+    def test_a_finished_session(
+        self, open_session: OpenSession, log: RunLog, runner: asyncio.Runner
+    ) -> None:
+        """Resuming after the session finished is consumed; nothing runs."""
+        session = open_session()
+        paused = runner.run(session.send("pay"))
+        runner.run(session.resume(yes_to(paused.interrupts)))
+        for turn_id in (None, 1):
+            error = rejection(runner, session.resume(Resume(), turn_id=turn_id))
+            assert error.codes == (ProblemCode.CONSUMED,)
+        assert log["transfer_money"] == 1
+
+
+# --- authorization -----------------------------------------------------------
+
+
+def owners_only(principal: str | None, pending: PendingInterrupt) -> bool:
+    """Only alice approves transfers; anyone answers questions."""
+    return pending.name != "transfer_money" or principal == "alice"
+
+
+class TestAuthorization:
+    def test_a_refused_principal_is_not_authorized(
+        self,
+        open_session: OpenSession,
+        store: Store,
+        log: RunLog,
+        runner: asyncio.Runner,
+    ) -> None:
+        """A refusal names the entry; the turn stays open and nothing runs."""
+        session = open_session(authorize=owners_only)
+        paused = runner.run(session.send("pay"))
+        for principal in ("mallory", None):
+            error = rejection(
+                runner,
+                session.resume(
+                    yes_to(paused.interrupts), turn_id=1, principal=principal
+                ),
+            )
+            ((problem),) = error.problems
+            assert problem.code is ProblemCode.NOT_AUTHORIZED
+            assert (problem.index, problem.answer) == (0, "restart")
+            assert problem.interrupt_id == paused.interrupts[0].id
+        assert "anonymous" in error.problems[0].message
+        assert log["transfer_money"] == 0
+        assert not runner.run(store.is_consumed(SESSION, 1))
+        assert runner.run(session.pending()) == paused.interrupts
+
+    def test_an_allowed_principal_is_recorded_with_the_turn(
+        self,
+        open_session: OpenSession,
+        store: Store,
+        log: RunLog,
+        runner: asyncio.Runner,
+    ) -> None:
+        """The authorized principal passes and the store keeps who it was."""
+        session = open_session(authorize=owners_only)
+        paused = runner.run(session.send("pay"))
+        final = runner.run(
+            session.resume(yes_to(paused.interrupts), turn_id=1, principal="alice")
+        )
+        assert final.finish_reason == "stop"
+        assert log["transfer_money"] == 1
+        assert principal_of(store, SESSION, 1) == "alice"
+
+
+# --- expiry ------------------------------------------------------------------
+
+
+class TestExpiry:
+    def test_the_session_ttl_and_a_tool_ttl_set_expires_at(
+        self,
+        open_session: OpenSession,
+        tools: list[Tool[Any, Any, Any]],
+        runner: asyncio.Runner,
+    ) -> None:
+        """Pauses expire after the session's ttl; a tool's own ttl wins."""
+        session = open_session(ttl=timedelta(minutes=5))
+        (pending,) = runner.run(session.send("ask")).interrupts
+        assert pending.expires_at == NOW + timedelta(minutes=5)
+        quick = [
+            define_interrupt(
+                "ask_user",
+                "Ask",
+                input=ASK_INPUT,
+                output={"type": "string"},
+                ttl=timedelta(seconds=30),
+            ),
+            *(t for t in tools if t.name != "ask_user"),
+        ]
+        other = Session(
+            session.store,
+            ScriptedModel(agent),
+            quick,
+            id="quick",
+            ttl=timedelta(minutes=5),
+            now=session.now,
+        )
+        (pending,) = runner.run(other.send("ask")).interrupts
+        assert pending.expires_at == NOW + timedelta(seconds=30)
+
+    def test_a_resume_after_expiry_is_expired(
+        self,
+        open_session: OpenSession,
+        store: Store,
+        clock: Clock,
+        log: RunLog,
+        runner: asyncio.Runner,
+    ) -> None:
+        """At expires_at the resume is rejected as expired and the turn stays open."""
+        session = open_session(ttl=timedelta(minutes=5))
+        paused = runner.run(session.send("pay"))
+        clock.advance(timedelta(minutes=5))
+        error = rejection(runner, session.resume(yes_to(paused.interrupts), turn_id=1))
+        assert error.codes == (ProblemCode.EXPIRED,)
+        assert log["transfer_money"] == 0
+        assert not runner.run(store.is_consumed(SESSION, 1))
+
+    def test_an_expired_question_is_answered_by_its_expiry_answer(
+        self, open_session: OpenSession, clock: Clock, runner: asyncio.Runner
+    ) -> None:
+        """With expiry_answers, an expired, unanswered question stands as "No"."""
+        session = open_session(ttl=timedelta(minutes=5), expiry_answers=True)
+        paused = runner.run(session.send("ask then pay"))
+        clock.advance(timedelta(hours=1))
+        error = rejection(runner, session.resume(yes_to(paused.interrupts), turn_id=1))
+        assert error.codes == (ProblemCode.EXPIRED,)
+        final = runner.run(session.resume(Resume(), turn_id=1))
+        assert final.finish_reason == "stop"
+        (pending,) = paused.interrupts
+        assert results_in(final.messages) == {pending.ref: "No"}
+
+    def test_without_expiry_answers_an_expired_question_is_missing(
+        self, open_session: OpenSession, clock: Clock, runner: asyncio.Runner
+    ) -> None:
+        """By default, an empty resume of an expired question is missing."""
+        session = open_session(ttl=timedelta(minutes=5))
+        runner.run(session.send("ask"))
+        clock.advance(timedelta(hours=1))
+        error = rejection(runner, session.resume(Resume(), turn_id=1))
+        assert error.codes == (ProblemCode.MISSING,)
+
+    def test_the_store_deletes_expired_open_turns(
+        self,
+        open_session: OpenSession,
+        store: Store,
+        runner: asyncio.Runner,
+    ) -> None:
+        """expire() removes open turns past their expiry, never consumed ones."""
+        consumed = open_session(id="consumed", ttl=timedelta(minutes=5))
+        paused = runner.run(consumed.send("ask"))
+        runner.run(consumed.resume(yes_to(paused.interrupts)))
+        open_session(id="forever").send_sync("ask")
+        open_session(id="late", ttl=timedelta(minutes=5)).send_sync("ask")
+        assert runner.run(store.expire(NOW + timedelta(minutes=4))) == 0
+        assert runner.run(store.expire(NOW + timedelta(minutes=5))) == 1
+        assert runner.run(store.load_turn("late")) is None
+        assert runner.run(store.load_turn("forever")) is not None
+        assert runner.run(store.load_turn("consumed")) is not None
+        assert open_session(id="late").pending_sync() == ()
+
+
+# --- forgery -----------------------------------------------------------------
+
+
+class TestForgery:
+    @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(batches(), st.data())
+    def test_every_mutated_resume_is_rejected_and_the_turn_stays_resumable(
+        self,
+        store: Store,
+        runner: asyncio.Runner,
+        batch: tuple[Call, ...],
+        data: st.DataObject,
+    ) -> None:
+        """Each mutation is rejected with its code, runs nothing, consumes nothing."""
+        ledger = Ledger()
+        model = _model(batch)
+        session = Session(
+            store, model, property_tools(ledger), approver=PROPERTY_APPROVER
+        )
+
+        async def attempt() -> None:
+            paused = await session.send("go")
+            turn = paused.turn
+            assert turn is not None
+            runs = ledger.runs.copy()
+            answers = [_answer(pending, data) for pending in turn.interrupts]
+            resume = _resume_of(answers)
+            for name, mutated, codes in _mutations(resume, turn):
+                with pytest.raises(ResumeRejected) as caught:
+                    await session.resume(mutated, turn_id=turn.turn_id)
+                assert set(caught.value.codes) == codes, name
+                assert ledger.runs == runs, name
+                assert len(model.requests) == 1, name
+            assert not await store.is_consumed(session.id, turn.turn_id)
+            assert await session.pending() == turn.interrupts
+            final = await session.resume(resume, turn_id=turn.turn_id)
+            assert final.finish_reason == "stop"
+            with pytest.raises(ResumeRejected) as caught:
+                await session.resume(resume, turn_id=turn.turn_id)
+            assert caught.value.codes == (ProblemCode.CONSUMED,)
+
+        runner.run(attempt())
+
+
+# --- stores ------------------------------------------------------------------
+
+
+def a_turn(session: str = SESSION, turn_id: int = 1, **changes: Any) -> InterruptedTurn:
+    """A minimal interrupted turn with one question."""
+    request = ToolRequest("ask_user", "call-1", {"question": "?"})
+    pending = PendingInterrupt(
+        id="call-1",
+        kind=Custom(),
+        payload=None,
+        tool=request,
+        accepts=Accepts(respond={"type": "string"}),
+    )
+    fields: dict[str, Any] = {
+        "session": session,
+        "turn_id": turn_id,
+        "messages": (Message.of_text(Role.USER, "go"), Message(Role.MODEL, (request,))),
+        "interrupts": (pending,),
+        "completed": (),
+        "created_at": NOW,
+    }
+    fields.update(changes)
+    return InterruptedTurn(**fields)
+
+
+class TestStore:
+    def test_the_stores_are_stores(self, store: Store) -> None:
+        """Each store satisfies the runtime-checkable protocol."""
+        assert isinstance(store, Store)
+
+    def test_unknown_sessions_and_turns(
+        self, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """Lookups of what was never saved give None, False or nothing."""
+        assert runner.run(store.load_history("nobody")) is None
+        assert runner.run(store.load_turn("nobody")) is None
+        assert runner.run(store.load_turn("nobody", 3)) is None
+        assert not runner.run(store.is_consumed("nobody", 1))
+        assert not runner.run(store.consume("nobody", 1, Resume(), None))
+        assert runner.run(store.claimed("nobody")) == []
+
+    def test_a_turn_is_saved_once(self, store: Store, runner: asyncio.Runner) -> None:
+        """A second turn with the same id is a ValueError; the first is kept."""
+        turn = a_turn()
+        runner.run(store.save_turn(turn))
+        with pytest.raises(ValueError, match="already has turn 1"):
+            runner.run(store.save_turn(turn))
+        assert runner.run(store.load_turn(SESSION)) == turn
+        assert runner.run(store.load_turn(SESSION, 1)) == turn
+        assert runner.run(store.load_history(SESSION)) == turn.messages
+
+    def test_consume_once_then_record_and_complete(
+        self, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """One consume wins; claimed lists it with its records until completed."""
+        runner.run(store.save_turn(a_turn()))
+        resume = Resume([Respond("ask_user", "call-1", "Yes")])
+        assert runner.run(store.consume(SESSION, 1, resume, "bob"))
+        assert not runner.run(store.consume(SESSION, 1, resume, "eve"))
+        response = ToolResponse("ask_user", "call-1", "Yes")
+        runner.run(store.record(SESSION, 1, response))
+        runner.run(store.record(SESSION, 1, response))
+        ((turn, kept, results),) = runner.run(store.claimed(SESSION))
+        assert (turn, kept, results) == (a_turn(), resume, (response,))
+        runner.run(store.complete(SESSION, 1))
+        assert runner.run(store.claimed(SESSION)) == []
+        assert principal_of(store, SESSION, 1) == "bob"
+
+    def test_a_sealed_token_is_spent_once(
+        self, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """use_token is True the first time only."""
+        assert runner.run(store.use_token("jti-1", NOW))
+        assert not runner.run(store.use_token("jti-1", NOW))
+        assert runner.run(store.use_token("jti-2", None))
+
+
+class TestTurnExpiry:
+    def test_the_latest_interrupt_bounds_the_turn(self) -> None:
+        """A turn expires when its last interrupt does, each capped by the turn."""
+        turn = a_turn(expires_at=NOW + timedelta(hours=1))
+        (pending,) = turn.interrupts
+        soon = pending.expires_at or NOW + timedelta(minutes=1)
+        later = attrs.evolve(pending, id="b", expires_at=NOW + timedelta(hours=2))
+        both = attrs.evolve(
+            turn, interrupts=(attrs.evolve(pending, expires_at=soon), later)
+        )
+        assert turn_expiry(both) == NOW + timedelta(hours=1)
+        assert turn_expiry(attrs.evolve(turn, expires_at=None)) is None
+        assert turn_expiry(attrs.evolve(turn, interrupts=())) == turn.expires_at
+
+
+class TestSqliteStore:
+    def test_the_schema_is_migrated_once(
+        self, tmp_path: Path, runner: asyncio.Runner
+    ) -> None:
+        """A new file gets the current schema; reopening keeps it."""
+        first = SqliteStore(tmp_path / "s.db")
+        assert first.schema_version == 1
+        runner.run(first.close())
+        again = SqliteStore(tmp_path / "s.db")
+        assert again.schema_version == 1
+        runner.run(again.close())
+        with closing(sqlite3.connect(tmp_path / "s.db")) as db:
+            assert db.execute("SELECT count(*) FROM schema_version").fetchone() == (1,)
+
+    def test_a_newer_schema_is_refused(
+        self, tmp_path: Path, runner: asyncio.Runner
+    ) -> None:
+        """A file from a newer library version is not touched."""
+        runner.run(SqliteStore(tmp_path / "s.db").close())
+        with closing(sqlite3.connect(tmp_path / "s.db")) as db, db:
+            db.execute("INSERT INTO schema_version (version) VALUES (99)")
+        with pytest.raises(RuntimeError, match="schema version 99 is newer"):
+            SqliteStore(tmp_path / "s.db")
+
+    def test_a_private_in_memory_database(self, runner: asyncio.Runner) -> None:
+        """':memory:' gives a working store with nothing on disk."""
+        store = SqliteStore(":memory:")
+        runner.run(store.save_turn(a_turn()))
+        assert runner.run(store.load_turn(SESSION)) == a_turn()
+        runner.run(store.close())
