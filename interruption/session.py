@@ -28,6 +28,7 @@ from interruption.errors import Problem, ProblemCode, ResumeRejected
 from interruption.loop import (
     Finished,
     GenerateResult,
+    LoopOptions,
     Model,
     OnToolError,
     ToolFinished,
@@ -117,7 +118,7 @@ class Session:
         self.on_tool_error: OnToolError = on_tool_error
         self.now = now or utc_now
 
-    def _options(self) -> dict[str, Any]:
+    def _options(self) -> LoopOptions:
         return {
             "tools": self.tools,
             "approver": self.approver,
@@ -148,10 +149,13 @@ class Session:
             RuntimeError: if the session is paused (resume it first) or a
                 continuation is unfinished (a crash: `recover` it first).
         """
-        if await self._open_turn() is not None:
+        latest = await self.store.load_turn(self.id)
+        if latest is not None and not await self.store.is_consumed(
+            self.id, latest.turn_id
+        ):
             msg = f"session {self.id!r} is paused: resume its pending interrupts first"
             raise RuntimeError(msg)
-        if await self.store.claimed(self.id):
+        if latest is not None and await self.store.claimed(self.id):
             msg = (
                 f"session {self.id!r} has an unfinished continuation: wait for it, "
                 "or call recover() if its process died"
@@ -163,7 +167,6 @@ class Session:
             else list(messages)
         )
         history = list(await self.store.load_history(self.id) or ()) + new
-        latest = await self.store.load_turn(self.id)
         result = await last_result(
             generate_stream(self.model, history, session=self.id, **self._options())
         )
