@@ -302,6 +302,23 @@ class TestStore:
 
         runner.run(go())
 
+    def test_expire_forgets_expired_token_ids(
+        self, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """Expired tokens' ids are forgotten by expire; live ones stay spent."""
+
+        async def go() -> None:
+            later = NOW + timedelta(hours=1)
+            assert await store.use_token("old", NOW)
+            assert await store.use_token("live", later)
+            assert await store.use_token("forever", None)
+            await store.expire(NOW)
+            assert await store.use_token("old", NOW)
+            assert not await store.use_token("live", later)
+            assert not await store.use_token("forever", None)
+
+        runner.run(go())
+
     def test_close_is_repeatable(self, store: Store, runner: asyncio.Runner) -> None:
         """A used store closes, and the fixture's second close is harmless."""
 

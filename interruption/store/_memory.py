@@ -110,7 +110,13 @@ class MemoryStore:
         ]
 
     async def expire(self, now: datetime) -> int:
-        """Delete open turns that expired before *now*; return how many."""
+        """Delete open turns that expired before *now*; return how many.
+
+        Spent token ids whose tokens expired go too: they no longer verify.
+        """
+        for jti, ends in list(self._tokens.items()):
+            if ends is not None and ends <= now:
+                del self._tokens[jti]
         gone = 0
         for turns in self._turns.values():
             for turn_id, row in list(turns.items()):

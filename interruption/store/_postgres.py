@@ -520,7 +520,9 @@ class PostgresStore:
         ]
 
     async def expire(self, now: datetime) -> int:
-        """Delete open turns that expired before *now*.
+        """Delete open turns that expired before *now*; return how many.
+
+        Spent token ids whose tokens expired go too: they no longer verify.
 
         Args:
             now: The moment to compare with (a naive one is local time).
@@ -534,7 +536,12 @@ class PostgresStore:
                 "AND expires_at IS NOT NULL AND expires_at <= %s",
                 (_utc(now),),
             )
-            return cursor.rowcount
+            gone = cursor.rowcount
+            await conn.execute(
+                "DELETE FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= %s",
+                (_utc(now),),
+            )
+            return gone
 
     async def use_token(self, jti: str, expires_at: datetime | None) -> bool:
         """Spend a sealed token's id.

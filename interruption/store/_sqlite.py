@@ -262,11 +262,18 @@ class SqliteStore:
         ]
 
     async def expire(self, now: datetime) -> int:
-        """Delete open turns that expired before *now*; return how many."""
+        """Delete open turns that expired before *now*; return how many.
+
+        Spent token ids whose tokens expired go too: they no longer verify.
+        """
         with self._write() as db:
             cursor = db.execute(
                 "DELETE FROM turns WHERE consumed_at IS NULL AND expires_at IS NOT "
                 "NULL AND expires_at <= ?",
+                (_iso(now),),
+            )
+            db.execute(
+                "DELETE FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= ?",
                 (_iso(now),),
             )
             return cursor.rowcount
