@@ -1,11 +1,17 @@
 """Shared fixtures and hypothesis profiles."""
 
+import asyncio
 import os
+import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
+import psycopg
 import pytest
 from hypothesis import HealthCheck, settings
 from interruption import _parse, wire
+from interruption.store import MemoryStore, PostgresStore, SqliteStore, Store
+from psycopg import sql
 
 settings.register_profile("default", max_examples=100, deadline=None)
 settings.register_profile(
@@ -44,3 +50,48 @@ def _postgres_dsn() -> Iterator[str]:
         pytest.fail(f"could not start PostgreSQL for the tests: {error}", pytrace=False)
     yield server.dsn
     server.stop()
+
+
+def fresh_schema() -> str:
+    """A PostgreSQL schema name no other test uses."""
+    return f"t_{uuid.uuid4().hex[:12]}"
+
+
+def drop_schema(dsn: str, schema: str) -> None:
+    """Drop a test's PostgreSQL schema and everything in it."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(
+            sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema))
+        )
+
+
+@pytest.fixture(name="runner")
+def _runner() -> Iterator[asyncio.Runner]:
+    """One event loop for a test and its stores' clean-up."""
+    with asyncio.Runner() as runner:
+        yield runner
+
+
+@pytest.fixture(name="pg_schema")
+def _pg_schema(postgres_dsn: str) -> Iterator[str]:
+    """A PostgreSQL schema of one test's own, dropped afterwards."""
+    schema = fresh_schema()
+    yield schema
+    drop_schema(postgres_dsn, schema)
+
+
+@pytest.fixture(name="store", params=["memory", "sqlite", "postgres"])
+def _store(
+    request: pytest.FixtureRequest, runner: asyncio.Runner, tmp_path: Path
+) -> Iterator[Store]:
+    """Each store in turn, empty, closed afterwards."""
+    store: Store
+    if request.param == "memory":
+        store = MemoryStore()
+    elif request.param == "sqlite":
+        store = SqliteStore(tmp_path / "store.db")
+    else:
+        dsn = request.getfixturevalue("postgres_dsn")
+        store = PostgresStore(dsn, schema=request.getfixturevalue("pg_schema"))
+    yield store
+    runner.run(store.close())

@@ -3,7 +3,6 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import sqlite3
-import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing
 from datetime import UTC, datetime, timedelta
@@ -111,41 +110,6 @@ def rejection(runner: asyncio.Runner, coroutine: Any) -> ResumeRejected:
 
 
 # --- fixtures ----------------------------------------------------------------
-
-
-@pytest.fixture(name="runner")
-def _runner() -> Iterator[asyncio.Runner]:
-    """One event loop for a test and its stores' clean-up."""
-    with asyncio.Runner() as runner:
-        yield runner
-
-
-@pytest.fixture(name="store", params=["memory", "sqlite", "postgres"])
-def _store(
-    request: pytest.FixtureRequest, runner: asyncio.Runner, tmp_path: Path
-) -> Iterator[Store]:
-    """Each store in turn, empty, closed afterwards."""
-    store: Store
-    if request.param == "memory":
-        store = MemoryStore()
-    elif request.param == "sqlite":
-        store = SqliteStore(tmp_path / "s.db")
-    else:
-        dsn = request.getfixturevalue("postgres_dsn")
-        store = PostgresStore(dsn, schema=request.getfixturevalue("pg_schema"))
-    yield store
-    runner.run(store.close())
-
-
-@pytest.fixture(name="pg_schema")
-def _pg_schema(postgres_dsn: str) -> Iterator[str]:
-    """A PostgreSQL schema of one test's own, dropped afterwards."""
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    yield schema
-    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
-        conn.execute(
-            sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema))
-        )
 
 
 @pytest.fixture(name="reopen")

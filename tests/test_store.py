@@ -1,7 +1,5 @@
 import asyncio
 import concurrent.futures
-import uuid
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -17,11 +15,12 @@ from interruption.resume import (
     Respond,
     Resume,
 )
-from interruption.store import MemoryStore, PostgresStore, SqliteStore, Store
+from interruption.store import PostgresStore, SqliteStore, Store
 from interruption.store._postgres import _wake
 from psycopg import sql
 
 from tests._race import RACERS, race_processes
+from tests.conftest import fresh_schema
 
 NOW = datetime(2026, 11, 21, 23, 0, tzinfo=UTC)
 RESUME = Resume(respond=(Respond("ask_user", "call-1", "Yes"),))
@@ -58,55 +57,6 @@ def turn(  # noqa: PLR0913 - keyword-only knobs of one sample
         created_at=NOW,
         expires_at=turn_expires_at,
     )
-
-
-def drop_schema(dsn: str, schema: str) -> None:
-    """Drop a test's schema and everything in it."""
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(
-            sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema))
-        )
-
-
-def fresh_schema() -> str:
-    """A schema name no other test uses."""
-    return f"t_{uuid.uuid4().hex[:12]}"
-
-
-@pytest.fixture(name="runner")
-def _runner() -> Iterator[asyncio.Runner]:
-    """One event loop for a test and its store's clean-up."""
-    with asyncio.Runner() as runner:
-        yield runner
-
-
-@pytest.fixture(name="store", params=["memory", "sqlite", "postgres"])
-def _store(
-    request: pytest.FixtureRequest, runner: asyncio.Runner, tmp_path: Path
-) -> Iterator[Store]:
-    """Each store in turn, empty, closed afterwards."""
-    store: Store
-    schema = fresh_schema()
-    dsn = ""
-    if request.param == "memory":
-        store = MemoryStore()
-    elif request.param == "sqlite":
-        store = SqliteStore(tmp_path / "store.db")
-    else:
-        dsn = request.getfixturevalue("postgres_dsn")
-        store = PostgresStore(dsn, schema=schema)
-    yield store
-    runner.run(store.close())
-    if dsn:
-        drop_schema(dsn, schema)
-
-
-@pytest.fixture(name="pg_schema")
-def _pg_schema(postgres_dsn: str) -> Iterator[str]:
-    """A schema name for one test, dropped afterwards."""
-    schema = fresh_schema()
-    yield schema
-    drop_schema(postgres_dsn, schema)
 
 
 class TestStore:
