@@ -30,7 +30,7 @@ from typing import Any, Literal, Protocol, TypeAlias, TypedDict, TypeVar, Unpack
 
 import attrs
 
-from interruption._json import JSON
+from interruption._json import JSON, json_equal
 from interruption._schemacheck import JSONSchema, schema_mismatches
 from interruption.approval import (
     DECISION_SCHEMA,
@@ -226,6 +226,7 @@ class _Job:
     stage: _Stage
     resumed: JSON = None
     approved: bool = False
+    restarted: bool = False
 
 
 def _pause_payload(
@@ -316,7 +317,9 @@ class _Runner:
         if bad_input:
             text = "invalid input: " + "; ".join(map(str, bad_input))
             return _Outcome(request, _error(request, text), approved=approved)
-        ctx: ToolContext[Any] = ToolContext(request.name, request.ref or "", None)
+        ctx: ToolContext[Any] = ToolContext(
+            request.name, request.ref or "", None, restarted=job.restarted
+        )
         try:
             ctx.resumed = (
                 tool.parse_resumed(job.resumed) if job.resumed is not None else None
@@ -610,6 +613,7 @@ async def resume_turn_stream(  # noqa: C901 - one case per kind
     responses = {done.ref: done for done in turn.completed}
     approved = set(turn.approved)
     jobs: list[_Job] = []
+    replaced: dict[str, ToolRequest] = {}
     for answer in resolved.answers:
         pending, entry = answer.interrupt, answer.entry
         request = pending.tool
@@ -619,9 +623,10 @@ async def resume_turn_stream(  # noqa: C901 - one case per kind
         if isinstance(entry, Respond):
             responses[ref] = ToolResponse(request.name, ref, entry.output)
             continue
-        changed = entry.input is not None
+        changed = entry.input is not None and not json_equal(entry.input, request.input)
         if changed:
             request = attrs.evolve(request, input=entry.input)
+            replaced[ref] = request
         match pending.kind:
             case ScheduledPause(phase=Phase.AFTER):
                 continue
@@ -637,8 +642,19 @@ async def resume_turn_stream(  # noqa: C901 - one case per kind
             case _:
                 keep = ref in approved and not changed
                 stage = _Stage.RUN if keep else _Stage.APPROVAL
-                jobs.append(_Job(request, stage, entry.resumed, approved=keep))
+                job = _Job(request, stage, entry.resumed, keep, restarted=True)
+                jobs.append(job)
     history = list(turn.messages)
+    if replaced:
+        # The model's request now reads as it ran, so the response matches it.
+        asked = history[-1]
+        parts = tuple(
+            replaced.get(part.ref or "", part)
+            if isinstance(part, ToolRequest)
+            else part
+            for part in asked.parts
+        )
+        history[-1] = Message(asked.role, parts)
     async for event in runner.drive(
         history, turn.turn_id + 1, responses, jobs, approved, resolved.unanswered
     ):

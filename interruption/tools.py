@@ -59,14 +59,20 @@ class ToolContext(Generic[R]):
         resumed: None on a first run; on a restart, the client's validated
             ``resumed`` data (an instance of the resume class, if the tool
             declared one).
+        restarted: Whether this run is a client's restart of a call that
+            paused; tells a restart from a first run when ``resumed`` is
+            None (a tool without a resume schema).
     """
 
-    __slots__ = ("name", "ref", "resumed")
+    __slots__ = ("name", "ref", "restarted", "resumed")
 
-    def __init__(self, name: str, ref: str, resumed: R | None = None) -> None:
+    def __init__(
+        self, name: str, ref: str, resumed: R | None = None, *, restarted: bool = False
+    ) -> None:
         self.name = name
         self.ref = ref
         self.resumed = resumed
+        self.restarted = restarted
 
     def interrupt(self, payload: JSON = None) -> NoReturn:
         """Pause the dispatch here, showing *payload* to the human.
@@ -80,7 +86,7 @@ class ToolContext(Generic[R]):
     def __repr__(self) -> str:
         return (
             f"ToolContext(name={self.name!r}, ref={self.ref!r}, "
-            f"resumed={self.resumed!r})"
+            f"resumed={self.resumed!r}, restarted={self.restarted!r})"
         )
 
 

@@ -439,6 +439,37 @@ class TestRestart:
             "call-2": 500,
         }
 
+    def test_a_replaced_input_runs_and_rewrites_the_request(self) -> None:
+        """A restart's replaced input runs, and the history's request reads it."""
+        seen: list[JSON] = []
+
+        @tool(
+            input={"type": "object"},
+            output={"type": "object"},
+            name="book",
+            replace_input=True,
+        )
+        def book(ctx: ToolContext[JSON], data: JSON) -> JSON:
+            if not ctx.restarted:
+                ctx.interrupt({"check": data})
+            seen.append(data)
+            return {"booked": data}
+
+        model, first = run(
+            [
+                model_says(ToolRequest("book", input={"seat": "12A"})),
+                model_says("Booked."),
+            ],
+            [book],
+        )
+        (pending,) = first.interrupts
+        answer = pending.restart(replace_input={"seat": "14C"})
+        final = resume(model, first, Resume(restart=[answer]), [book])
+        assert seen == [{"seat": "14C"}]
+        asked = final.messages[-3]
+        assert asked.tool_requests[0].input == {"seat": "14C"}
+        assert outputs(final.messages[-2]) == {"call-1": {"booked": {"seat": "14C"}}}
+
     def test_the_old_turn_still_validates_against_itself_only(
         self, tools: list[Tool[Any, Any, Any]]
     ) -> None:

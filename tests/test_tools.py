@@ -171,9 +171,12 @@ class TestToolContext:
             ctx.interrupt({1, 2})  # type: ignore[arg-type]
 
     def test_repr(self) -> None:
-        """The repr names the call and the resumed data."""
-        ctx = ToolContext("t", "r", "x")
-        assert repr(ctx) == "ToolContext(name='t', ref='r', resumed='x')"
+        """The repr names the call, the resumed data and whether it restarted."""
+        ctx = ToolContext("t", "r", "x", restarted=True)
+        assert repr(ctx) == (
+            "ToolContext(name='t', ref='r', resumed='x', restarted=True)"
+        )
+        assert not ToolContext("t", "r").restarted
 
 
 class TestDefineInterrupt:
