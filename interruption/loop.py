@@ -52,7 +52,12 @@ from interruption.resume import (
 )
 from interruption.schedule import PauseSchedule
 from interruption.tools import NULL_ONLY, Tool, ToolContext
-from interruption.validation import ResumePolicy, utc_now, validate_resume
+from interruption.validation import (
+    ResolvedResume,
+    ResumePolicy,
+    utc_now,
+    validate_resume,
+)
 
 __all__ = [
     "FinishReason",
@@ -582,7 +587,7 @@ async def generate_stream(
         yield event
 
 
-async def resume_turn_stream(  # noqa: C901 - one case per kind
+async def resume_turn_stream(
     model: Model,
     turn: InterruptedTurn,
     resume: Resume,
@@ -610,6 +615,32 @@ async def resume_turn_stream(  # noqa: C901 - one case per kind
     if policy is None:
         policy = ResumePolicy(now=runner.now)
     resolved = validate_resume(resume, turn, policy=policy)
+    async for event in _continue(runner, resolved):
+        yield event
+
+
+async def continue_resolved(
+    model: Model, resolved: ResolvedResume, **options: Unpack[LoopOptions]
+) -> AsyncIterator[StreamEvent]:
+    """Continue from a resume that was validated already (by a `Session`).
+
+    The same as `resume_turn_stream` without validating a second time: a
+    second check could disagree with the first (a clock moved past an
+    expiry) after the turn was consumed.
+
+    Yields:
+        The same events as `generate_stream`.
+    """
+    async for event in _continue(
+        _runner(model, resolved.turn.session, options), resolved
+    ):
+        yield event
+
+
+async def _continue(  # noqa: C901 - one case per kind
+    runner: _Runner, resolved: ResolvedResume
+) -> AsyncIterator[StreamEvent]:
+    turn = resolved.turn
     responses = {done.ref: done for done in turn.completed}
     approved = set(turn.approved)
     jobs: list[_Job] = []

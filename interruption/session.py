@@ -32,9 +32,9 @@ from interruption.loop import (
     Model,
     OnToolError,
     ToolFinished,
+    continue_resolved,
     generate_stream,
     last_result,
-    resume_turn_stream,
     run_sync,
 )
 from interruption.parts import Message, Role
@@ -48,7 +48,12 @@ from interruption.resume import (
 from interruption.schedule import PauseSchedule
 from interruption.store._base import Store
 from interruption.tools import Tool
-from interruption.validation import ResumePolicy, utc_now, validate_resume
+from interruption.validation import (
+    ResolvedResume,
+    ResumePolicy,
+    utc_now,
+    validate_resume,
+)
 
 __all__ = ["Authorize", "Session"]
 
@@ -244,15 +249,12 @@ class Session:
         if not await self.store.consume(self.id, turn.turn_id, kept, principal):
             message = f"turn {turn.turn_id} of session {self.id!r} was already resumed"
             raise _rejected(ProblemCode.CONSUMED, message)
-        return await self._continue(turn, resume, policy)
+        return await self._continue(resolved)
 
-    async def _continue(
-        self, turn: InterruptedTurn, resume: Resume, policy: ResumePolicy
-    ) -> GenerateResult:
+    async def _continue(self, resolved: ResolvedResume) -> GenerateResult:
+        turn = resolved.turn
         resumed_refs = {pending.ref for pending in turn.interrupts}
-        events = resume_turn_stream(
-            self.model, turn, resume, policy=policy, **self._options()
-        )
+        events = continue_resolved(self.model, resolved, **self._options())
         result: GenerateResult | None = None
         async for event in events:
             if isinstance(event, ToolFinished) and event.response.ref in resumed_refs:
@@ -304,7 +306,9 @@ class Session:
                 ),
             )
             policy = ResumePolicy(now=_frozen(turn.created_at), allow_partial=True)
-            result = await self._continue(resumed, trimmed, policy)
+            result = await self._continue(
+                validate_resume(trimmed, resumed, policy=policy)
+            )
         return result
 
     async def _saved_outcome(self, turn: InterruptedTurn) -> GenerateResult | None:
