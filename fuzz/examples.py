@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Final
 
 from interruption import (
@@ -27,7 +29,7 @@ from interruption import (
 )
 from interruption._schemas import WIRE_TYPES
 
-__all__ = ["EXAMPLES", "TURN", "TYPES"]
+__all__ = ["EXAMPLES", "TURN", "TYPES", "write_seeds"]
 
 TYPES: Final[tuple[type[object], ...]] = (*WIRE_TYPES.values(), list[Interrupted])
 """Every type a wire document is decoded into; a fuzz input picks one by index."""
@@ -78,3 +80,12 @@ EXAMPLES: Final[dict[type[object], object]] = {
     list[Interrupted]: [PAUSE, Interrupted(Custom(), None)],
 }
 """A valid value of each type in `TYPES`."""
+
+
+def write_seeds(argv: list[str], seeds: Iterable[bytes]) -> None:
+    """Fill the first corpus directory named in *argv* with *seeds*, if empty."""
+    corpus = next((Path(arg) for arg in argv[1:] if not arg.startswith("-")), None)
+    if corpus is None or not corpus.is_dir() or any(corpus.iterdir()):
+        return
+    for number, seed in enumerate(seeds):
+        (corpus / f"seed-{number:03}").write_bytes(seed)

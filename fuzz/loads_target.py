@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import sys
 import typing
-from pathlib import Path
 
 import atheris
 
@@ -23,7 +22,7 @@ with atheris.instrument_imports():
     from interruption import DecodeError, dumps, loads
     from interruption.wire import MAX_BYTES
 
-from examples import EXAMPLES, TYPES
+from examples import EXAMPLES, TYPES, write_seeds
 
 RAISED = 16 * 1_048_576
 
@@ -63,20 +62,11 @@ def seeds() -> list[bytes]:
     return found
 
 
-def write_seeds(argv: list[str]) -> None:
-    """Fill the first corpus directory with the seeds if it is empty."""
-    corpus = next((Path(arg) for arg in argv[1:] if not arg.startswith("-")), None)
-    if corpus is None or not corpus.is_dir() or any(corpus.iterdir()):
-        return
-    for number, seed in enumerate(seeds()):
-        (corpus / f"seed-{number:03}").write_bytes(seed)
-
-
 def main() -> None:
     """Check the seeds, then fuzz."""
     for seed in seeds():
         check(seed)
-    write_seeds(sys.argv)
+    write_seeds(sys.argv, seeds())
     atheris.Setup(sys.argv, check)
     atheris.Fuzz()
 

@@ -26,7 +26,6 @@ import hmac
 import json
 import sys
 from datetime import UTC, datetime
-from pathlib import Path
 
 import atheris
 
@@ -34,7 +33,7 @@ with atheris.instrument_imports():
     from interruption import ResumeRejected
     from interruption.sealing import Sealer
 
-from examples import TURN
+from examples import TURN, write_seeds
 
 KEYS = {"old": b"\x00" * 32, "new": bytes(range(32))}
 SEALER = Sealer(KEYS, "new")
@@ -102,15 +101,6 @@ def seeds() -> list[bytes]:
     ]
 
 
-def write_seeds(argv: list[str]) -> None:
-    """Fill the first corpus directory with the seeds if it is empty."""
-    corpus = next((Path(arg) for arg in argv[1:] if not arg.startswith("-")), None)
-    if corpus is None or not corpus.is_dir() or any(corpus.iterdir()):
-        return
-    for number, seed in enumerate(seeds()):
-        (corpus / f"seed-{number:03}").write_bytes(seed)
-
-
 def main() -> None:
     """Check that the seeds open, then fuzz."""
     for seed in seeds():
@@ -120,7 +110,7 @@ def main() -> None:
             raise AssertionError(msg)
         check(seed)
     assert json.loads(CLAIMS)["sub"] == TURN.session
-    write_seeds(sys.argv)
+    write_seeds(sys.argv, seeds())
     atheris.Setup(sys.argv, check)
     atheris.Fuzz()
 
