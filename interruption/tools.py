@@ -45,7 +45,6 @@ if TYPE_CHECKING:
     Out = DefaultTypeVar("Out", default=JSON)
     Res = DefaultTypeVar("Res", default=JSON)
 
-ANY_JSON: dict[str, JSON] = {}
 NULL_ONLY: dict[str, JSON] = {"type": "null"}
 
 
@@ -88,9 +87,6 @@ class ToolContext(Generic[R]):
             f"ToolContext(name={self.name!r}, ref={self.ref!r}, "
             f"resumed={self.resumed!r}, restarted={self.restarted!r})"
         )
-
-
-ToolFunction = Callable[[ToolContext[R], I], "O | Awaitable[O]"]
 
 
 def _schema_of(

@@ -328,7 +328,7 @@ class _Codec:
                 if value is None and optional:
                     return None
                 if type(value) is not dict:
-                    raise _invalid(_describe_union(tp), value)
+                    raise _invalid(describe_type(tp), value)
                 cls = tags.get(value.get("type"))
                 if cls is None:
                     raise _Invalid(
@@ -421,10 +421,6 @@ def _tag_mismatch(found: object, expected: str) -> Mismatch:
     if found is _MISSING:
         return Mismatch(".type", f"a tag, one of {expected}", "nothing")
     return Mismatch(".type", f"one of {expected}", describe(found))
-
-
-def _describe_union(tp: object) -> str:
-    return describe_type(tp)
 
 
 def mismatches(error: BaseException, path: str = "$") -> list[Mismatch]:
