@@ -39,7 +39,7 @@ HAVE_ORJSON: Final = orjson is not None
 _DIGITS: Final = bytes(
     ord("0") if chr(byte).isdigit() and byte < 128 else ord(" ") for byte in range(256)
 )
-_LONG_NUMBER: Final = b"0" * 20
+_LONG_NUMBER: Final = b"0" * 19
 _COLON_ESCAPE: Final = b"\\u003"  # JSON spells escapes with a lowercase u
 _FLOAT_DOC: Final = "a finite number"
 _INT_DOC: Final = f"an integer within ±{MAX_SAFE_INTEGER} (I-JSON)"
@@ -126,8 +126,9 @@ def _fast_loads(raw: bytes, max_depth: int) -> JSON | None:
     # An item at depth max_depth or deeper: perhaps a container too deep.
     if b"\n" + b"  " * max_depth in again:
         return None
-    # orjson reads an integer beyond 64 bits as a float; such a literal has
-    # 20 digits or more (and so, rarely, does a long float or a string).
+    # orjson reads an integer outside [-2**63, 2**64) as a float; such a
+    # literal has 19 digits or more (-2**63 - 1 has 19), as, rarely, does a
+    # long float or a string. Every 19-digit integer is beyond I-JSON anyway.
     if _LONG_NUMBER in raw.translate(_DIGITS):
         return None
     return value

@@ -416,3 +416,82 @@ def token_mutations(draw: st.DrawFn, token: str, key: bytes) -> TokenMutation:
     text = json.dumps({**claims, name: changed}, separators=(",", ":"))
     forged = f"{header}.{b64url(text.encode())}.{signature}"
     return TokenMutation(f"claim {name!r} set to {changed!r}", forged)
+
+
+# --- number spellings ---
+
+NUMBER_EDGES: Final = (
+    "-0",
+    "-0.0",
+    "-0e0",
+    "0e400",
+    "1E400",
+    "-1e400",
+    "1.0e-400",
+    "-1.0e-400",
+    "4.9e-324",
+    "2.4703282292062327e-324",
+    "1.7976931348623157e308",
+    "1.7976931348623159e308",
+    "9007199254740993.0",
+    "9223372036854775808.0",
+    "-9223372036854775809",
+    "-9223372036854775808",
+    "9223372036854775807",
+    "18446744073709551615",
+    "18446744073709551616",
+    "12345678901234567890",
+    "-99999999999999999999",
+    "100000000000000000000e-20",
+    "1e9999999999999999999",
+    "1" + "0" * 400,
+    "1" + "0" * 400 + ".0",
+)
+"""Number literals at the edges where JSON parsers have been seen to differ."""
+
+NEAR_NUMBERS: Final = ("+1", "01", "-01", "1.", ".5", "1e", "1e+", "--1", "0x10", "1_0")
+"""Spellings that look like numbers and are not JSON."""
+
+
+@st.composite
+def _spelled_numbers(draw: st.DrawFn) -> str:
+    """A number spelled by the JSON grammar: sign, digits, fraction, exponent."""
+    sign = draw(st.sampled_from(["", "-"]))
+    size = draw(st.integers(1, 24))
+    lead = draw(st.sampled_from("123456789")) if size > 1 else ""
+    whole = lead + draw(st.text("0123456789", min_size=size - len(lead), max_size=size))
+    fraction = draw(st.sampled_from(["", "."]))
+    if fraction:
+        fraction += draw(st.text("0123456789", min_size=1, max_size=24))
+    exponent = draw(st.sampled_from(["", "e", "E"]))
+    if exponent:
+        exponent += draw(st.sampled_from(["", "+", "-"]))
+        exponent += draw(st.text("0123456789", min_size=1, max_size=5))
+    return sign + whole + fraction + exponent
+
+
+def _near(bound: int) -> st.SearchStrategy[int]:
+    """Integers within a few of ``±bound``."""
+    return st.builds(
+        lambda sign, offset: sign * bound + offset,
+        st.sampled_from([1, -1]),
+        st.integers(-2, 2),
+    )
+
+
+def number_literals() -> st.SearchStrategy[str]:
+    """JSON number texts of every size, sign and spelling, and near misses.
+
+    Integers of any size and around ``±2**53``, ``±2**63`` and ``±2**64``;
+    floats as Python writes them; numbers built from the grammar (up to 24
+    digits before and after the point, exponents of up to 5 digits, ``e`` or
+    ``E``); the known edge cases; and spellings that are not JSON numbers.
+    """
+    return st.one_of(
+        st.integers().map(str),
+        st.one_of(_near(2**53), _near(2**63), _near(2**64)).map(str),
+        st.floats(allow_nan=False, allow_infinity=False).map(repr),
+        _spelled_numbers(),
+        st.sampled_from(NUMBER_EDGES),
+        st.sampled_from(NEAR_NUMBERS),
+    )

@@ -9,7 +9,7 @@ from interruption import JSON, DecodeError, _parse, json_equal
 from interruption._json import MAX_DEPTH
 from interruption._parse import ENCODE, _fast_loads, _orjson_dumps, _stdlib_dumps, parse
 
-from tests.strategies import json_values
+from tests.strategies import NEAR_NUMBERS, NUMBER_EDGES, json_values, number_literals
 
 Parse = Callable[..., JSON]
 
@@ -61,6 +61,10 @@ VALID = [
     "-9007199254740991",
     "9223372036854775808.0",
     "1e300",
+    "1E+2",
+    "-0e0",
+    "1.0e-400",
+    "-1.0e-400",
     '"é☃𝄞"',
     '"\\ud834\\udd1e"',
     '"a:b"',
@@ -85,6 +89,10 @@ INVALID = [
     ("9007199254740992", "an integer within ±9007199254740991 (I-JSON)"),
     ("[-9007199254740992]", "an integer within ±9007199254740991 (I-JSON)"),
     ("18446744073709551616", "an integer within ±9007199254740991 (I-JSON)"),
+    ("-9223372036854775809", "an integer within ±9007199254740991 (I-JSON)"),
+    ('{"a": -9223372036854775809}', "an integer within ±9007199254740991 (I-JSON)"),
+    ("-99999999999999999999", "an integer within ±9007199254740991 (I-JSON)"),
+    ("1E400", "a finite number"),
     ("[" + "9" * 5000 + "]", "an integer within ±9007199254740991 (I-JSON)"),
     ("-" + "9" * 5000, "an integer within ±9007199254740991 (I-JSON)"),
     ('{"a": 1, "a": 2}', "object keys that are unique"),
@@ -150,6 +158,21 @@ class TestParse:
             fast, exact = _both(text)
             assert json_equal(fast, value)  # type: ignore[arg-type]
             assert repr(fast) == repr(exact)
+
+    @given(number_literals(), st.sampled_from(["N", "[N]", '{"a": [1, N]}']))
+    def test_both_paths_agree_on_numbers(self, literal: str, where: str) -> None:
+        """Any number spelling parses to the same value or DecodeError on both paths."""
+        text = where.replace("N", literal)
+        fast, exact = _both(text)
+        assert repr(fast) == repr(exact)
+        if not isinstance(exact, tuple):
+            assert json_equal(exact, json.loads(text))  # type: ignore[arg-type]
+
+    @pytest.mark.parametrize("literal", NUMBER_EDGES + NEAR_NUMBERS)
+    def test_both_paths_agree_on_number_edges(self, literal: str) -> None:
+        """Each number spelling where parsers are known to differ parses alike."""
+        fast, exact = _both(f"[{literal}]")
+        assert repr(fast) == repr(exact)
 
     @given(st.text(max_size=30) | st.binary(max_size=30))
     def test_arbitrary_input(self, data: str | bytes) -> None:
@@ -303,13 +326,14 @@ class TestFastPath:
         "raw",
         [
             b"[18446744073709551616]",
+            b"[-9223372036854775809]",
             b'["12345678901234567890"]',
             b"[1.23456789012345678901]",
             b"[9007199254740992]",
         ],
     )
     def test_long_numbers_are_left_to_the_exact_parser(self, raw: bytes) -> None:
-        """Integers beyond 53 bits, and 20-digit runs, go to the exact parser."""
+        """Integers beyond 53 bits, and 19-digit runs, go to the exact parser."""
         assert _fast_loads(raw, 64) is None
 
     @pytest.mark.usefixtures("parser")
