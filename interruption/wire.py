@@ -262,7 +262,7 @@ class _Codec:
                 raise _invalid(f"an object ({name})", value)
             if tag is not None:
                 found = value.get("type", _MISSING)
-                if found != tag or type(found) is not str:
+                if type(found) is not str or found != tag:
                     raise _Invalid([_tag_mismatch(found, repr(tag))])
             if not detailed:
                 if not value.keys() <= allowed:
@@ -329,11 +329,11 @@ class _Codec:
                     return None
                 if type(value) is not dict:
                     raise _invalid(describe_type(tp), value)
-                cls = tags.get(value.get("type"))
+                found = value.get("type", _MISSING)
+                # Only a string can be a tag: an array or object is unhashable.
+                cls = tags.get(found) if type(found) is str else None
                 if cls is None:
-                    raise _Invalid(
-                        [_tag_mismatch(value.get("type", _MISSING), expected)]
-                    )
+                    raise _Invalid([_tag_mismatch(found, expected)])
                 hook = hooks.get(cls)
                 if hook is None:
                     hook = hooks[cls] = conv.get_structure_hook(cls)

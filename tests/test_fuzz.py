@@ -486,3 +486,38 @@ class TestRegressions:
             "$.created_at",
             DATETIME_DOC,
         )
+
+    @pytest.mark.usefixtures("parser")
+    @pytest.mark.parametrize("tag", ["[]", "{}", '["custom"]', '{"type":"text"}'])
+    def test_unhashable_tags(self, tag: str) -> None:
+        """An array or object as a tag obeys the law under every type.
+
+        The tagged-union lookup used it as a dict key and raised TypeError,
+        which reached the caller only through the safety net, worded
+        ``expected a valid value``.
+        """
+        kind = '{"type":TAG}'
+        message = '{"role":"user","parts":[{"type":TAG}]}'
+        pause = '{"kind":KIND,"payload":null}'.replace("KIND", kind)
+        turn = (TURN % "1").replace('"messages":[]', f'"messages":[{message}]')
+        for document in (kind, pause, f"[{pause}]", message, turn):
+            _check_all(document.replace("TAG", tag))
+
+    @pytest.mark.usefixtures("parser")
+    @pytest.mark.parametrize(
+        "number", ["-9223372036854775809", "-99999999999999999999"]
+    )
+    def test_integers_below_the_64_bit_minimum(self, number: str) -> None:
+        """An integer below -2**63 is refused as out of range on both paths.
+
+        orjson read it as a float, so the fast path accepted it as a payload
+        (and called it a float elsewhere) where the standard library refused it.
+        """
+        for document, cls, path in (
+            (PAUSE % number, Interrupted, "$.payload"),
+            (TURN % number, InterruptedTurn, "$.turn_id"),
+        ):
+            assert not _check(document, cls)
+            with pytest.raises(DecodeError) as caught:
+                loads(document, cls)
+            assert (caught.value.path, caught.value.got) == (path, number)

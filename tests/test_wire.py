@@ -16,22 +16,27 @@ from interruption import (
     Custom,
     DecodeError,
     Interrupted,
+    InterruptedTurn,
     InterruptionKind,
+    Message,
     Mismatch,
+    PendingInterrupt,
     Phase,
     ScheduledPause,
+    Text,
     dumps,
     json_schema,
     loads,
     structure,
     unstructure,
 )
-from interruption._json import MAX_DEPTH
+from interruption._json import MAX_DEPTH, describe
 from interruption.wire import MAX_BYTES, mismatches
 from jsonschema import Draft202012Validator
 
 from tests.strategies import (
     ANY_KIND,
+    TAGS,
     Corruption,
     corruptions,
     json_values,
@@ -46,6 +51,46 @@ A_KIND_OR_NULL = (
     "or an object tagged 'scheduled_pause' or null"
 )
 CUSTOM = '{"kind": {"type": "custom"}, "payload": '
+PART_TAGS = ("text", "tool_request", "tool_response")
+ONE_OF_PARTS = "one of 'text', 'tool_request', 'tool_response'"
+PENDING = (
+    '{"id": "c", "kind": {"type": TAG}, "payload": null, "tool": null,'
+    ' "accepts": {"respond": null, "restart": null, "replace_input": null}}'
+)
+TURN = (
+    '{"session": "s", "turn_id": 1, "messages": [MESSAGE], "interrupts": [PENDING],'
+    ' "completed": [], "created_at": "2024-01-01T00:00:00Z"}'
+)
+TAGGED_PLACES = [
+    ('{"type": TAG}', ANY_KIND, "$.type", ONE_OF_TAGS),
+    ('{"kind": {"type": TAG}, "payload": 1}', Interrupted, "$.kind.type", ONE_OF_TAGS),
+    (PENDING, PendingInterrupt, "$.kind.type", ONE_OF_TAGS),
+    (
+        '{"role": "user", "parts": [{"type": TAG}]}',
+        Message,
+        "$.parts[0].type",
+        ONE_OF_PARTS,
+    ),
+    (
+        TURN.replace("MESSAGE", '{"role": "user", "parts": [{"type": TAG}]}').replace(
+            "PENDING", PENDING.replace("TAG", '"custom"')
+        ),
+        InterruptedTurn,
+        "$.messages[0].parts[0].type",
+        ONE_OF_PARTS,
+    ),
+    (
+        TURN.replace("MESSAGE", '{"role": "user", "parts": []}').replace(
+            "PENDING", PENDING
+        ),
+        InterruptedTurn,
+        "$.interrupts[0].kind.type",
+        ONE_OF_TAGS,
+    ),
+    ('{"type": TAG}', Custom, "$.type", "one of 'custom'"),
+    ('{"type": TAG, "text": "hi"}', Text, "$.type", "one of 'text'"),
+]
+"""Every place a tag picks a record: the document, its type, the tag's path, words."""
 
 
 @attrs.frozen
@@ -301,6 +346,36 @@ class TestLoads:
     ) -> None:
         """Unknown tags and fields, missing ones and wrong types are each named."""
         assert _problems(document, cls) == problems
+
+    @pytest.mark.usefixtures("parser")
+    @pytest.mark.parametrize(
+        "tag", [("[]", "an array"), ('{"type": "custom"}', "an object")]
+    )
+    @pytest.mark.parametrize(("template", "cls", "path", "expected"), TAGGED_PLACES)
+    def test_unhashable_tags(
+        self,
+        tag: tuple[str, str],
+        template: str,
+        cls: type[object],
+        path: str,
+        expected: str,
+    ) -> None:
+        """An array or object where a tag belongs is named at its path as no tag."""
+        text, got = tag
+        assert _problems(template.replace("TAG", text), cls) == [(path, expected, got)]
+
+    @given(json_values())
+    def test_any_json_as_a_tag(self, tag: JSON) -> None:
+        """Any JSON value that is not a tag, in a tag's place, is named as no tag."""
+        if tag not in TAGS:
+            assert _problems(json.dumps({"type": tag}), ANY_KIND) == [
+                ("$.type", ONE_OF_TAGS, describe(tag))
+            ]
+        if tag not in PART_TAGS:
+            message = {"role": "user", "parts": [{"type": tag}]}
+            assert _problems(json.dumps(message), Message) == [
+                ("$.parts[0].type", ONE_OF_PARTS, describe(tag))
+            ]
 
     def test_every_problem_is_reported(self) -> None:
         """Several problems in one document are all listed, in document order."""
