@@ -1,20 +1,37 @@
-"""Checking JSON values against JSON Schemas: compiled once, fast when valid.
+r"""Checking JSON values against JSON Schemas, with one engine everywhere.
 
-A validator is built once per distinct schema and cached. The yes/no check
-uses jsonschema-rs when it is installed (the ``[fast]`` extra) and
-jsonschema otherwise; the words of a failure always come from jsonschema,
-so messages do not depend on which is installed.
+Every verdict and every word of a failure come from jsonschema-rs (a
+required dependency), so the same schema and value get the same answer on
+every install. Schemas can arrive as data (a stored turn, a turn file), so
+three rules hold for all of them:
+
+* ``pattern`` and ``patternProperties`` are ECMA-262 regular expressions
+  (``\d`` and ``\w`` are ASCII, ``$`` matches at the very end only, not
+  before a final newline), run by the Rust ``regex`` engine in time linear in
+  the string: rejecting a value costs what checking it costs. A pattern that
+  engine cannot run (lookaround, backreferences, or beyond its size limit)
+  makes the whole schema refused when it is checked, never a slow match.
+* ``$ref`` resolves inside the schema only: nothing is ever fetched or read,
+  and a reference to anything else makes the schema refused.
+* ``multipleOf`` is decimal: a number is the one its JSON text spells
+  (a float's shortest repr), so ``0.07`` is a multiple of ``0.01`` and
+  ``0.075`` is not, whatever binary floating point says.
+
+Schemas are Draft 2020-12 whatever their ``$schema`` says, and are checked
+against the Draft 2020-12 meta-schema. A validator is compiled once per
+distinct schema and cached.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import typing
-from typing import TYPE_CHECKING, Final, Protocol, TypeAlias
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Final, TypeAlias
 
-import jsonschema
 import jsonschema.exceptions
+import jsonschema_rs
+from jsonschema_rs import ValidationErrorKind as Kind
 
 from interruption._json import JSON, Mismatch, child_path, describe
 from interruption._parse import ENCODE
@@ -22,48 +39,127 @@ from interruption._parse import ENCODE
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-try:
-    import jsonschema_rs
-except ImportError:  # pragma: no cover - exercised by the no-extra run
-    jsonschema_rs = None  # type: ignore[assignment]
-
 JSONSchema: TypeAlias = dict[str, JSON]
 """A JSON Schema document (Draft 2020-12), as a JSON object."""
 
 _NULL: Final = '{"type":"null"}'
 
+_PATTERNS: Final = jsonschema_rs.RegexOptions()
+"""The linear-time ``regex`` engine (the default one backtracks)."""
 
-class _Check(Protocol):
-    def is_valid(self, instance: object, /) -> bool: ...
+_META_SCHEMA: Final = "https://json-schema.org/draft/2020-12/schema"
+"""Built into jsonschema-rs: resolving it fetches nothing."""
+
+_A_PATTERN: Final = (
+    "an ECMA-262 pattern without lookaround or backreferences, within the size limit"
+)
+
+
+class SchemaError(jsonschema.exceptions.SchemaError):
+    """A schema this library will not run: invalid, unresolvable or too slow.
+
+    It derives from jsonschema's `SchemaError` only so that callers which
+    catch that class keep working; nothing else of jsonschema is used.
+
+    Attributes:
+        mismatches: Every problem found, with JSON paths into the schema.
+        message: The problems, joined with ``"; "``.
+    """
+
+    def __init__(self, mismatches: Sequence[Mismatch]) -> None:
+        self.mismatches = tuple(mismatches)
+        super().__init__("; ".join(str(mismatch) for mismatch in self.mismatches))
 
 
 def check_schema(schema: JSONSchema) -> None:
-    """Raise `jsonschema.exceptions.SchemaError` if *schema* is not a schema."""
-    jsonschema.Draft202012Validator.check_schema(schema)
+    """Make sure *schema* can be run: valid, self-contained, linear-time.
+
+    Raises:
+        SchemaError: if it is not a Draft 2020-12 schema, a ``$ref`` points
+            outside it, or a pattern is not one the linear engine runs.
+    """
+    _fast(ENCODE(schema))
+
+
+@functools.cache
+def _meta() -> jsonschema_rs.Validator:
+    return _compile({"$ref": _META_SCHEMA}, _refuse)
+
+
+def _refuse(uri: str) -> JSON:
+    raise LookupError(f"{uri} is not fetched")
+
+
+def _compile(
+    schema: JSONSchema, retriever: jsonschema_rs.RetrieverProtocol
+) -> jsonschema_rs.Validator:
+    return jsonschema_rs.Draft202012Validator(
+        schema, retriever=retriever, pattern_options=_PATTERNS
+    )
+
+
+def _fast(key: str) -> jsonschema_rs.Validator:
+    """The compiled validator of the schema spelled *key*.
+
+    Raises:
+        SchemaError: see `check_schema`.
+    """
+    compiled = _compiled(key)
+    if isinstance(compiled, SchemaError):
+        raise compiled.with_traceback(None)
+    return compiled
 
 
 @functools.lru_cache(maxsize=1024)
-def _fast(key: str) -> _Check:
-    if jsonschema_rs is not None:
-        return jsonschema_rs.validator_for(json.loads(key))
-    return _detailed(key)  # pragma: no cover - exercised by the no-extra run
+def _compiled(key: str) -> jsonschema_rs.Validator | SchemaError:
+    """Compile once, refusal included: a refused schema is not compiled again."""
+    schema = json.loads(key)
+    refused: list[str] = []
+
+    def retriever(uri: str) -> JSON:
+        refused.append(uri)
+        return _refuse(uri)
+
+    try:
+        return _compile(schema, retriever)
+    except jsonschema_rs.ValidationError as error:
+        return SchemaError(_schema_problems(schema, error, refused))
 
 
-@functools.lru_cache(maxsize=256)
-def _detailed(key: str) -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(json.loads(key))
+def _schema_problems(
+    schema: JSON, error: jsonschema_rs.ValidationError, refused: Sequence[str]
+) -> list[Mismatch]:
+    """Every meta-schema violation, else the one problem compiling met."""
+    invalid = _sorted(_meta().iter_errors(schema), "$")
+    if invalid:
+        return invalid
+    where = _where(error, "$")
+    match error.kind:
+        case Kind.Referencing(error=unresolved):
+            named = [repr(uri) for uri in refused if uri in unresolved.message]
+            got = ", ".join(named) or unresolved.message
+            expected = "a $ref that resolves within the schema (nothing is fetched)"
+            return [Mismatch(where, expected, got)]
+        case Kind.Format(format="regex"):
+            return [Mismatch(where, _A_PATTERN, describe(error.instance))]
+        case _:  # pragma: no cover - every other failure is a meta-schema one
+            return list(_mismatches(error, where, "$"))
 
 
-_BY_IDENTITY: dict[int, tuple[JSONSchema, _Check | None]] = {}
+_BY_IDENTITY: dict[int, tuple[JSONSchema, jsonschema_rs.Validator | None]] = {}
 _BY_IDENTITY_LIMIT: Final = 4096
 
 
-def _checker(schema: JSONSchema) -> _Check | None:
+def _checker(schema: JSONSchema) -> jsonschema_rs.Validator | None:
     """The compiled check of *schema*, found by identity before by content.
 
     None means "null only". Schemas are usually the same dict objects over
     and over (a turn's `Accepts`), so identity saves re-encoding them; the
     entry keeps the schema alive, so an id is never reused while cached.
+
+    Raises:
+        SchemaError: see `check_schema` (never cached: the next call fails
+            the same way).
     """
     cached = _BY_IDENTITY.get(id(schema))
     if cached is not None and cached[0] is schema:
@@ -77,8 +173,12 @@ def _checker(schema: JSONSchema) -> _Check | None:
 
 
 def conforms(value: JSON, schema: JSONSchema) -> bool:
-    """Tell whether *value* satisfies *schema*; ``{}`` accepts everything."""
-    if not schema:
+    """Tell whether *value* satisfies *schema*; ``{}`` accepts everything.
+
+    Raises:
+        SchemaError: if *schema* cannot be run (see `check_schema`).
+    """
+    if schema == {}:  # not `not schema`: a `false` schema accepts nothing
         return True
     check = _checker(schema)
     if check is None:
@@ -93,58 +193,113 @@ def schema_mismatches(
 
     Returns:
         Empty when *value* conforms.
+
+    Raises:
+        SchemaError: if *schema* cannot be run (see `check_schema`).
     """
     if conforms(value, schema):
         return []
-    validator = _detailed(ENCODE(schema))
-    errors = sorted(validator.iter_errors(value), key=lambda error: error.json_path)
-    found = [found for error in errors for found in _mismatches(error, path)]
-    return found or [
+    check = _checker(schema)
+    if check is None:
+        return [Mismatch(path, "a value of type null", describe(value))]
+    return _sorted(check.iter_errors(value), path) or [  # pragma: no cover
         Mismatch(path, "a value that satisfies its schema", describe(value))
     ]
 
 
-def _where(error: jsonschema.exceptions.ValidationError, path: str) -> str:
-    for step in error.absolute_path:
+def _sorted(
+    errors: Iterable[jsonschema_rs.ValidationError], path: str
+) -> list[Mismatch]:
+    """The mismatches of *errors* (paths from *path*), ordered by path."""
+    found = [
+        mismatch
+        for error in errors
+        for mismatch in _mismatches(error, _where(error, path), path)
+    ]
+    return sorted(found, key=lambda mismatch: mismatch.path)
+
+
+def _where(error: jsonschema_rs.ValidationError, path: str) -> str:
+    for step in error.instance_path:
         path = child_path(path, step)
     return path
 
 
-def _mismatches(
-    error: jsonschema.exceptions.ValidationError, path: str
-) -> Iterator[Mismatch]:
-    keyword = str(error.validator)
-    expected_value = typing.cast("JSON", error.validator_value)
-    schema = typing.cast("dict[str, JSON]", error.schema)
-    where = _where(error, path)
-    got = describe(error.instance)
-    if keyword == "type":
-        expected = f"a value of type {expected_value}"
-    elif keyword == "enum":
-        options = (
-            expected_value if isinstance(expected_value, list) else [expected_value]
+def _either(
+    branches: list[list[jsonschema_rs.ValidationError]], path: str, where: str
+) -> str:
+    """Words for the branches of an ``anyOf`` / ``oneOf``, each one's failures.
+
+    A branch's errors carry their paths from the root value, like any
+    other: *path* is the root's, *where* the ``anyOf``'s own.
+    """
+    return " | ".join(
+        "; ".join(
+            mismatch.expected
+            if mismatch.path == where
+            else f"{mismatch.expected} at {mismatch.path}"
+            for mismatch in _sorted(branch, path)
         )
-        expected = "one of " + ", ".join(describe(option) for option in options)
-    elif keyword == "const":
-        expected = describe(expected_value)
-    elif keyword == "required" and isinstance(error.instance, dict):
-        for name in typing.cast("list[str]", expected_value):
-            if name not in error.instance:
-                yield Mismatch(
-                    child_path(where, name), "a required property", "nothing"
-                )
-        return
-    elif keyword == "additionalProperties" and isinstance(error.instance, dict):
-        properties = schema.get("properties")
-        known = properties if isinstance(properties, dict) else {}
-        for name in error.instance:
-            if name not in known:
+        for branch in branches
+    )
+
+
+_CONTAINS: Final = {
+    "contains": "an item that satisfies its contains schema",
+    "minContains": "more items that satisfy its contains schema",
+    "maxContains": "fewer items that satisfy its contains schema",
+}
+
+
+def _mismatches(  # noqa: C901, PLR0912 - one flat dispatch over the keywords
+    error: jsonschema_rs.ValidationError, where: str, path: str = "$"
+) -> Iterator[Mismatch]:
+    """The mismatches one error of jsonschema-rs stands for.
+
+    *where* is the error's place, *path* the root value's (for ``anyOf``).
+    """
+    instance = error.instance
+    got = describe(instance)
+    match error.kind:
+        case Kind.Type(types=types):
+            expected = "a value of type " + " or ".join(types)
+        case Kind.Enum(options=options):
+            expected = "one of " + ", ".join(map(describe, options))
+        case Kind.Constant(expected_value=constant):
+            expected = describe(constant)
+        case Kind.Required(property=name):
+            yield Mismatch(child_path(where, name), "a required property", "nothing")
+            return
+        case (
+            Kind.AdditionalProperties(unexpected=names)
+            | Kind.UnevaluatedProperties(unexpected=names)
+        ) if isinstance(instance, dict):
+            for name in names:
                 yield Mismatch(
                     child_path(where, name),
                     "no such property",
-                    describe(error.instance[name]),
+                    describe(instance[name]),
                 )
-        return
-    else:
-        expected = f"{keyword} {ENCODE(expected_value)}"
+            return
+        case Kind.UnevaluatedItems():
+            expected = "no items beyond those its schema describes"
+        case Kind.FalseSchema():
+            expected = "nothing (its schema is false)"
+        case Kind.AnyOf(context=branches):
+            expected = "any of: " + _either(branches, path, where)
+        case Kind.OneOfNotValid(context=branches):
+            expected = "exactly one of: " + _either(branches, path, where)
+        case Kind.OneOfMultipleValid():
+            expected = "exactly one of its oneOf schemas, not several"
+        case Kind.PropertyNames(error=inner):
+            name_mismatch = next(_mismatches(inner, where, path))
+            expected = f"property names with {name_mismatch.expected}"
+            got = name_mismatch.got
+        case Kind.UniqueItems():
+            expected = "unique items"
+        case Kind.Contains():
+            expected = _CONTAINS.get(str(error.schema_path[-1]), "contains")
+        case kind:  # a bound, "pattern", "multipleOf", "not", "format", ...
+            values = kind.as_dict().values()
+            expected = " ".join([kind.name, *(ENCODE(value) for value in values)])
     yield Mismatch(where, expected, got)

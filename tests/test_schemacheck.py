@@ -1,8 +1,113 @@
 from __future__ import annotations
 
+import decimal
+import json
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+from types import FrameType
+from typing import Final, cast
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from interruption import JSON, Mismatch
-from interruption._schemacheck import conforms, schema_mismatches
+from interruption._json import describe
+from interruption._schemacheck import (
+    JSONSchema,
+    SchemaError,
+    _compiled,
+    check_schema,
+    conforms,
+    schema_mismatches,
+)
+
+from tests.strategies import texts
+
+CATASTROPHIC: Final = [
+    (r"^(\w+\s?)*$", "a" * 30 + "!"),
+    (r"^(a+)+$", "a" * 64 + "!"),
+    (r"^(a|aa)+$", "a" * 64 + "!"),
+    (r"^(a|a?)+$", "a" * 64 + "!"),
+    (r"^(.*a){20}$", "a" * 64 + "!"),
+    (r"^([a-z0-9]+[._-]?)*@example\.com$", "a" * 64 + "!"),
+]
+"""Patterns that backtrack exponentially in Python's `re` on these strings."""
+
+STEPS: Final = (0.01, 0.1, 0.25, 0.5, 3.0, 0.001, 1e-05, 0.07, 2.5, 1e20)
+"""``multipleOf`` values, written as a JSON text would write them."""
+
+_EXACT: Final = decimal.Context(prec=1000, Emax=10**6, Emin=-(10**6))
+
+
+def _is_multiple(value: float, step: float) -> bool:
+    """The decimal reading: *value* / *step* is an integer, as numbers spelled."""
+    quotient = _EXACT.divide(Decimal(repr(value)), Decimal(repr(step)))
+    return quotient == quotient.to_integral_value()
+
+
+@st.composite
+def _multiples_and_not(draw: st.DrawFn) -> tuple[float, float]:
+    """A step and a float: an exact decimal multiple of it, or any float."""
+    step = draw(st.sampled_from(STEPS))
+    value = draw(
+        st.one_of(
+            st.integers(-(10**9), 10**9).map(
+                lambda n: float(Decimal(n) * Decimal(repr(step)))
+            ),
+            st.builds(
+                lambda digits, exponent: float(f"{digits}e{exponent}"),
+                st.integers(-(10**9), 10**9),
+                st.integers(-30, 30),
+            ),
+            st.floats(allow_nan=False, allow_infinity=False),
+        )
+    )
+    return step, value
+
+
+@pytest.fixture(name="watchdog")
+def _watchdog() -> Iterator[None]:
+    """Fail, rather than hang, if a check ever backtracks (a guard, not a timing).
+
+    Python's `re` checks for signals while it backtracks, so a regression to
+    it fails here after 10 s instead of running for hours.
+    """
+
+    def hung(_signum: int, _frame: FrameType | None) -> None:
+        pytest.fail("a pattern check ran for 10 s: it backtracks")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.setitimer(signal.ITIMER_REAL, 10.0)
+    yield
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.fixture(name="listener")
+def _listener() -> Iterator[socket.socket]:
+    """A TCP port on loopback that queues, but never accepts, connections."""
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        server.setblocking(False)  # noqa: FBT003 - the socket API
+        yield server
+
+
+def _url(server: socket.socket) -> str:
+    host, port = server.getsockname()
+    return f"http://{host}:{port}/schema.json"
+
+
+def _nobody_connected(server: socket.socket) -> bool:
+    try:
+        connection, _ = server.accept()
+    except BlockingIOError:
+        return True
+    connection.close()
+    return False
 
 
 class TestSchemaMismatches:
@@ -32,6 +137,89 @@ class TestSchemaMismatches:
                 {"items": {"type": "integer"}},
                 Mismatch("$[1]", "a value of type integer", "'x'"),
             ),
+            ("b", {"pattern": "^a$"}, Mismatch("$", 'pattern "^a$"', "'b'")),
+            (0.075, {"multipleOf": 0.01}, Mismatch("$", "multipleOf 0.01", "0.075")),
+            (
+                {"a": 1},
+                {"dependentRequired": {"a": ["b"]}},
+                Mismatch("$.b", "a required property", "nothing"),
+            ),
+            (
+                {"za": 1, "b": 2},
+                {"patternProperties": {"^z": {}}, "additionalProperties": False},
+                Mismatch("$.b", "no such property", "2"),
+            ),
+            (
+                {"a": 1, "b": 2},
+                {"properties": {"a": {}}, "unevaluatedProperties": False},
+                Mismatch("$.b", "no such property", "2"),
+            ),
+            (
+                [1, 2],
+                {"prefixItems": [{}], "items": False},
+                Mismatch("$[1]", "nothing (its schema is false)", "2"),
+            ),
+            (
+                {"x": {"b": 1}},
+                {
+                    "properties": {
+                        "x": {
+                            "anyOf": [
+                                {"required": ["a"]},
+                                {"properties": {"b": {"type": "string"}}},
+                            ]
+                        }
+                    }
+                },
+                Mismatch(
+                    "$.x",
+                    "any of: a required property at $.x.a"
+                    " | a value of type string at $.x.b",
+                    "an object",
+                ),
+            ),
+            (
+                "x",
+                {"oneOf": [{"type": "integer"}, {"type": "boolean"}]},
+                Mismatch(
+                    "$",
+                    "exactly one of: a value of type integer | a value of type boolean",
+                    "'x'",
+                ),
+            ),
+            (
+                1,
+                {"oneOf": [{"type": "integer"}, {"type": "number"}]},
+                Mismatch("$", "exactly one of its oneOf schemas, not several", "1"),
+            ),
+            (
+                {"ab": 1},
+                {"propertyNames": {"maxLength": 1}},
+                Mismatch("$", "property names with maxLength 1", "'ab'"),
+            ),
+            ([1, 1], {"uniqueItems": True}, Mismatch("$", "unique items", "an array")),
+            (
+                [1, 2],
+                {"prefixItems": [{}], "unevaluatedItems": False},
+                Mismatch("$", "no items beyond those its schema describes", "an array"),
+            ),
+            (
+                [1],
+                {"contains": {"type": "integer"}, "maxContains": 0},
+                Mismatch(
+                    "$", "fewer items that satisfy its contains schema", "an array"
+                ),
+            ),
+            (
+                ["x"],
+                {"contains": {"type": "integer"}},
+                Mismatch("$", "an item that satisfies its contains schema", "an array"),
+            ),
+            (
+                1,
+                {"not": {"type": "integer"}},
+                Mismatch("$", 'not {"type":"integer"}', "1"),
+            ),
         ],
     )
     def test_words_each_keyword(
@@ -40,16 +228,260 @@ class TestSchemaMismatches:
         """Each failing keyword is worded as path, expected and got."""
         assert schema_mismatches(value, schema) == [expected]
 
+    def test_every_mismatch_in_path_order(self) -> None:
+        """Several failures travel together, ordered by path, from the given root."""
+        schema: JSONSchema = {
+            "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+            "required": ["c"],
+        }
+        assert schema_mismatches({"b": "x", "a": "y"}, schema, "$.output") == [
+            Mismatch("$.output.a", "a value of type integer", "'y'"),
+            Mismatch("$.output.b", "a value of type integer", "'x'"),
+            Mismatch("$.output.c", "a required property", "nothing"),
+        ]
+
+    def test_a_ref_inside_the_schema(self) -> None:
+        """A $ref within the schema (or an embedded $id) is followed, paths intact."""
+        schema: JSONSchema = {
+            "$defs": {
+                "amount": {"type": "number", "minimum": 0},
+                "id": {"$id": "urn:example:id", "type": "string"},
+            },
+            "properties": {
+                "amount": {"$ref": "#/$defs/amount"},
+                "id": {"$ref": "urn:example:id"},
+            },
+        }
+        assert schema_mismatches({"amount": -1, "id": 5}, schema, "$.output") == [
+            Mismatch("$.output.amount", "minimum 0", "-1"),
+            Mismatch("$.output.id", "a value of type string", "5"),
+        ]
+
     def test_valid_values_have_no_mismatches(self) -> None:
         """A conforming value, the empty schema and the null schema pass fast."""
         assert schema_mismatches(1, {"type": "integer"}, "$.x") == []
         assert conforms({"any": [1]}, {})
         assert conforms(None, {"type": "null"})
         assert not conforms(0, {"type": "null"})
+        assert schema_mismatches(0, {"type": "null"}) == [
+            Mismatch("$", "a value of type null", "0")
+        ]
 
+
+class TestConforms:
     def test_integers_as_json(self) -> None:
         """1.0 is an integer and true is not, as JSON Schema says."""
         assert conforms(1.0, {"type": "integer"})
         true: JSON = True
         assert not conforms(true, {"type": "integer"})
         assert not conforms(1, {"enum": [True]})
+
+    def test_a_false_schema_accepts_nothing(self) -> None:
+        """`false` is not the empty schema: it refuses every value."""
+        false = cast("JSONSchema", False)  # noqa: FBT003 - the schema `false`
+        assert not conforms(None, false)
+
+    @pytest.mark.parametrize(
+        ("pattern", "value", "verdict"),
+        [
+            ("^(Yes|No)$", "Yes", True),
+            ("^(Yes|No)$", "Yes\n", False),
+            ("^\\d$", "3", True),
+            ("^\\d$", "\u0663", False),
+            ("^\\w+$", "caf\u00e9", False),
+            ("^\\s$", "\u00a0", True),
+            ("^.$", "\n", False),
+            ("^.$", "\U0001f600", True),
+        ],
+    )
+    def test_patterns_are_ecma_262(
+        self, pattern: str, value: str, verdict: bool
+    ) -> None:
+        r"""`$` is the very end, `\d`/`\w` are ASCII, `\s` is Unicode space."""
+        assert conforms(value, {"pattern": pattern}) is verdict
+
+    @given(texts(max_size=8))
+    def test_digit_and_word_classes_are_ascii(self, value: str) -> None:
+        r"""`\d` matches the ten ASCII digits and `\w` ASCII words, nothing else."""
+        digits = set("0123456789")
+        words = digits | set("_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        assert conforms(value, {"pattern": "^\\d*$"}) is (set(value) <= digits)
+        assert conforms(value, {"pattern": "^\\w*$"}) is (set(value) <= words)
+
+    @given(st.one_of(texts(), st.sampled_from(["Yes", "No", "Yes\n", "No\n"])))
+    def test_an_anchored_choice_is_exactly_the_choice(self, value: str) -> None:
+        """`^(Yes|No)$` accepts "Yes" and "No" and no other string."""
+        assert conforms(value, {"pattern": "^(Yes|No)$"}) is (value in {"Yes", "No"})
+
+    @pytest.mark.parametrize(
+        ("value", "step", "verdict"),
+        [
+            (0.07, 0.01, True),
+            (19.99, 0.01, True),
+            (0.3, 0.1, True),
+            (0.075, 0.01, False),
+        ],
+    )
+    def test_multiple_of_is_decimal(
+        self, value: float, step: float, verdict: bool
+    ) -> None:
+        """0.07 is a multiple of 0.01 as its JSON text says, whatever floats say."""
+        assert conforms(value, {"multipleOf": step}) is verdict
+
+    @given(_multiples_and_not())
+    def test_multiple_of_law(self, case: tuple[float, float]) -> None:
+        """`multipleOf` holds exactly when the decimal quotient is an integer."""
+        step, value = case
+        assert conforms(value, {"multipleOf": step}) is _is_multiple(value, step)
+
+    def test_same_verdicts_without_the_fast_extra(self) -> None:
+        """Without orjson (all the `[fast]` extra adds) every verdict is the same."""
+        cases: list[tuple[JSON, JSON]] = [
+            ("Yes\n", {"pattern": "^(Yes|No)$"}),
+            ("\u0663", {"pattern": "^\\d$"}),
+            ("caf\u00e9", {"pattern": "^\\w+$"}),
+            (0.07, {"multipleOf": 0.01}),
+            (0.075, {"multipleOf": 0.01}),
+        ]
+        cases += [(value, {"pattern": pattern}) for pattern, value in CATASTROPHIC]
+        script = (
+            "import json, sys\n"
+            "sys.modules['orjson'] = None\n"
+            "from interruption import _parse\n"
+            "from interruption._schemacheck import conforms\n"
+            "assert not _parse.HAVE_ORJSON\n"
+            "cases = json.load(sys.stdin)\n"
+            "print(json.dumps([conforms(v, s) for v, s in cases]))\n"
+        )
+        ran = subprocess.run(  # noqa: S603 - our own interpreter and code
+            [sys.executable, "-c", script],
+            input=json.dumps(cases),
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        here = [conforms(value, cast("JSONSchema", schema)) for value, schema in cases]
+        assert json.loads(ran.stdout) == here
+        assert here[:5] == [False, False, False, True, False]
+
+
+@pytest.mark.usefixtures("watchdog")
+class TestCatastrophicPatterns:
+    @pytest.mark.parametrize(("pattern", "value"), CATASTROPHIC)
+    def test_rejected_with_words(self, pattern: str, value: str) -> None:
+        """A pattern that backtracks in `re` is rejected, words and all, at once."""
+        schema: JSONSchema = {"type": "string", "pattern": pattern}
+        assert not conforms(value, schema)
+        assert schema_mismatches(value, schema, "$.output") == [
+            Mismatch("$.output", f"pattern {json.dumps(pattern)}", describe(value))
+        ]
+
+    @pytest.mark.parametrize("pattern", [p for p, _ in CATASTROPHIC])
+    def test_matching_values_still_pass(self, pattern: str) -> None:
+        """The same patterns accept the strings they describe."""
+        accepted = "a@example.com" if "example" in pattern else "a" * 40
+        assert conforms(accepted, {"pattern": pattern})
+
+
+class TestCheckSchema:
+    @pytest.mark.parametrize(
+        ("schema", "where"),
+        [
+            ({"pattern": "(?=a)a"}, "$.pattern"),
+            ({"pattern": "(?<!a)b"}, "$.pattern"),
+            ({"pattern": "(a)\\1"}, "$.pattern"),
+            ({"pattern": "("}, "$.pattern"),
+            ({"pattern": "(a{1000}){1000}"}, "$.pattern"),
+            (
+                {"properties": {"p": {"patternProperties": {"(?=x)": {}}}}},
+                '$.properties.p.patternProperties["(?=x)"]',
+            ),
+        ],
+    )
+    def test_refuses_patterns_it_cannot_run_in_linear_time(
+        self, schema: JSONSchema, where: str
+    ) -> None:
+        """Lookaround, backreferences and huge patterns refuse the whole schema."""
+        with pytest.raises(SchemaError) as refused:
+            check_schema(schema)
+        (mismatch,) = refused.value.mismatches
+        assert mismatch.path == where
+        assert mismatch.expected.startswith("an ECMA-262 pattern without lookaround")
+        with pytest.raises(SchemaError):
+            conforms("a", schema)
+
+    def test_a_refusal_is_remembered(self) -> None:
+        """A refused schema is compiled once; asking again costs a look-up."""
+        schema: JSONSchema = {"pattern": "(?=remembered)"}
+        before = _compiled.cache_info().misses
+        for _ in range(3):
+            with pytest.raises(SchemaError):
+                conforms("a", dict(schema))
+        assert _compiled.cache_info().misses == before + 1
+
+    def test_lists_every_problem(self) -> None:
+        """An invalid schema is refused with every problem, as path, expected, got."""
+        schema: JSONSchema = {
+            "type": "integre",
+            "minLength": -1,
+            "properties": {"a": {"required": "x"}},
+        }
+        with pytest.raises(SchemaError) as refused:
+            check_schema(schema)
+        assert [m.path for m in refused.value.mismatches] == [
+            "$.minLength",
+            "$.properties.a.required",
+            "$.type",
+        ]
+        assert refused.value.mismatches[0] == Mismatch("$.minLength", "minimum 0", "-1")
+        assert refused.value.message.startswith("$.minLength: expected minimum 0")
+
+    def test_never_fetches_a_remote_ref(self, listener: socket.socket) -> None:
+        """A $ref to an http address is refused and no connection is made."""
+        schema: JSONSchema = {"properties": {"a": {"$ref": _url(listener)}}}
+        with pytest.raises(SchemaError) as refused:
+            check_schema(schema)
+        assert refused.value.mismatches == (
+            Mismatch(
+                "$",
+                "a $ref that resolves within the schema (nothing is fetched)",
+                repr(_url(listener)),
+            ),
+        )
+        with pytest.raises(SchemaError):
+            conforms(1, schema)
+        assert _nobody_connected(listener)
+
+    def test_never_fetches_a_meta_schema(self, listener: socket.socket) -> None:
+        """An unknown $schema is not fetched: schemas are Draft 2020-12."""
+        schema: JSONSchema = {"$schema": _url(listener), "type": "integer"}
+        check_schema(schema)
+        assert not conforms("1", schema)
+        assert _nobody_connected(listener)
+
+    @pytest.mark.parametrize("relative", [False, True])
+    def test_never_reads_a_file(self, tmp_path: Path, relative: bool) -> None:
+        """A $ref to a readable file, absolute or by its base $id, is refused."""
+        (tmp_path / "other.json").write_text('{"type": "integer"}')
+        schema: JSONSchema = (
+            {"$id": (tmp_path / "root.json").as_uri(), "$ref": "other.json"}
+            if relative
+            else {"$ref": (tmp_path / "other.json").as_uri()}
+        )
+        with pytest.raises(SchemaError, match="nothing is fetched"):
+            conforms(1, schema)
+
+    def test_a_missing_pointer_is_refused(self) -> None:
+        """A $ref to a part the schema does not have is refused, saying so."""
+        with pytest.raises(SchemaError, match="/\\$defs/nope"):
+            check_schema({"$ref": "#/$defs/nope"})
+
+    def test_accepts_a_valid_schema(self) -> None:
+        """A valid, self-contained schema with a linear pattern passes."""
+        check_schema(
+            {
+                "type": "object",
+                "properties": {"zip": {"type": "string", "pattern": "^[0-9]{5}$"}},
+                "$defs": {"a": {"$ref": "#/$defs/a"}},
+            }
+        )
