@@ -2,7 +2,7 @@
 
 ::
 
-    interruption check TURN.json RESUME.json   # 0 accepted, 1 rejected, 2 unreadable
+    interruption check TURN.json RESUME.json   # 0 accepted, 1 rejected, 2 unusable
     interruption schema [NAME]                 # a published JSON Schema, or the list
     interruption demo [--answers A,B] [--forge]
 """
@@ -16,9 +16,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final, TextIO
 
+import attrs
+
 from interruption import _demo, _schemas
+from interruption._schemacheck import SchemaError, check_schema
 from interruption.errors import DecodeError, ResumeRejected
-from interruption.resume import InterruptedTurn, Resume
+from interruption.resume import Accepts, InterruptedTurn, Resume
 from interruption.validation import validate_resume
 from interruption.wire import loads, unstructure
 
@@ -40,7 +43,7 @@ def _parser() -> argparse.ArgumentParser:
         help="validate a resume against an interrupted turn",
         description=(
             "Exit 0 if accepted, 1 if rejected (every problem printed), "
-            "2 if unreadable."
+            "2 if a file is unreadable or a schema in the turn is invalid."
         ),
     )
     check.add_argument("turn", type=Path, help="the interrupted turn, as JSON")
@@ -88,10 +91,35 @@ def _read(
     return None
 
 
+def _unusable_schemas(turn: InterruptedTurn) -> list[str]:
+    """Why each schema of *turn* cannot be run (invalid, fetching, too slow).
+
+    A turn file is data: its schemas are checked before any is used, and
+    none of them may make anything be fetched or read.
+    """
+    found = []
+    for pending in turn.interrupts:
+        for field in attrs.fields(Accepts):
+            schema = getattr(pending.accepts, field.name)
+            if schema is None:
+                continue
+            try:
+                check_schema(schema)
+            except SchemaError as error:
+                where = f"interrupt {pending.id!r}, accepts.{field.name}"
+                found.append(f"{where}: not a usable JSON Schema: {error.message}")
+    return found
+
+
 def _check(turn_path: Path, resume_path: Path, out: TextIO, err: TextIO) -> int:
     turn = _read(turn_path, InterruptedTurn, err)
     resume = _read(resume_path, Resume, err)
     if not isinstance(turn, InterruptedTurn) or not isinstance(resume, Resume):
+        return UNREADABLE
+    unusable = _unusable_schemas(turn)
+    for reason in unusable:
+        print(f"{turn_path}: {reason}", file=err)
+    if unusable:
         return UNREADABLE
     try:
         resolved = validate_resume(resume, turn)

@@ -1,12 +1,17 @@
 import io
 import json
 import runpy
+import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import attrs
 import pytest
 from interruption import (
+    JSON,
+    Accepts,
     InterruptedTurn,
     Resume,
     _demo,
@@ -56,6 +61,22 @@ def _files(tmp_path: Path, turn: InterruptedTurn) -> tuple[Path, Path, Path]:
     return turn_file, good, bad
 
 
+def _with_schema(turn: InterruptedTurn, path: Path, schema: dict[str, JSON]) -> Path:
+    """Write *turn* with its one pause accepting answers of *schema*."""
+    (question,) = turn.interrupts
+    changed = attrs.evolve(question, accepts=Accepts(respond=schema))
+    path.write_text(dumps(attrs.evolve(turn, interrupts=(changed,))))
+    return path
+
+
+@pytest.fixture(name="listener")
+def _listener() -> Iterator[socket.socket]:
+    """A TCP port on loopback that queues, but never accepts, connections."""
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        server.setblocking(False)  # noqa: FBT003 - the socket API
+        yield server
+
+
 class TestCheck:
     def test_accepted_resume_exits_0(self, files: tuple[Path, Path, Path]) -> None:
         """An accepted resume prints its resolved answers and exits 0."""
@@ -89,6 +110,59 @@ class TestCheck:
         status, _, err = run("check", str(turn), str(broken))
         assert status == 2
         assert "$.extra: expected only the fields respond, restart" in err
+
+    @pytest.mark.parametrize(
+        ("schema", "said"),
+        [
+            (
+                {"type": "integre"},
+                "$.type: expected any of: one of 'array', 'boolean', ",
+            ),
+            (
+                {"pattern": "^(?=Yes)"},
+                "$.pattern: expected an ECMA-262 pattern without lookaround",
+            ),
+        ],
+    )
+    def test_an_invalid_schema_in_the_turn_exits_2(
+        self,
+        files: tuple[Path, Path, Path],
+        turn: InterruptedTurn,
+        tmp_path: Path,
+        schema: dict[str, JSON],
+        said: str,
+    ) -> None:
+        """A schema the turn file carries is data: invalid means exit 2, no trace."""
+        _, good, _ = files
+        broken = _with_schema(turn, tmp_path / "broken-turn.json", schema)
+        status, out, err = run("check", str(broken), str(good))
+        assert status == 2
+        assert out == ""
+        (line,) = err.splitlines()
+        (question,) = turn.interrupts
+        assert line.startswith(
+            f"{broken}: interrupt {question.id!r}, accepts.respond: "
+            "not a usable JSON Schema: "
+        )
+        assert said in line
+
+    def test_a_remote_ref_is_never_fetched(
+        self,
+        files: tuple[Path, Path, Path],
+        turn: InterruptedTurn,
+        tmp_path: Path,
+        listener: socket.socket,
+    ) -> None:
+        """A $ref to an http address exits 2 and makes no connection."""
+        _, good, _ = files
+        host, port = listener.getsockname()
+        url = f"http://{host}:{port}/answer.json"
+        fetching = _with_schema(turn, tmp_path / "fetching.json", {"$ref": url})
+        status, _, err = run("check", str(fetching), str(good))
+        assert status == 2
+        assert f"nothing is fetched), got {url!r}" in err
+        with pytest.raises(BlockingIOError):
+            listener.accept()
 
 
 class TestSchema:
