@@ -9,6 +9,9 @@ An input's first byte picks the type (`examples.TYPES`), its second byte how
 the rest is handed over (bit 0: as text, decoded with ``surrogateescape`` so
 lone surrogates reach `loads`; bit 1: with ``max_bytes`` raised to 16 MiB).
 An empty first corpus directory is filled with one valid document per type.
+
+Every input's document bytes are also parsed twice: when orjson's fast path
+accepts them, the exact (standard library) parser must give the same value.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ import atheris
 
 with atheris.instrument_imports():
     from interruption import DecodeError, dumps, loads
+    from interruption._json import MAX_DEPTH
+    from interruption._parse import _exact, _fast_loads
     from interruption.wire import MAX_BYTES
 
 from examples import EXAMPLES, TYPES, write_seeds
@@ -27,10 +32,26 @@ from examples import EXAMPLES, TYPES, write_seeds
 RAISED = 16 * 1_048_576
 
 
+def agree(raw: bytes) -> None:
+    """Fail when the fast path accepts *raw* as other than the exact parser."""
+    fast = _fast_loads(raw, MAX_DEPTH)
+    if fast is None:  # declined: the exact parser decides alone
+        return
+    try:
+        exact = _exact(raw, MAX_DEPTH)
+    except DecodeError as error:
+        msg = f"the fast path accepted {raw[:80]!r}, the exact parser refused: {error}"
+        raise AssertionError(msg) from None
+    if repr(fast) != repr(exact):
+        msg = f"the parsers disagree on {raw[:80]!r}: {fast!r} != {exact!r}"
+        raise AssertionError(msg)
+
+
 def check(data: bytes) -> None:
     """Decode one fuzz input; fail on anything but a value or a DecodeError."""
     if len(data) < 2:
         return
+    agree(data[2:])
     cls = TYPES[data[0] % len(TYPES)]
     document: str | bytes = data[2:]
     if data[1] & 1:
