@@ -10,6 +10,38 @@ paused ones, and goes on (a re-run tool may pause again).
 `generate_stream` and `resume_turn_stream` yield typed events as they happen,
 so a UI can show an approval the moment it is known; `generate` and
 `resume_turn` are those streams drained.
+
+What a paused call accepts depends on its kind, not on who paused it: a
+`Custom` pause of an ordinary tool accepts a respond (against the tool's
+output schema) and a restart (against its resume schema), of an
+interrupt-only tool a respond only; every `ApprovalPending` pause, the
+approver's or one a tool raised itself, accepts only a restart carrying an
+approval decision, so no client-made result can stand in for the approval.
+Rejected, the model is told the reason and the tool does not run; approved,
+the tool runs with ``ctx.approved`` True.
+
+A tool pauses by raising `Interrupted`, alone or inside an exception group
+(``ctx.interrupt()`` in a task of an ``asyncio.TaskGroup`` surfaces as
+``BaseExceptionGroup([Interrupted(...)])``). What the loop makes of it:
+
+* A pause, or a group (nested or not) of pauses only, is a pause. Of several
+  pauses in one group an `ApprovalPending` wins, since it accepts only a
+  decision and no answer to a sibling question may skip it; otherwise the
+  first one found depth-first. The others come back when the tool runs again.
+* A group holding a pause *and* a failure is a failure; its pauses are
+  dropped. A failure is never hidden behind a question a human would answer
+  without knowing of it, the call has no result so dropping its pause grants
+  nothing, and ``on_tool_error="raise"`` keeps its promise to let failures
+  out (without the pauses, which are nobody's to catch outside the loop).
+* A group of failures only is a tool error like any exception: the model is
+  told each failure's words, or with ``on_tool_error="raise"`` the group is
+  re-raised as it was.
+* A pause the loop does not take from a tool is refused where it was raised,
+  as that tool's failure (`PauseRefused`): a `ScheduledPause` (the loop's
+  `PauseSchedule` makes those), an `ApprovalPending` that names another call
+  than the tool's own, or one raised after a human approved the call.
+* What is neither a pause nor an `Exception` (``KeyboardInterrupt``,
+  ``SystemExit``, cancellation), alone or in a group, passes through as it is.
 """
 
 from __future__ import annotations
@@ -26,7 +58,17 @@ from collections.abc import (
     Sequence,
 )
 from datetime import datetime, timedelta
-from typing import Any, Literal, Protocol, TypeAlias, TypedDict, TypeVar, Unpack, final
+from typing import (
+    Any,
+    Final,
+    Literal,
+    Protocol,
+    TypeAlias,
+    TypedDict,
+    TypeVar,
+    Unpack,
+    final,
+)
 
 import attrs
 
@@ -40,7 +82,15 @@ from interruption.approval import (
     decide,
     decision_from_json,
 )
-from interruption.errors import Interrupted, PayloadError
+from interruption.errors import (
+    DecodeError,
+    Interrupted,
+    InterruptionError,
+    PayloadError,
+    Problem,
+    ProblemCode,
+    ResumeRejected,
+)
 from interruption.kinds import ApprovalPending, InterruptionKind, Phase, ScheduledPause
 from interruption.parts import Message, Role, ToolRequest, ToolResponse
 from interruption.resume import (
@@ -67,6 +117,7 @@ __all__ = [
     "Model",
     "ModelMessage",
     "ModelRequest",
+    "PauseRefused",
     "Paused",
     "StreamEvent",
     "ToolFinished",
@@ -210,6 +261,31 @@ StreamEvent: TypeAlias = ModelMessage | ToolStarted | ToolFinished | Paused | Fi
 """What the streams yield; narrow it with ``match``."""
 
 
+@final
+class PauseRefused(InterruptionError, ValueError):
+    """A tool raised a pause that the loop does not take from a tool.
+
+    It counts as the tool's failure: with ``on_tool_error="respond"`` the
+    model is told, with ``"raise"`` this is raised (its ``__cause__`` is the
+    refused `Interrupted`, whose traceback shows where the tool raised it).
+    A `ValueError`: the pause is an `Interrupted` of a valid kind, but not a
+    value the loop may take from this call.
+
+    Attributes:
+        name: The tool's name.
+        ref: The tool call's ref.
+        kind: The refused pause's kind.
+    """
+
+    def __init__(
+        self, name: str, ref: str, kind: InterruptionKind, message: str
+    ) -> None:
+        super().__init__(message)
+        self.name = name
+        self.ref = ref
+        self.kind = kind
+
+
 class _Stage(enum.IntEnum):
     BEFORE = 0
     APPROVAL = 1
@@ -245,6 +321,48 @@ def _pause_payload(
 
 def _error(request: ToolRequest, text: str) -> ToolResponse:
     return ToolResponse(request.name, request.ref or "", {"error": text})
+
+
+_DECISION_ONLY: Final = Accepts(restart=DECISION_SCHEMA)
+"""What every approval pause accepts: a restart carrying a decision."""
+
+
+def _leaves(error: BaseException | None) -> list[BaseException]:
+    """The exceptions of a (nested) group, depth-first; a lone one is its own."""
+    if error is None:
+        return []
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
+    return [error]
+
+
+def _refusal(
+    request: ToolRequest, pause: Interrupted, *, approved: bool
+) -> PauseRefused | None:
+    """Why the loop refuses *pause* from *request*'s tool, or None if it takes it."""
+    ref = request.ref or ""
+    match pause.kind:
+        case ScheduledPause(phase=phase, node=node):
+            message = (
+                f"tool {request.name!r} ({ref}) raised ScheduledPause({phase.value}, "
+                f"{node!r}) itself; scheduled pauses belong to the loop: list the "
+                "tool in schedule=PauseSchedule(...), or pause with ctx.interrupt()"
+            )
+        case ApprovalPending(tool_use_id=asked) if asked != ref:
+            message = (
+                f"tool {request.name!r} ({ref}) raised ApprovalPending for "
+                f"{asked!r}: expected its own call's ref {ref!r} (ctx.ref)"
+            )
+        case ApprovalPending() if approved:
+            message = (
+                f"tool {request.name!r} ({ref}) asked for approval again after a "
+                "human approved the call; check ctx.approved before asking"
+            )
+        case _:
+            return None
+    refused = PauseRefused(request.name, ref, pause.kind, message)
+    refused.__cause__ = pause
+    return refused
 
 
 @attrs.define
@@ -309,11 +427,10 @@ class _Runner:
             decision = await decide(self.approver, request)
             if isinstance(decision, AwaitExternal):
                 kind_a = ApprovalPending(request.ref or request.name)
-                accepts = Accepts(restart=DECISION_SCHEMA)
                 return _Outcome(
                     request,
                     pause=self.pending(
-                        request, kind_a, _pause_payload(request), accepts
+                        request, kind_a, _pause_payload(request), _DECISION_ONLY
                     ),
                 )
             if isinstance(decision, Reject):
@@ -323,26 +440,21 @@ class _Runner:
             text = "invalid input: " + "; ".join(map(str, bad_input))
             return _Outcome(request, _error(request, text), approved=approved)
         ctx: ToolContext[Any] = ToolContext(
-            request.name, request.ref or "", None, restarted=job.restarted
+            request.name,
+            request.ref or "",
+            None,
+            restarted=job.restarted,
+            approved=approved,
         )
         try:
             ctx.resumed = (
                 tool.parse_resumed(job.resumed) if job.resumed is not None else None
             )
             output = await tool.call(ctx, request.input)
-        except Interrupted as pause:
-            accepts = Accepts(
-                respond=tool.output_schema,
-                restart=None if tool.interrupt_only else tool.resume_schema,
-                replace_input=None if tool.interrupt_only else replace,
-            )
-            pending = self.pending(request, pause.kind, pause.payload, accepts)
-            return _Outcome(request, pause=pending, approved=approved)
-        except Exception as error:
-            if self.on_tool_error == "raise":
-                raise
-            text = f"{type(error).__name__}: {error}"
-            return _Outcome(request, _error(request, text), approved=approved)
+        except (Interrupted, BaseExceptionGroup) as raised:
+            return self.settle(request, tool, raised, approved=approved)
+        except Exception as error:  # noqa: BLE001 - told to the model, or re-raised
+            return self.failed(request, error, [error], approved=approved)
         bad_output = schema_mismatches(output, tool.output_schema, "$.output")
         if bad_output:
             text = "the tool's output does not fit its schema: " + "; ".join(
@@ -358,6 +470,93 @@ class _Runner:
             pending = self.pending(request, kind, payload, Accepts(restart=NULL_ONLY))
             return _Outcome(request, response, pending, approved=approved)
         return _Outcome(request, response, approved=approved)
+
+    def settle(
+        self,
+        request: ToolRequest,
+        tool: Tool[Any, Any, Any],
+        raised: Interrupted | BaseExceptionGroup[BaseException],
+        *,
+        approved: bool,
+    ) -> _Outcome:
+        """Make a pause, or a group of pauses and failures, into an outcome.
+
+        The rules are the module docstring's: a failure in the group wins
+        over its pauses; of pauses only, an approval wins, else the first.
+
+        Raises:
+            BaseException: *raised* as it was, when it holds something that
+                is neither a pause nor an `Exception`; the tool's failures
+                with ``on_tool_error="raise"``.
+        """
+        failures: Exception | None = None
+        if isinstance(raised, Interrupted):
+            pauses = [raised]
+        else:
+            found, rest = raised.split(Interrupted)
+            if rest is not None:
+                if not isinstance(rest, Exception):
+                    raise raised  # KeyboardInterrupt, SystemExit, cancellation
+                # split() copies even when nothing matched: keep the original.
+                failures = (
+                    raised if found is None and isinstance(raised, Exception) else rest
+                )
+            pauses = [leaf for leaf in _leaves(found) if isinstance(leaf, Interrupted)]
+        errors: list[Exception] = [
+            refused
+            for pause in pauses
+            if (refused := _refusal(request, pause, approved=approved)) is not None
+        ]
+        if failures is not None:
+            errors.append(failures)
+        if errors:
+            return self.failed(request, raised, errors, approved=approved)
+        pause = next(
+            (pause for pause in pauses if isinstance(pause.kind, ApprovalPending)),
+            pauses[0],
+        )
+        if isinstance(pause.kind, ApprovalPending):
+            accepts = _DECISION_ONLY
+        else:
+            replace = tool.input_schema if tool.replace_input else None
+            accepts = Accepts(
+                respond=tool.output_schema,
+                restart=None if tool.interrupt_only else tool.resume_schema,
+                replace_input=None if tool.interrupt_only else replace,
+            )
+        pending = self.pending(request, pause.kind, pause.payload, accepts)
+        return _Outcome(request, pause=pending, approved=approved)
+
+    def failed(
+        self,
+        request: ToolRequest,
+        raised: BaseException,
+        errors: Sequence[Exception],
+        *,
+        approved: bool,
+    ) -> _Outcome:
+        """Tell the model the tool failed, or raise its failure.
+
+        Raises:
+            Exception: with ``on_tool_error="raise"``: what the tool raised
+                if it was only failures; else its failures and refused pauses
+                (an `ExceptionGroup` when there are several).
+        """
+        if self.on_tool_error == "raise":
+            error = (
+                errors[0]
+                if len(errors) == 1
+                else ExceptionGroup(f"tool {request.name!r} failed", errors)
+            )
+            if error is raised:
+                raise error
+            raise error from error.__cause__
+        text = "; ".join(
+            f"{type(leaf).__name__}: {leaf}"
+            for error in errors
+            for leaf in _leaves(error)
+        )
+        return _Outcome(request, _error(request, text), approved=approved)
 
     async def batch(
         self, jobs: Sequence[_Job]
@@ -407,15 +606,13 @@ class _Runner:
                         request.ref: index for index, request in enumerate(requests)
                     }
                     pauses.sort(key=lambda pending: order.get(pending.ref, len(order)))
-                    paused = {pending.ref for pending in pauses}
+                    # A call paused after it ran keeps its output, whatever
+                    # schedule the continuation runs with.
+                    waiting = {pending.ref for pending in pauses if not _ran(pending)}
                     completed = tuple(
                         responses[request.ref]
                         for request in requests
-                        if request.ref in responses
-                        and (
-                            request.ref not in paused
-                            or request.name in self.schedule.after
-                        )
+                        if request.ref in responses and request.ref not in waiting
                     )
                     turn = InterruptedTurn(
                         session=self.session,
@@ -467,6 +664,12 @@ class _Runner:
                 return
             jobs = [_Job(request, _Stage.BEFORE) for request in requests]
             carried = ()
+
+
+def _ran(pending: PendingInterrupt) -> bool:
+    """Whether *pending* paused after its tool ran (its output is held)."""
+    kind = pending.kind
+    return isinstance(kind, ScheduledPause) and kind.phase is Phase.AFTER
 
 
 def _rejected(request: ToolRequest, decision: Reject) -> ToolResponse:
@@ -637,14 +840,79 @@ async def continue_resolved(
         yield event
 
 
-async def _continue(  # noqa: C901 - one case per kind
+def _as_ran(asked: Message, replaced: dict[str, ToolRequest]) -> Message:
+    """The model's message with replaced inputs, so responses match requests."""
+    if not replaced:
+        return asked
+    parts = tuple(
+        replaced.get(part.ref or "", part) if isinstance(part, ToolRequest) else part
+        for part in asked.parts
+    )
+    return Message(asked.role, parts)
+
+
+def _restarted(
+    pending: PendingInterrupt,
+    request: ToolRequest,
+    resumed: JSON,
+    held: dict[str, ToolResponse],
+    *,
+    keep: bool,
+) -> _Job | ToolResponse | Problem | None:
+    """What a validated restart of *pending* (as *request*) comes to.
+
+    A job to run; a response (a rejection); a problem, when the answer
+    cannot be carried out; or None, when a pause after a tool continues with
+    its *held* output. *keep*: the call was approved and its input is the
+    same, so it is not asked about again.
+    """
+    ref = request.ref or ""
+    match pending.kind:
+        case ScheduledPause(phase=Phase.AFTER):
+            if ref in held:
+                return None
+            message = (
+                f"{pending.id} paused after {request.name!r}, but the turn holds "
+                "no output of it to continue with"
+            )
+            return Problem(
+                ProblemCode.ANSWER_NOT_ACCEPTED, message, interrupt_id=pending.id
+            )
+        case ScheduledPause(phase=Phase.BEFORE):
+            return _Job(request, _Stage.APPROVAL)
+        case ApprovalPending():
+            try:
+                decision = decision_from_json(resumed)
+            except DecodeError as error:
+                message = f"{pending.id} awaits an approval decision: {error}"
+                return Problem(
+                    ProblemCode.SCHEMA_VIOLATION, message, interrupt_id=pending.id
+                )
+            if isinstance(decision, Reject):
+                return _rejected(request, decision)
+            return _Job(request, _Stage.RUN, approved=True)
+        case _:
+            stage = _Stage.RUN if keep else _Stage.APPROVAL
+            return _Job(request, stage, resumed, keep, restarted=True)
+
+
+async def _continue(  # noqa: C901 - one case per kind of answer
     runner: _Runner, resolved: ResolvedResume
 ) -> AsyncIterator[StreamEvent]:
+    """Carry out a validated resume; nothing runs unless every answer can be.
+
+    Raises:
+        ResumeRejected: if an answer cannot be carried out, which validation
+            against a turn this loop made rules out: an approval's
+            ``resumed`` that is no decision, or a pause after a tool whose
+            output the turn does not hold.
+    """
     turn = resolved.turn
     responses = {done.ref: done for done in turn.completed}
     approved = set(turn.approved)
     jobs: list[_Job] = []
     replaced: dict[str, ToolRequest] = {}
+    problems: list[Problem] = []
     for answer in resolved.answers:
         pending, entry = answer.interrupt, answer.entry
         request = pending.tool
@@ -658,34 +926,21 @@ async def _continue(  # noqa: C901 - one case per kind
         if changed:
             request = attrs.evolve(request, input=entry.input)
             replaced[ref] = request
-        match pending.kind:
-            case ScheduledPause(phase=Phase.AFTER):
-                continue
-            case ScheduledPause(phase=Phase.BEFORE):
-                jobs.append(_Job(request, _Stage.APPROVAL))
-            case ApprovalPending():
-                decision = decision_from_json(entry.resumed)
-                if isinstance(decision, Reject):
-                    responses[ref] = _rejected(request, decision)
-                    continue
-                approved.add(ref)
-                jobs.append(_Job(request, _Stage.RUN, approved=True))
-            case _:
-                keep = ref in approved and not changed
-                stage = _Stage.RUN if keep else _Stage.APPROVAL
-                job = _Job(request, stage, entry.resumed, keep, restarted=True)
+        keep = ref in approved and not changed
+        match _restarted(pending, request, entry.resumed, responses, keep=keep):
+            case _Job() as job:
+                if job.approved:
+                    approved.add(ref)
                 jobs.append(job)
-    history = list(turn.messages)
-    if replaced:
-        # The model's request now reads as it ran, so the response matches it.
-        asked = history[-1]
-        parts = tuple(
-            replaced.get(part.ref or "", part)
-            if isinstance(part, ToolRequest)
-            else part
-            for part in asked.parts
-        )
-        history[-1] = Message(asked.role, parts)
+            case ToolResponse() as response:
+                responses[ref] = response
+            case Problem() as problem:
+                problems.append(problem)
+            case _:  # None: a pause after a tool continues with its held output
+                pass
+    if problems:
+        raise ResumeRejected(problems)
+    history = [*turn.messages[:-1], _as_ran(turn.messages[-1], replaced)]
     async for event in runner.drive(
         history, turn.turn_id + 1, responses, jobs, approved, resolved.unanswered
     ):

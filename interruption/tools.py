@@ -9,6 +9,18 @@ unstructured after it) or from plain JSON Schema dicts.
 Inside the function, ``ctx.interrupt(payload)`` pauses the dispatch; when a
 client restarts the call, the function runs again with ``ctx.resumed`` set
 to the client's validated data.
+
+A tool may also ask for a human's approval itself, with
+``raise Interrupted(ApprovalPending(ctx.ref), payload)``. That pause is an
+approval like the approver's: it accepts only a restart carrying a decision;
+a rejection answers the model with the reason and never runs the tool again;
+an approval runs it again with ``ctx.approved`` True, so it does not ask
+twice. Asking again once approved, naming another call's ref, or raising a
+`ScheduledPause` (the loop's `PauseSchedule` makes those) is a tool error.
+
+A pause raised inside an exception group (``ctx.interrupt()`` in a task of an
+``asyncio.TaskGroup``) is a pause too; the loop's module docstring says what a
+group holding a pause and a failure means.
 """
 
 from __future__ import annotations
@@ -60,18 +72,32 @@ class ToolContext(Generic[R]):
             declared one).
         restarted: Whether this run is a client's restart of a call that
             paused; tells a restart from a first run when ``resumed`` is
-            None (a tool without a resume schema).
+            None (a tool without a resume schema). False on the run that
+            follows an approval decision: ``approved`` tells that one.
+        approved: Whether a human approved this call (answered an approval
+            pause, the approver's or the tool's own, with approve). A tool
+            that asks for approval itself checks it and does not ask again:
+            an approval pause raised once approved is a tool error. The run
+            that follows the decision starts afresh (``resumed`` is None),
+            so a tool asks for approval before it asks anything else.
     """
 
-    __slots__ = ("name", "ref", "restarted", "resumed")
+    __slots__ = ("approved", "name", "ref", "restarted", "resumed")
 
     def __init__(
-        self, name: str, ref: str, resumed: R | None = None, *, restarted: bool = False
+        self,
+        name: str,
+        ref: str,
+        resumed: R | None = None,
+        *,
+        restarted: bool = False,
+        approved: bool = False,
     ) -> None:
         self.name = name
         self.ref = ref
         self.resumed = resumed
         self.restarted = restarted
+        self.approved = approved
 
     def interrupt(self, payload: JSON = None) -> NoReturn:
         """Pause the dispatch here, showing *payload* to the human.
@@ -85,7 +111,8 @@ class ToolContext(Generic[R]):
     def __repr__(self) -> str:
         return (
             f"ToolContext(name={self.name!r}, ref={self.ref!r}, "
-            f"resumed={self.resumed!r}, restarted={self.restarted!r})"
+            f"resumed={self.resumed!r}, restarted={self.restarted!r}, "
+            f"approved={self.approved!r})"
         )
 
 

@@ -2,19 +2,25 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Final
 
 import attrs
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from interruption import (
     JSON,
+    Accepts,
     ApprovalPending,
     Custom,
+    DecodeError,
     Finished,
     GenerateResult,
+    Interrupted,
     InterruptedTurn,
+    InterruptionError,
     Message,
     ModelMessage,
     ModelRequest,
@@ -44,14 +50,27 @@ from interruption import (
     generate,
     generate_stream,
     generate_sync,
+    interrupt_with,
     loads,
     resume_turn,
     resume_turn_stream,
     resume_turn_sync,
     tool,
 )
-from interruption.approval import Approve, Reject, always, await_human, by_tool, when
+from interruption.approval import (
+    DECISION_SCHEMA,
+    Approve,
+    Reject,
+    always,
+    await_human,
+    by_tool,
+    decision_from_json,
+    when,
+)
+from interruption.loop import PauseRefused
 from interruption.testing import ScriptedModel
+
+from tests.strategies import json_values
 
 NOW = datetime(2026, 11, 21, 23, 0, tzinfo=UTC)
 SESSION = "s-3f2a"
@@ -1084,3 +1103,660 @@ class TestAwaitHuman:
         _, result = run([model_says(big), model_says("ok")], tools, approver=always())
         assert result.finish_reason == "stop"
         assert calls["transfer_money"] == 1
+
+
+def _self_approving(calls: Calls, seen: list[ToolContext[JSON]]) -> Tool[Any, Any, Any]:
+    """A tool that asks for a human's approval itself, unless it has it."""
+
+    @tool(input={"type": "object"}, output={"type": "string"})
+    def wipe(ctx: ToolContext[JSON], data: JSON) -> JSON:
+        """Wipe a disk."""
+        calls.counts["wipe"] += 1
+        seen.append(ctx)
+        if not ctx.approved:
+            raise Interrupted(ApprovalPending(ctx.ref), {"wipe": data})
+        return "wiped"
+
+    return wipe
+
+
+WIPE = ToolRequest("wipe", input={"disk": "d1"})
+
+
+class TestToolRaisedApproval:
+    def test_it_accepts_only_a_decision(self, calls: Calls) -> None:
+        """A tool's own ApprovalPending accepts no respond, only a decision."""
+        _, result = run([model_says(WIPE)], [_self_approving(calls, [])])
+        (pending,) = result.interrupts
+        assert pending.kind == ApprovalPending(pending.ref)
+        assert pending.payload == {"wipe": {"disk": "d1"}}
+        assert pending.accepts == Accepts(restart=DECISION_SCHEMA)
+        assert pending.on_expiry is None
+
+    def test_a_respond_is_refused_and_nothing_runs(self, calls: Calls) -> None:
+        """A made-up result cannot stand in for the tool's own approval."""
+        wipe = _self_approving(calls, [])
+        model, result = run([model_says(WIPE), model_says("ok")], [wipe])
+        (pending,) = result.interrupts
+        with pytest.raises(ResumeRejected):
+            pending.respond("wiped")
+        forged = Resume([Respond(pending.name, pending.ref, "wiped")])
+        with pytest.raises(ResumeRejected) as caught:
+            resume(model, result, forged, [wipe])
+        assert caught.value.codes == (ProblemCode.ANSWER_NOT_ACCEPTED,)
+        assert calls["wipe"] == 1
+        assert len(model.requests) == 1
+
+    def test_restart_with_resumed_null_is_a_schema_violation(
+        self, calls: Calls
+    ) -> None:
+        """A restart without a decision fails validation; nothing runs."""
+        wipe = _self_approving(calls, [])
+        model, result = run([model_says(WIPE), model_says("ok")], [wipe])
+        (pending,) = result.interrupts
+        bare = Resume(restart=[Restart(pending.name, pending.ref)])
+        with pytest.raises(ResumeRejected) as caught:
+            resume(model, result, bare, [wipe])
+        assert caught.value.codes == (ProblemCode.SCHEMA_VIOLATION,)
+        assert calls["wipe"] == 1
+        assert len(model.requests) == 1
+
+    def test_approve_reruns_it_approved_and_the_result_reaches_the_history(
+        self, tools: list[Tool[Any, Any, Any]], calls: Calls
+    ) -> None:
+        """Approving runs the tool again with ctx.approved; its output is kept."""
+        seen: list[ToolContext[JSON]] = []
+        everything = [*tools, _self_approving(calls, seen)]
+        batch = model_says(WIPE, ToolRequest("lookup", input={}))
+        model, result = run([batch, model_says("Wiped.")], everything)
+        (pending,) = result.interrupts
+        final = resume(model, result, Resume(restart=[pending.approve()]), everything)
+        assert final.finish_reason == "stop"
+        assert calls["wipe"] == 2
+        assert calls["lookup"] == 1
+        assert [ctx.approved for ctx in seen] == [False, True]
+        assert (seen[1].resumed, seen[1].restarted) == (None, False)
+        assert outputs(last_tool_message(model)) == {"call-1": "wiped", "call-2": 500}
+        assert final.messages[-2] == last_tool_message(model)
+
+    def test_reject_never_runs_it_and_the_model_sees_the_reason(
+        self, calls: Calls
+    ) -> None:
+        """Rejecting answers the model with the reason; the tool does not run again."""
+        wipe = _self_approving(calls, [])
+        model, result = run([model_says(WIPE), model_says("Not wiped.")], [wipe])
+        (pending,) = result.interrupts
+        answer = Resume(restart=[pending.reject("disk in use")])
+        final = resume(model, result, answer, [wipe])
+        assert final.finish_reason == "stop"
+        assert calls["wipe"] == 1
+        assert outputs(last_tool_message(model)) == {
+            "call-1": {"status": "rejected", "reason": "disk in use"}
+        }
+
+    def test_interrupt_with_is_the_same_approval(self) -> None:
+        """interrupt_with(ApprovalPending(ctx.ref)) pauses for a decision too."""
+
+        @tool(input={}, output={})
+        def guarded(ctx: ToolContext[JSON], _data: JSON) -> JSON:
+            if not ctx.approved:
+                interrupt_with(ApprovalPending(ctx.ref), "ok?")
+            return "done"
+
+        model, result = run(
+            [model_says(ToolRequest("guarded", input={})), model_says("ok")],
+            [guarded],
+        )
+        (pending,) = result.interrupts
+        assert pending.accepts == Accepts(restart=DECISION_SCHEMA)
+        final = resume(model, result, Resume(restart=[pending.approve()]), [guarded])
+        assert outputs(last_tool_message(model)) == {"call-1": "done"}
+        assert final.finish_reason == "stop"
+
+    def test_asking_again_once_approved_is_a_tool_error(self) -> None:
+        """A tool that asks again after approval gets an error, or PauseRefused."""
+
+        @tool(input={}, output={})
+        def stubborn(ctx: ToolContext[JSON], _data: JSON) -> JSON:
+            raise Interrupted(ApprovalPending(ctx.ref), "again?")
+
+        model, result = run(
+            [model_says(ToolRequest("stubborn", input={})), model_says("ok")],
+            [stubborn],
+        )
+        (pending,) = result.interrupts
+        final = resume(model, result, Resume(restart=[pending.approve()]), [stubborn])
+        assert final.finish_reason == "stop"
+        (output,) = outputs(last_tool_message(model)).values()
+        assert isinstance(output, dict)
+        assert str(output["error"]).startswith("PauseRefused: tool 'stubborn'")
+        assert "check ctx.approved" in str(output["error"])
+        with pytest.raises(PauseRefused) as caught:
+            resume(
+                model,
+                result,
+                Resume(restart=[pending.approve()]),
+                [stubborn],
+                on_tool_error="raise",
+            )
+        assert isinstance(caught.value, InterruptionError)
+        assert isinstance(caught.value, ValueError)
+        assert (caught.value.name, caught.value.ref) == ("stubborn", "call-1")
+        assert caught.value.kind == ApprovalPending("call-1")
+        assert isinstance(caught.value.__cause__, Interrupted)
+
+    def test_an_approval_of_another_call_is_a_tool_error(
+        self, tools: list[Tool[Any, Any, Any]], calls: Calls
+    ) -> None:
+        """ApprovalPending must name the tool's own call; another ref is refused."""
+
+        @tool(input={}, output={})
+        def sneaky(_ctx: ToolContext[JSON], _data: JSON) -> JSON:
+            raise Interrupted(ApprovalPending("call-2"), "approve the transfer?")
+
+        everything = [*tools, sneaky]
+        batch = model_says(
+            ToolRequest("sneaky", input={}),
+            ToolRequest("transfer_money", input={"to": "ACME", "amount": 5}),
+        )
+        model, result = run([batch, model_says("ok")], everything)
+        assert result.finish_reason == "stop"
+        assert calls["transfer_money"] == 1
+        error = outputs(last_tool_message(model))["call-1"]
+        assert isinstance(error, dict)
+        assert "expected its own call's ref 'call-1' (ctx.ref)" in str(error["error"])
+        with pytest.raises(PauseRefused, match="raised ApprovalPending for 'call-2'"):
+            run([batch], everything, on_tool_error="raise")
+
+    def test_behind_an_approver_it_is_asked_once(self, calls: Calls) -> None:
+        """A call the approver's pause got approved does not ask again itself."""
+        seen: list[ToolContext[JSON]] = []
+        wipe = _self_approving(calls, seen)
+        model, result = run(
+            [model_says(WIPE), model_says("ok")], [wipe], approver=await_human()
+        )
+        (pending,) = result.interrupts
+        assert calls["wipe"] == 0
+        final = resume(
+            model,
+            result,
+            Resume(restart=[pending.approve()]),
+            [wipe],
+            approver=await_human(),
+        )
+        assert final.finish_reason == "stop"
+        assert [ctx.approved for ctx in seen] == [True]
+        assert outputs(last_tool_message(model)) == {"call-1": "wiped"}
+
+
+class TestToolRaisedSchedule:
+    @pytest.mark.parametrize("phase", list(Phase))
+    def test_a_scheduled_pause_raised_by_a_tool_is_a_tool_error(
+        self, phase: Phase, tools: list[Tool[Any, Any, Any]], calls: Calls
+    ) -> None:
+        """Schedules are the loop's: a tool's own ScheduledPause is refused."""
+
+        @tool(input={}, output={})
+        def early(_ctx: ToolContext[JSON], _data: JSON) -> JSON:
+            interrupt_with(ScheduledPause(phase, "early"), "stop here")
+
+        everything = [*tools, early]
+        batch = model_says(
+            ToolRequest("early", input={}), ToolRequest("lookup", input={})
+        )
+        model, result = run([batch, model_says("ok")], everything)
+        assert result.finish_reason == "stop"
+        assert calls["lookup"] == 1
+        error = outputs(last_tool_message(model))["call-1"]
+        assert isinstance(error, dict)
+        assert "PauseSchedule" in str(error["error"])
+        assert "ctx.interrupt()" in str(error["error"])
+        with pytest.raises(PauseRefused) as caught:
+            run([batch], everything, on_tool_error="raise")
+        assert caught.value.kind == ScheduledPause(phase, "early")
+
+    def test_an_after_pause_keeps_its_output_when_the_schedule_changes(
+        self, tools: list[Tool[Any, Any, Any]], calls: Calls
+    ) -> None:
+        """A pause after a tool left pending keeps the output, whatever the schedule."""
+        schedule = PauseSchedule(after={"lookup"})
+        batch = model_says(
+            ToolRequest("lookup", input={}),
+            ToolRequest("ask_user", input={"question": "?"}),
+        )
+        model, first = run([batch, model_says("ok")], tools, schedule=schedule)
+        after, ask = first.interrupts
+        policy = ResumePolicy(allow_partial=True, now=clock)
+        second = resume(model, first, Resume([ask.respond("y")]), tools, policy=policy)
+        assert second.interrupts == (after,)
+        assert second.turn is not None
+        assert ToolResponse("lookup", "call-1", 500) in second.turn.completed
+        final = resume(model, second, Resume(restart=[after.restart()]), tools)
+        assert final.finish_reason == "stop"
+        assert calls["lookup"] == 1
+        assert outputs(last_tool_message(model)) == {"call-1": 500, "call-2": "y"}
+
+
+def _as_kind(
+    result: GenerateResult, kind: ApprovalPending | ScheduledPause
+) -> InterruptedTurn:
+    """The result's turn with its first pause's kind swapped, as older loops made it."""
+    assert result.turn is not None
+    first, *rest = result.turn.interrupts
+    return attrs.evolve(result.turn, interrupts=(attrs.evolve(first, kind=kind), *rest))
+
+
+class TestContinueDefends:
+    def test_an_approval_without_a_decision_is_refused_before_anything_runs(
+        self, tools: list[Tool[Any, Any, Any]], calls: Calls
+    ) -> None:
+        """An approval answered without a decision is ResumeRejected, not a crash."""
+        batch = model_says(
+            ToolRequest("confirm", input={}), ToolRequest("lookup", input={})
+        )
+        model, result = run([batch], tools)
+        turn = _as_kind(result, ApprovalPending("call-1"))
+        answer = Resume(restart=[Restart("confirm", "call-1", {"text": "go"})])
+        with pytest.raises(ResumeRejected) as caught:
+            resume_turn_sync(model, turn, answer, tools=tools, now=clock)
+        assert caught.value.codes == (ProblemCode.SCHEMA_VIOLATION,)
+        assert "awaits an approval decision" in str(caught.value)
+        assert (calls["confirm"], calls["lookup"]) == (1, 1)
+        assert len(model.requests) == 1
+
+    def test_an_after_pause_without_its_output_is_refused_before_anything_runs(
+        self, tools: list[Tool[Any, Any, Any]], calls: Calls
+    ) -> None:
+        """Continuing past an output the turn lacks is ResumeRejected, not KeyError."""
+        batch = model_says(
+            ToolRequest("confirm", input={}), ToolRequest("lookup", input={})
+        )
+        model, result = run([batch], tools)
+        turn = _as_kind(result, ScheduledPause(Phase.AFTER, "confirm"))
+        answer = Resume(restart=[Restart("confirm", "call-1", {"text": "go"})])
+        with pytest.raises(ResumeRejected) as caught:
+            resume_turn_sync(model, turn, answer, tools=tools, now=clock)
+        assert caught.value.codes == (ProblemCode.ANSWER_NOT_ACCEPTED,)
+        assert "holds no output" in str(caught.value)
+        assert (calls["confirm"], calls["lookup"]) == (1, 1)
+        assert len(model.requests) == 1
+
+
+class Halt(BaseException):
+    """Neither a pause nor a failure: like KeyboardInterrupt, it passes through."""
+
+
+def _raising(error: BaseException) -> Tool[Any, Any, Any]:
+    """A tool that raises *error* on its first run and returns "done" after."""
+
+    @tool(input={}, output={})
+    def grouped(ctx: ToolContext[JSON], _data: JSON) -> JSON:
+        if ctx.restarted or ctx.approved:
+            return "done"
+        raise error
+
+    return grouped
+
+
+GROUPED = ToolRequest("grouped", input={})
+
+
+def _pause(payload: JSON) -> Interrupted:
+    return Interrupted(Custom(), payload)
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
+    """A (nested) group's exceptions, depth-first."""
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
+    return [error]
+
+
+class TestExceptionGroups:
+    def test_a_task_group_pause_is_a_pause_and_siblings_finish(
+        self, tools: list[Tool[Any, Any, Any]], calls: Calls
+    ) -> None:
+        """ctx.interrupt() in a TaskGroup pauses the call; the batch's others finish."""
+
+        @tool(input={}, output={"type": "string"}, resume={"type": "string"})
+        async def fan_out(ctx: ToolContext[JSON], _data: JSON) -> JSON:
+            async def ask() -> None:
+                if ctx.resumed is None:
+                    ctx.interrupt({"ask": "which?"})
+
+            async with asyncio.TaskGroup() as group:
+                group.create_task(ask())
+                group.create_task(asyncio.sleep(0))
+            return f"picked {ctx.resumed}"
+
+        everything = [*tools, fan_out]
+        batch = model_says(
+            ToolRequest("fan_out", input={}), ToolRequest("lookup", input={})
+        )
+        for on_tool_error in ("respond", "raise"):
+            model, result = run(
+                [batch, model_says("ok")], everything, on_tool_error=on_tool_error
+            )
+            assert result.finish_reason == "interrupted"
+            (pending,) = result.interrupts
+            assert (pending.kind, pending.payload) == (Custom(), {"ask": "which?"})
+            assert result.turn is not None
+            assert result.turn.completed == (ToolResponse("lookup", "call-2", 500),)
+            answer = Resume(restart=[pending.restart("b")])
+            final = resume(model, result, answer, everything)
+            assert final.finish_reason == "stop"
+            assert outputs(last_tool_message(model)) == {
+                "call-1": "picked b",
+                "call-2": 500,
+            }
+        assert calls["lookup"] == 2
+
+    def test_a_nested_group_of_pauses_is_its_first_pause_depth_first(self) -> None:
+        """Of pauses nested in groups, the first found depth-first is the pause."""
+        nested = BaseExceptionGroup(
+            "outer",
+            [
+                BaseExceptionGroup("inner", [_pause("deep"), _pause("deep 2")]),
+                _pause("shallow"),
+            ],
+        )
+        _, result = run([model_says(GROUPED)], [_raising(nested)])
+        (pending,) = result.interrupts
+        assert pending.payload == "deep"
+        assert pending.accepts.respond is not None
+
+    def test_an_approval_in_a_group_wins_over_a_question(self) -> None:
+        """An approval among pauses is the pause, so no respond can skip it."""
+        approval = Interrupted(ApprovalPending("call-1"), "approve?")
+        group = BaseExceptionGroup("g", [_pause("question"), approval])
+        model, result = run([model_says(GROUPED), model_says("ok")], [_raising(group)])
+        (pending,) = result.interrupts
+        assert pending.kind == ApprovalPending("call-1")
+        assert pending.accepts == Accepts(restart=DECISION_SCHEMA)
+        answer = Resume(restart=[pending.approve()])
+        final = resume(model, result, answer, [_raising(group)])
+        assert outputs(last_tool_message(model)) == {"call-1": "done"}
+        assert final.finish_reason == "stop"
+
+    def test_a_pause_beside_a_failure_is_a_tool_error(self) -> None:
+        """A failure in the group wins: the model hears of it, no pause is made."""
+        group = BaseExceptionGroup(
+            "g", [_pause("question"), LookupError("the ledger is locked")]
+        )
+        model, result = run([model_says(GROUPED), model_says("ok")], [_raising(group)])
+        assert result.finish_reason == "stop"
+        assert outputs(last_tool_message(model)) == {
+            "call-1": {"error": "LookupError: the ledger is locked"}
+        }
+
+    def test_in_raise_mode_only_the_failures_get_out(self) -> None:
+        """With on_tool_error="raise" the group's failures escape, its pauses do not."""
+        failure = LookupError("the ledger is locked")
+        group = BaseExceptionGroup(
+            "g", [_pause("question"), BaseExceptionGroup("h", [failure])]
+        )
+        with pytest.raises(ExceptionGroup) as caught:
+            run([model_says(GROUPED)], [_raising(group)], on_tool_error="raise")
+        assert _leaves(caught.value) == [failure]
+
+    def test_a_group_of_two_failures_is_one_tool_error(self) -> None:
+        """Two failures in a group are one error response naming both."""
+        group = ExceptionGroup("g", [LookupError("locked"), ValueError("bad")])
+        model, result = run([model_says(GROUPED), model_says("ok")], [_raising(group)])
+        assert result.finish_reason == "stop"
+        assert outputs(last_tool_message(model)) == {
+            "call-1": {"error": "LookupError: locked; ValueError: bad"}
+        }
+
+    def test_a_group_of_failures_is_re_raised_as_it_was(self) -> None:
+        """In raise mode a group of failures only gets out unchanged."""
+        group = ExceptionGroup("g", [LookupError("locked"), ValueError("bad")])
+        with pytest.raises(ExceptionGroup) as caught:
+            run([model_says(GROUPED)], [_raising(group)], on_tool_error="raise")
+        assert caught.value is group
+
+    def test_a_refused_pause_in_a_group_is_a_tool_error(self) -> None:
+        """A ScheduledPause inside a group is refused like one raised alone."""
+        schedule = Interrupted(ScheduledPause(Phase.BEFORE, "grouped"), None)
+        group = BaseExceptionGroup("g", [_pause("question"), schedule])
+        model, _ = run([model_says(GROUPED), model_says("ok")], [_raising(group)])
+        error = outputs(last_tool_message(model))["call-1"]
+        assert isinstance(error, dict)
+        assert str(error["error"]).startswith("PauseRefused: tool 'grouped'")
+        with pytest.raises(PauseRefused):
+            run([model_says(GROUPED)], [_raising(group)], on_tool_error="raise")
+
+    def test_what_is_no_exception_passes_through_unchanged(self) -> None:
+        """A group holding a BaseException that is no pause is not the loop's."""
+        group = BaseExceptionGroup("g", [_pause("question"), Halt()])
+        with pytest.raises(BaseExceptionGroup) as caught:
+            run([model_says(GROUPED)], [_raising(group)])
+        assert caught.value is group
+
+
+DECISIONS: st.SearchStrategy[JSON] = st.one_of(
+    st.sampled_from(
+        [
+            "approve",
+            {"approve": {}},
+            {"approve": {"note": None}},
+            {"approve": {"note": "ok"}},
+            {"reject": {"reason": "no"}},
+            {"reject": {"reason": ""}},
+            {"reject": {}},
+            {"approve": "yes"},
+            "reject",
+            None,
+        ]
+    ),
+    json_values(max_leaves=4),
+)
+"""Decisions, near misses and any JSON at all."""
+
+
+class TestApprovalLaws:
+    @given(DECISIONS)
+    def test_validation_and_the_loop_agree_on_every_resumed(
+        self, resumed: JSON
+    ) -> None:
+        """Any resumed is refused before anything runs, or carried out as decided."""
+        calls = Calls()
+        wipe = _self_approving(calls, [])
+        model, result = run([model_says(WIPE), model_says("ok")], [wipe])
+        (pending,) = result.interrupts
+        answer = Resume(restart=[Restart(pending.name, pending.ref, resumed)])
+        try:
+            decision = decision_from_json(resumed)
+        except DecodeError:
+            with pytest.raises(ResumeRejected) as caught:
+                resume(model, result, answer, [wipe])
+            assert caught.value.codes == (ProblemCode.SCHEMA_VIOLATION,)
+            assert (calls["wipe"], len(model.requests)) == (1, 1)
+            return
+        final = resume(model, result, answer, [wipe])
+        assert final.finish_reason == "stop"
+        match decision:
+            case Approve():
+                assert calls["wipe"] == 2
+                expected: JSON = "wiped"
+            case Reject(reason=reason):
+                assert calls["wipe"] == 1
+                expected = {"status": "rejected", "reason": reason}
+        assert outputs(last_tool_message(model)) == {"call-1": expected}
+
+
+@st.composite
+def raised_trees(draw: st.DrawFn) -> BaseException:
+    """A pause, a failure, or a (nested) group of them, as a tool may raise."""
+    leaves = st.one_of(
+        st.integers(0, 99).map(_pause),
+        st.integers(0, 99).map(LookupError),
+    )
+    return draw(
+        st.recursive(
+            leaves,
+            lambda inner: st.lists(inner, min_size=1, max_size=3).map(
+                lambda children: BaseExceptionGroup("g", children)
+            ),
+            max_leaves=6,
+        )
+    )
+
+
+class TestGroupLaws:
+    @given(raised_trees())
+    def test_a_pause_iff_no_failure_and_nothing_escapes(
+        self, raised: BaseException
+    ) -> None:
+        """Pauses alone are the first pause; any failure is the tool's error."""
+        leaves = _leaves(raised)
+        pauses = [leaf for leaf in leaves if isinstance(leaf, Interrupted)]
+        failures = [leaf for leaf in leaves if not isinstance(leaf, Interrupted)]
+        model, result = run([model_says(GROUPED), model_says("ok")], [_raising(raised)])
+        if not failures:
+            assert result.finish_reason == "interrupted"
+            (pending,) = result.interrupts
+            assert pending.payload == pauses[0].payload
+        else:
+            assert result.finish_reason == "stop"
+            text = "; ".join(f"LookupError: {failure}" for failure in failures)
+            assert outputs(last_tool_message(model)) == {"call-1": {"error": text}}
+
+    @given(raised_trees())
+    def test_in_raise_mode_exactly_the_failures_get_out(
+        self, raised: BaseException
+    ) -> None:
+        """Raise mode lets out every failure of the tree, and never a pause."""
+        failures = [
+            leaf for leaf in _leaves(raised) if not isinstance(leaf, Interrupted)
+        ]
+        if not failures:
+            _, result = run([model_says(GROUPED)], [_raising(raised)])
+            assert result.finish_reason == "interrupted"
+            return
+        with pytest.raises(Exception) as caught:  # noqa: PT011 - any failure
+            run([model_says(GROUPED)], [_raising(raised)], on_tool_error="raise")
+        assert _leaves(caught.value) == failures
+
+
+def _pause_once(ctx: ToolContext[JSON]) -> JSON:
+    if not ctx.restarted:
+        ctx.interrupt("more?")
+    return "paused once"
+
+
+def _approval_once(ctx: ToolContext[JSON]) -> JSON:
+    if not ctx.approved:
+        interrupt_with(ApprovalPending(ctx.ref), "approve?")
+    return "approved"
+
+
+def _group_pause_once(ctx: ToolContext[JSON]) -> JSON:
+    if not ctx.restarted:
+        raise BaseExceptionGroup("g", [_pause("in a group")])
+    return "grouped"
+
+
+def _group_failure(_ctx: ToolContext[JSON]) -> JSON:
+    raise ExceptionGroup("g", [LookupError("a"), ValueError("b")])
+
+
+def _scheduled(ctx: ToolContext[JSON]) -> JSON:
+    interrupt_with(ScheduledPause(Phase.BEFORE, ctx.name))
+
+
+BODIES: Final[dict[str, Callable[[ToolContext[JSON]], JSON]]] = {
+    "finish": lambda _ctx: "finished",
+    "pause": _pause_once,
+    "gated": lambda _ctx: "ran",
+    "self_approval": _approval_once,
+    "group_pause": _group_pause_once,
+    "group_failure": _group_failure,
+    "schedule": _scheduled,
+    "after": lambda _ctx: "ran, then paused",
+}
+"""The body of each behaviour's tool but ``ask``, an interrupt-only tool."""
+
+BEHAVIOURS: Final = ("ask", *BODIES)
+"""How each call of a random batch behaves (a tool of that name)."""
+
+
+def _behaviours(ledger: Counter[str]) -> list[Tool[Any, Any, Any]]:
+    """One tool per behaviour; each counts its runs in *ledger*."""
+
+    def make(
+        name: str, body: Callable[[ToolContext[JSON]], JSON]
+    ) -> Tool[Any, Any, Any]:
+        def function(ctx: ToolContext[JSON], _data: JSON) -> JSON:
+            ledger[name] += 1
+            return body(ctx)
+
+        return tool(input={}, output={"type": "string"}, name=name)(function)
+
+    ask = define_interrupt("ask", "Ask", input={}, output={"type": "string"})
+    return [ask, *(make(name, body) for name, body in BODIES.items())]
+
+
+def _answer(pending: PendingInterrupt, data: st.DataObject) -> Respond | Restart:
+    """A valid answer to *pending*, drawn among those it accepts."""
+    if pending.accepts.restart == DECISION_SCHEMA:
+        return data.draw(
+            st.sampled_from([pending.approve(), pending.reject("no")]), pending.id
+        )
+    if pending.accepts.respond is not None and (
+        pending.accepts.restart is None or data.draw(st.booleans(), pending.id)
+    ):
+        return pending.respond("client's")
+    return pending.restart()
+
+
+class TestTurnLaws:
+    @given(
+        st.lists(st.sampled_from(BEHAVIOURS), min_size=1, max_size=5),
+        st.booleans(),
+        st.data(),
+    )
+    def test_every_turn_has_something_pending_and_every_answer_carries_through(
+        self, batch: list[str], partial: bool, data: st.DataObject
+    ) -> None:
+        """Every turn the loop makes has a pause; every valid answer to it runs."""
+        ledger: Counter[str] = Counter()
+        tools = _behaviours(ledger)
+        requests = tuple(ToolRequest(name, input={}) for name in batch)
+        model = ScriptedModel([model_says(*requests), model_says("ok")])
+        options: dict[str, Any] = {
+            "tools": tools,
+            "approver": by_tool({"gated": await_human()}),
+            "schedule": PauseSchedule(after={"after"}),
+            "now": clock,
+        }
+        result = generate_sync(model, "go", **options)
+        policy = ResumePolicy(allow_partial=partial, now=clock)
+        for _ in range(2 * len(batch) + 1):
+            assert (result.turn is not None) == (result.finish_reason == "interrupted")
+            if result.turn is None:
+                break
+            assert result.turn.interrupts
+            assert result.interrupts == result.turn.interrupts
+            answers = [_answer(pending, data) for pending in result.interrupts]
+            if partial:
+                answers = answers[: data.draw(st.integers(1, len(answers)), "kept")]
+            result = resume_turn_sync(
+                model,
+                result.turn,
+                Resume(
+                    [a for a in answers if isinstance(a, Respond)],
+                    [a for a in answers if isinstance(a, Restart)],
+                ),
+                policy=policy,
+                **options,
+            )
+        else:  # pragma: no cover - a failing example lands here
+            pytest.fail("the dispatch kept pausing")
+        assert result.finish_reason == "stop"
+        assert len(model.requests) == 2
+        asked = model.requests[-1].messages[-2].tool_requests
+        seen = last_tool_message(model).tool_responses
+        assert [(r.name, r.ref) for r in seen] == [(r.name, r.ref) for r in asked]
+        assert ledger["finish"] == batch.count("finish")
+        assert ledger["after"] == batch.count("after")

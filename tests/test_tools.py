@@ -171,12 +171,22 @@ class TestToolContext:
             ctx.interrupt({1, 2})  # type: ignore[arg-type]
 
     def test_repr(self) -> None:
-        """The repr names the call, the resumed data and whether it restarted."""
-        ctx = ToolContext("t", "r", "x", restarted=True)
+        """The repr names the call, the resumed data, restarted and approved."""
+        ctx = ToolContext("t", "r", "x", restarted=True, approved=True)
         assert repr(ctx) == (
-            "ToolContext(name='t', ref='r', resumed='x', restarted=True)"
+            "ToolContext(name='t', ref='r', resumed='x', restarted=True, approved=True)"
         )
         assert not ToolContext("t", "r").restarted
+
+    def test_approved_defaults_to_false(self) -> None:
+        """A call is not approved unless the loop says a human approved it."""
+        assert ToolContext("t", "r").approved is False
+        assert ToolContext("t", "r", approved=True).approved is True
+
+    def test_approved_is_keyword_only(self) -> None:
+        """The approved flag is keyword-only, never set by position by mistake."""
+        with pytest.raises(TypeError):
+            ToolContext("t", "r", None, True)  # type: ignore[call-arg]  # noqa: FBT003
 
 
 class TestDefineInterrupt:

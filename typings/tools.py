@@ -52,6 +52,7 @@ def builders(pending: PendingInterrupt) -> None:
 @tool(input=Transfer, output=Receipt, resume=Note)
 def pay(ctx: ToolContext[Note], transfer: Transfer) -> Receipt:
     assert_type(ctx.restarted, bool)
+    assert_type(ctx.approved, bool)
     assert_type(ctx.resumed, Note | None)
     if ctx.resumed is None:
         ctx.interrupt({"to": transfer.to})
