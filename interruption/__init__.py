@@ -40,6 +40,7 @@ from interruption.loop import (
     ToolFinished,
     ToolSpec,
     ToolStarted,
+    continue_resolved,
     generate,
     generate_stream,
     generate_sync,
@@ -60,13 +61,16 @@ from interruption.resume import (
 )
 from interruption.schedule import PauseSchedule
 from interruption.sealing import Opened, Sealer
-from interruption.session import Authorize, Session
+from interruption.session import Session
 from interruption.store import MemoryStore, SqliteStore, Store
 from interruption.tools import Tool, ToolContext, define_interrupt, tool
 from interruption.validation import (
     Answer,
+    Authorize,
     ResolvedResume,
     ResumePolicy,
+    Spend,
+    validate_and_spend,
     validate_resume,
 )
 from interruption.wire import dumps, json_schema, loads, structure, unstructure
@@ -122,6 +126,7 @@ __all__ = [
     "ScheduledPause",
     "Sealer",
     "Session",
+    "Spend",
     "SqliteStore",
     "Store",
     "StreamEvent",
@@ -134,6 +139,7 @@ __all__ = [
     "ToolSpec",
     "ToolStarted",
     "canonical",
+    "continue_resolved",
     "define_interrupt",
     "digest",
     "dumps",
@@ -151,5 +157,6 @@ __all__ = [
     "structure",
     "tool",
     "unstructure",
+    "validate_and_spend",
     "validate_resume",
 ]

@@ -41,6 +41,18 @@ def is_json_type(tp: object) -> bool:
 MAX_DEPTH: Final = 64
 """The default nesting limit for payloads and wire documents."""
 
+STORED_DEPTH: Final = MAX_DEPTH + 8
+"""The nesting limit for records this library wrote (stores, sealed turns).
+
+Every JSON field of a record is checked to `MAX_DEPTH` when the record is
+built, and no record nests a field more than eight containers deep (a tool
+input sits at ``$.messages[i].parts[j].input``): whatever was accepted and
+saved reads back within this limit.
+"""
+
+STORED_BYTES: Final = 2**31
+"""The size limit for records this library wrote: no smaller than it writes."""
+
 MAX_SAFE_INTEGER: Final = 2**53 - 1
 """The largest integer magnitude I-JSON and RFC 8785 represent exactly."""
 

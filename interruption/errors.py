@@ -154,7 +154,9 @@ class ProblemCode(enum.StrEnum):
     BAD_TOKEN = "bad_token"  # noqa: S105 - a problem code, not a secret
     """A sealed turn's token does not verify."""
     NOT_AUTHORIZED = "not_authorized"
-    """The authorizer refused this principal for this interrupt."""
+    """The authorizer refused this principal for the turn; nothing else is said."""
+    NOTHING_PENDING = "nothing_pending"
+    """The turn has no pending interrupt: there is nothing to resume."""
 
 
 @final

@@ -10,8 +10,9 @@ The token's header names its key (``kid``), so keys rotate: sign with the
 active key, keep the previous ones in the mapping until their tokens expire,
 then drop them. Its claims carry ``jti`` (unique per token), ``iat``,
 ``exp``, ``sub`` (the session), ``tid`` (the turn id) and ``turn`` (the turn
-itself). A token is single-use only if a store records its ``jti``: see
-`Sealer.open_with_claims`.
+itself). `Sealer.redeem` makes a turn single-use through a store: it
+validates the resume first, then spends the turn (session, turn id) once,
+whichever of its tokens carries it.
 
 Every token that does not verify raises `ResumeRejected` with one `Problem`
 coded ``bad_token`` (or ``expired``), whose message says what was expected
@@ -33,17 +34,22 @@ from typing import TYPE_CHECKING, Any, Final, Literal, NoReturn, final
 import attrs
 import jwt
 
-from interruption._json import MAX_DEPTH
-from interruption._parse import parse
+from interruption._json import STORED_DEPTH
+from interruption._parse import ENCODE, parse
 from interruption.errors import DecodeError, Problem, ProblemCode, ResumeRejected
-from interruption.resume import InterruptedTurn
-from interruption.validation import utc_now
+from interruption.resume import InterruptedTurn, Resume
+from interruption.validation import (
+    ResolvedResume,
+    ResumePolicy,
+    utc_now,
+    validate_and_spend,
+)
 
 if TYPE_CHECKING:
     from interruption.store import Store
 from interruption.wire import structure, unstructure
 
-__all__ = ["MAX_TOKEN_CHARS", "MIN_KEY_BYTES", "Opened", "Sealer"]
+__all__ = ["MAX_TOKEN_CHARS", "MIN_KEY_BYTES", "Opened", "Sealer", "spent_key"]
 
 MIN_KEY_BYTES: Final = 32
 """The shortest HS256 key accepted: as long as the hash (RFC 7518 §3.2)."""
@@ -53,11 +59,13 @@ MAX_TOKEN_CHARS: Final = 8 * 1_048_576
 
 _HEADER_BYTES: Final = 4096
 _HEADER_DEPTH: Final = 2
-# The turn nests a payload five containers deep ($.messages[i].parts[j].input);
-# it was signed by a key holder, so this depth is no attack surface.
-_TURN_DEPTH: Final = MAX_DEPTH + 8
 _SHAPE: Final = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+", re.ASCII)
 _REQUIRED: Final = ("jti", "iat", "sub", "tid", "turn")
+
+
+def spent_key(turn: InterruptedTurn) -> str:
+    """The key a store spends for a sealed *turn*: its session and turn id."""
+    return ENCODE(["sealed", turn.session, turn.turn_id])
 
 
 def _reject(message: str, code: ProblemCode = ProblemCode.BAD_TOKEN) -> NoReturn:
@@ -130,8 +138,8 @@ class Opened:
 
     Attributes:
         turn: The authoritative turn the token carried.
-        jti: The token's unique id; a store records it to make the token
-            single-use.
+        jti: The token's unique id (single use is per turn: see
+            `Sealer.redeem`).
         key_id: The key that verified it.
         issued_at: When it was sealed (whole seconds).
         expires_at: When it stops verifying (whole seconds), or None.
@@ -262,7 +270,7 @@ class Sealer:
             now: The time to check ``exp`` against (default: the clock).
 
         Returns:
-            The turn, the token's ``jti`` (record it to refuse a replay),
+            The turn, the token's ``jti``,
             the verifying key's id, and when it was issued and expires.
 
         Raises:
@@ -282,33 +290,65 @@ class Sealer:
         turn = _turn(claims)
         return Opened(turn, jti, key_id, _moment(issued, "iat"), expires_at)
 
-    async def open_once(
-        self, token: str, store: Store, *, now: datetime | None = None
-    ) -> InterruptedTurn:
-        """Verify *token* and spend its ``jti`` in *store*: single use.
+    async def redeem(  # noqa: PLR0913 - keyword-only options
+        self,
+        token: str,
+        resume: Resume,
+        store: Store,
+        *,
+        session: str,
+        policy: ResumePolicy | None = None,
+        now: datetime | None = None,
+    ) -> ResolvedResume:
+        """Open *token*, validate *resume* against its turn, then spend the turn.
 
-        A stateless server gets every guarantee of a stateful one this way;
-        the store only remembers spent token ids (until they expire).
+        The one call a stateless server needs: the token must verify and
+        carry a turn of *session* (the session the caller serves), the
+        resume is authorized and validated against that turn
+        (`validate_and_spend`), and only then is the turn spent in *store*,
+        once per (session, turn id) whichever token carries it: a resealed
+        turn (a page reload) does not resume twice, and a bad answer burns
+        nothing. The spent mark is kept as long as any token of the turn
+        could verify (past its ``expires_at`` plus ``leeway``; for ever when
+        the turn never expires).
 
         Args:
             token: A token from `seal`, as the client sent it back.
-            store: Where spent token ids are kept (any `Store`).
+            resume: The client's answers.
+            store: Where spent turns are marked (any `Store`).
+            session: The session the caller expects the token to belong to.
+            policy: Partial resumes, the clock, expiry answers,
+                authorization; by default strict, with *now* as its clock.
             now: The time to check ``exp`` against (default: the clock).
 
         Returns:
-            The authoritative turn, to pass to `validate_resume`.
+            The validated answers; continue with `continue_resolved`.
 
         Raises:
-            ResumeRejected: ``bad_token`` or ``expired`` as `open` does;
-                ``consumed`` when the token was already used.
+            ResumeRejected: ``bad_token`` or ``expired`` as `open` does, or
+                ``bad_token`` for a token of another session; then every
+                problem `validate_and_spend` finds, ``consumed`` when the
+                turn was already resumed.
+            ValueError: if *now* is naive.
         """
-        opened = self.open_with_claims(token, now=now)
-        if not await store.use_token(opened.jti, opened.expires_at):
+        moment = _aware(now)
+        turn = self.open_with_claims(token, now=moment).turn
+        if turn.session != session:
             _reject(
-                f"token {opened.jti} was already used: a sealed turn resumes once",
-                ProblemCode.CONSUMED,
+                f"token: expected a turn of session {session!r}, got one of "
+                f"another session; it was sealed for {turn.session!r}"
             )
-        return opened.turn
+        keep_until = (
+            turn.expires_at + self.leeway if turn.expires_at is not None else None
+        )
+        key = spent_key(turn)
+
+        async def spend(_kept: Resume) -> bool:
+            return await store.spend(key, keep_until)
+
+        return await validate_and_spend(
+            resume, turn, spend, policy=policy or ResumePolicy(now=lambda: moment)
+        )
 
     def _key_id(self, token: object) -> str:
         """Check the token's shape and header; return the key id it names."""
@@ -396,7 +436,7 @@ class Sealer:
 def _turn(claims: dict[str, Any]) -> InterruptedTurn:
     """Decode the ``turn`` claim strictly; it must agree with sub and tid."""
     try:
-        turn = structure(claims["turn"], InterruptedTurn, max_depth=_TURN_DEPTH)
+        turn = structure(claims["turn"], InterruptedTurn, max_depth=STORED_DEPTH)
     except DecodeError as error:
         _reject(f"token claim 'turn': expected an interrupted turn, got {error}")
     session, turn_id = claims["sub"], claims["tid"]

@@ -37,28 +37,26 @@ from interruption.loop import (
     last_result,
     run_sync,
 )
-from interruption.parts import Message, Role
+from interruption.parts import Message, Role, ToolResponse
 from interruption.resume import (
     InterruptedTurn,
     PendingInterrupt,
     Respond,
-    Restart,
     Resume,
 )
 from interruption.schedule import PauseSchedule
-from interruption.store._base import Store
+from interruption.store._base import Store, turn_expiry
 from interruption.tools import Tool
 from interruption.validation import (
+    Authorize,
     ResolvedResume,
     ResumePolicy,
     utc_now,
+    validate_and_spend,
     validate_resume,
 )
 
 __all__ = ["Authorize", "Session"]
-
-Authorize = Callable[[str | None, PendingInterrupt], bool]
-"""``(principal, pending) -> bool``: may this principal answer this interrupt?"""
 
 
 def _rejected(code: ProblemCode, message: str) -> ResumeRejected:
@@ -85,7 +83,10 @@ class Session:
         schedule: Tools to pause before or after.
         ttl: How long pauses accept answers; None for no limit (a tool's
             own ``ttl`` wins).
-        authorize: Who may answer which interrupt; None allows everyone.
+        authorize: Who may answer a turn (`Authorize`, sync or async): a
+            principal must be allowed for every interrupt of the turn, only
+            exactly ``True`` is consent, and an authorizer that raises
+            refuses. None allows everyone.
         expiry_answers: Resolve expired, unanswered interrupts with the
             answer their tool declares (`ExpiryAnswer`) instead of
             rejecting the resume as ``missing``.
@@ -134,11 +135,57 @@ class Session:
             "now": self.now,
         }
 
+    def _expired(self, turn: InterruptedTurn) -> bool:
+        """Whether every interrupt of *turn* stopped accepting answers."""
+        if not turn.interrupts:
+            return False
+        moment = turn_expiry(turn)
+        return moment is not None and moment <= self.now()
+
     async def _open_turn(self) -> InterruptedTurn | None:
         turn = await self.store.load_turn(self.id)
-        if turn is None or await self.store.is_consumed(self.id, turn.turn_id):
+        if (
+            turn is None
+            or self._expired(turn)
+            or await self.store.is_consumed(self.id, turn.turn_id)
+        ):
             return None
         return turn
+
+    async def _close_expired(self, turn: InterruptedTurn) -> None:
+        """Close an expired turn: each paused call gets its answer in history.
+
+        A call that paused gets its declared expiry answer (with
+        ``expiry_answers``) or a response saying it expired; a call that
+        finished in the batch keeps its output. The history stays well
+        formed: every tool request has its response.
+        """
+        paused = {pending.ref: pending for pending in turn.interrupts}
+        done = {response.ref: response for response in turn.completed}
+        answers: list[Respond] = []
+        responses: list[ToolResponse] = []
+        for request in turn.messages[-1].tool_requests:
+            ref = request.ref or ""
+            pending = paused.get(ref)
+            if pending is None:
+                responses.append(done[ref])
+                continue
+            if self.expiry_answers and pending.on_expiry is not None:
+                output = pending.on_expiry.output
+            else:
+                moment = turn_expiry(attrs.evolve(turn, interrupts=(pending,)))
+                output = {
+                    "error": f"expired: no answer arrived before {moment}",
+                }
+            answers.append(Respond(request.name, ref, output))
+            responses.append(ToolResponse(request.name, ref, output))
+        history = (*turn.messages, Message(Role.TOOL, tuple(responses)))
+        if not await self.store.close_turn(turn, Resume(answers), None, history):
+            message = (
+                f"session {self.id!r}: turn {turn.turn_id} was answered or closed "
+                "while it expired; send again"
+            )
+            raise RuntimeError(message)
 
     async def send(self, messages: Sequence[Message] | str) -> GenerateResult:
         """Add messages to the conversation and run until it ends or pauses.
@@ -150,6 +197,11 @@ class Session:
             How it ended; when interrupted, ``result.turn.turn_id`` is what a
             client echoes with its resume.
 
+        A turn whose interrupts all expired no longer blocks the session:
+        it is closed first, each paused call answered in the history by its
+        declared expiry answer (with ``expiry_answers``) or by a response
+        saying it expired.
+
         Raises:
             RuntimeError: if the session is paused (resume it first) or a
                 continuation is unfinished (a crash: `recover` it first).
@@ -158,8 +210,13 @@ class Session:
         if latest is not None and not await self.store.is_consumed(
             self.id, latest.turn_id
         ):
-            msg = f"session {self.id!r} is paused: resume its pending interrupts first"
-            raise RuntimeError(msg)
+            if not self._expired(latest):
+                msg = (
+                    f"session {self.id!r} is paused: resume its pending "
+                    "interrupts first"
+                )
+                raise RuntimeError(msg)
+            await self._close_expired(latest)
         if latest is not None and await self.store.claimed(self.id):
             msg = (
                 f"session {self.id!r} has an unfinished continuation: wait for it, "
@@ -220,8 +277,10 @@ class Session:
             How it ended (it may pause again, in a fresh turn).
 
         Raises:
-            ResumeRejected: listing every problem; nothing ran. ``consumed``
-                when this turn was already resumed (a replay or a lost race).
+            ResumeRejected: listing every problem; nothing ran. Only
+                ``not_authorized`` when the authorizer refuses *principal*
+                (it is asked first); ``consumed`` when this turn was already
+                resumed (a replay or a lost race).
         """
         latest = await self.store.load_turn(self.id)
         if latest is None:
@@ -234,21 +293,17 @@ class Session:
                 message = f"session {self.id!r} has no turn {turn_id}"
                 raise _rejected(ProblemCode.UNKNOWN_INTERRUPT, message)
             turn = earlier
-        if await self.store.is_consumed(self.id, turn.turn_id):
-            message = f"turn {turn.turn_id} of session {self.id!r} was already resumed"
-            raise _rejected(ProblemCode.CONSUMED, message)
         policy = self._policy(principal)
-        resolved = validate_resume(resume, turn, policy=policy)
-        # What is kept is every answer that stands, expiry answers included,
-        # so that recovery (which runs at the pause's own time) needs no clock.
-        entries = [answer.entry for answer in resolved.answers]
-        kept = Resume(
-            respond=tuple(entry for entry in entries if isinstance(entry, Respond)),
-            restart=tuple(entry for entry in entries if isinstance(entry, Restart)),
+
+        async def spent() -> bool:
+            return await self.store.is_consumed(self.id, turn.turn_id)
+
+        async def spend(kept: Resume) -> bool:
+            return await self.store.consume(turn, kept, principal)
+
+        resolved = await validate_and_spend(
+            resume, turn, spend, policy=policy, spent=spent
         )
-        if not await self.store.consume(self.id, turn.turn_id, kept, principal):
-            message = f"turn {turn.turn_id} of session {self.id!r} was already resumed"
-            raise _rejected(ProblemCode.CONSUMED, message)
         return await self._continue(resolved)
 
     async def _continue(self, resolved: ResolvedResume) -> GenerateResult:
@@ -281,7 +336,8 @@ class Session:
         running looks the same as one that died.
         """
         result = None
-        for turn, resume, results in await self.store.claimed(self.id):
+        for turn, resume, steps in await self.store.claimed(self.id):
+            results = [step for step in steps if isinstance(step, ToolResponse)]
             saved = await self._saved_outcome(turn)
             if saved is not None:
                 await self.store.complete(self.id, turn.turn_id)

@@ -10,9 +10,10 @@ entry's position and the interrupt it concerns. Matching is by
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import inspect
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import Literal, final
+from typing import Literal, TypeAlias, final
 
 import attrs
 
@@ -27,9 +28,33 @@ from interruption.resume import (
     Resume,
 )
 
-__all__ = ["Answer", "ResolvedResume", "ResumePolicy", "utc_now", "validate_resume"]
+__all__ = [
+    "Answer",
+    "Authorize",
+    "ResolvedResume",
+    "ResumePolicy",
+    "Spend",
+    "authorize_turn",
+    "utc_now",
+    "validate_and_spend",
+    "validate_resume",
+]
 
 Key = tuple[str, str]
+
+Authorize: TypeAlias = Callable[[str | None, PendingInterrupt], bool | Awaitable[bool]]
+"""``(principal, pending) -> bool``, sync or async: may this principal answer?
+
+Only exactly ``True`` is consent: any other answer (``False``, ``None``, a
+truthy string, an awaitable a synchronous check cannot await) refuses, and
+so does an authorizer that raises.
+"""
+
+Spend: TypeAlias = Callable[["Resume"], Awaitable[bool]]
+"""Spends an authoritative turn once: True for exactly one caller, ever.
+
+It receives the answers that stand (the resume to keep for recovery).
+"""
 
 
 def utc_now() -> datetime:
@@ -49,15 +74,18 @@ class ResumePolicy:
         expiry_answers: Whether an expired, unanswered interrupt that
             declares an `ExpiryAnswer` is resolved with it (instead of being
             ``missing``); a late entry for it is still ``expired``.
-        authorize: ``(principal, pending) -> bool``; a refusal is a
-            ``not_authorized`` problem for that entry. None allows everyone.
+        authorize: An `Authorize` callback, asked about every interrupt
+            of the turn before anything else is looked at: a principal
+            answers a whole turn, so one refusal rejects the resume with a
+            single ``not_authorized`` problem that names nothing pending.
+            None allows everyone.
         principal: Who sends the resume, for *authorize*.
     """
 
     allow_partial: bool = False
     now: Callable[[], datetime] = utc_now
     expiry_answers: bool = False
-    authorize: Callable[[str | None, PendingInterrupt], bool] | None = None
+    authorize: Authorize | None = None
     principal: str | None = None
 
 
@@ -90,6 +118,19 @@ class ResolvedResume:
     answers: tuple[Answer, ...]
     unanswered: tuple[PendingInterrupt, ...]
 
+    @property
+    def kept(self) -> Resume:
+        """Every answer that stands (expiry answers included), as a `Resume`.
+
+        This is what a store keeps when it spends the turn, so that recovery
+        needs neither the client's resume nor a clock.
+        """
+        entries = [answer.entry for answer in self.answers]
+        return Resume(
+            respond=tuple(entry for entry in entries if isinstance(entry, Respond)),
+            restart=tuple(entry for entry in entries if isinstance(entry, Restart)),
+        )
+
 
 class _Check:
     """One validation run; collects problems instead of stopping at the first."""
@@ -103,6 +144,10 @@ class _Check:
         }
         self.problems: list[Problem] = []
         self.chosen: dict[Key, tuple[Respond | Restart, int, str]] = {}
+        # Built on the first unmatched entry, once: the rejection path stays
+        # linear in the resume and the turn, however many entries miss.
+        self._completed: set[Key] | None = None
+        self._owners: dict[str, str] | None = None
 
     def add(
         self,
@@ -151,26 +196,22 @@ class _Check:
                 pending,
             )
             return
-        authorize = self.policy.authorize
-        if authorize is not None and not authorize(self.policy.principal, pending):
-            who = self.policy.principal or "an anonymous principal"
-            message = f"{who} may not answer {pending.id} ({pending.name})"
-            self.add(ProblemCode.NOT_AUTHORIZED, message, index, answer, pending)
-            return
         if answer == "respond":
             self.respond(entry, pending, index)  # type: ignore[arg-type]
         else:
             self.restart(entry, pending, index)  # type: ignore[arg-type]
 
     def unmatched(self, entry: Respond | Restart, index: int, answer: str) -> None:
-        completed = {(done.name, done.ref) for done in self.turn.completed}
-        if (entry.name, entry.ref) in completed:
+        if self._completed is None:
+            self._completed = {(done.name, done.ref) for done in self.turn.completed}
+            self._owners = {ref: name for name, ref in self.pending}
+        if (entry.name, entry.ref) in self._completed:
             message = (
                 f"{entry.name} {entry.ref} finished in its batch; it is not paused"
             )
             self.add(ProblemCode.NOT_INTERRUPTED, message, index, answer)
             return
-        owner = next((name for name, ref in self.pending if ref == entry.ref), None)
+        owner = self._owners.get(entry.ref) if self._owners is not None else None
         if owner is not None:
             message = f"ref {entry.ref!r} belongs to {owner!r}, not {entry.name!r}"
         else:
@@ -260,9 +301,16 @@ def validate_resume(
         The validated answers, in the turn's order.
 
     Raises:
-        ResumeRejected: listing every problem found.
+        ResumeRejected: listing every problem found; or only
+            ``not_authorized`` when the policy's authorizer refuses the
+            principal (it is asked first, synchronously: an authorizer that
+            returns an awaitable refuses here; `validate_and_spend` awaits
+            it); or only ``nothing_pending`` for a turn with no interrupt.
     """
     policy = policy or ResumePolicy()
+    if policy.authorize is not None:
+        _authorize_sync(turn, policy.authorize, policy.principal)
+    _require_pending(turn)
     check = _Check(turn, policy)
     for index, respond in enumerate(resume.respond):
         check.entry(respond, index, "respond")
@@ -295,3 +343,115 @@ def validate_resume(
         if key in check.chosen or key in defaults
     )
     return ResolvedResume(turn, answers, unanswered)
+
+
+def _refused(principal: str | None) -> ResumeRejected:
+    who = repr(principal) if principal is not None else "an anonymous principal"
+    message = f"{who} may not answer this turn"
+    return ResumeRejected([Problem(ProblemCode.NOT_AUTHORIZED, message)])
+
+
+def _authorize_sync(
+    turn: InterruptedTurn, authorize: Authorize, principal: str | None
+) -> None:
+    for pending in turn.interrupts:
+        try:
+            answer = authorize(principal, pending)
+        except Exception as error:
+            raise _refused(principal) from error
+        if inspect.iscoroutine(answer):
+            answer.close()  # never awaited: a synchronous check cannot
+        if answer is not True:
+            raise _refused(principal)
+
+
+async def authorize_turn(
+    turn: InterruptedTurn, authorize: Authorize | None, principal: str | None
+) -> None:
+    """Ask *authorize* about every interrupt of *turn*; fail closed.
+
+    A principal answers a whole turn, so it must be allowed for each of its
+    interrupts. The authorizer may be sync or async; only exactly ``True``
+    is consent, and an authorizer that raises refuses.
+
+    Args:
+        turn: The authoritative turn.
+        authorize: The callback, or None to allow everyone.
+        principal: Who asks.
+
+    Raises:
+        ResumeRejected: one ``not_authorized`` problem that names nothing
+            pending, so a refused principal learns nothing about the turn.
+    """
+    if authorize is None:
+        return
+    for pending in turn.interrupts:
+        try:
+            answer = authorize(principal, pending)
+            if inspect.isawaitable(answer):
+                answer = await answer
+        except Exception as error:
+            raise _refused(principal) from error
+        if answer is not True:
+            raise _refused(principal)
+
+
+def _require_pending(turn: InterruptedTurn) -> None:
+    if not turn.interrupts:
+        message = (
+            f"turn {turn.turn_id} of session {turn.session!r} has nothing "
+            "pending: there is nothing to resume"
+        )
+        raise ResumeRejected([Problem(ProblemCode.NOTHING_PENDING, message)])
+
+
+def consumed(turn: InterruptedTurn) -> ResumeRejected:
+    """The rejection of a resume for a turn that was already spent."""
+    message = f"turn {turn.turn_id} of session {turn.session!r} was already resumed"
+    return ResumeRejected([Problem(ProblemCode.CONSUMED, message)])
+
+
+async def validate_and_spend(
+    resume: Resume,
+    turn: InterruptedTurn,
+    spend: Spend,
+    *,
+    policy: ResumePolicy | None = None,
+    spent: Callable[[], Awaitable[bool]] | None = None,
+) -> ResolvedResume:
+    """Authorize, validate, and only then spend the turn: the one sequence.
+
+    Every path that resumes a turn (`Session`, a sealed token, an adapter)
+    goes through here, so that a bad answer never burns a turn and a turn
+    is spent at most once: the authorizer first (awaited if async; only
+    ``True`` is consent), then `validate_resume` against the authoritative
+    *turn*, then *spend* with the answers that stand.
+
+    Args:
+        resume: What the client sent.
+        turn: The authoritative turn (from a store or a verified token).
+        spend: The atomic compare-and-set that spends *turn*.
+        policy: Partial resumes, the clock, expiry answers, authorization.
+        spent: Tells, after authorization and before validation, whether
+            the turn was spent already, so that a replay is ``consumed``
+            whatever else is wrong with it; optional (*spend* decides).
+
+    Returns:
+        The validated answers, ready to continue.
+
+    Raises:
+        ResumeRejected: ``not_authorized`` alone if the principal is
+            refused; every problem of the resume; or ``consumed`` when
+            *spend* says the turn was spent already. Nothing was spent
+            unless it returned.
+    """
+    policy = policy or ResumePolicy()
+    await authorize_turn(turn, policy.authorize, policy.principal)
+    if spent is not None and await spent():
+        raise consumed(turn)
+    resolved = validate_resume(
+        resume, turn, policy=attrs.evolve(policy, authorize=None)
+    )
+    if not await spend(resolved.kept):
+        raise consumed(turn)
+    return resolved

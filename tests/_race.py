@@ -40,8 +40,10 @@ def _race(  # noqa: PLR0913, PLR0917 - one process's whole brief
             store = PostgresStore(where, schema=schema)
             await store.open()
         try:
+            turn = await store.load_turn("s-1", 1)
+            assert turn is not None
             await asyncio.to_thread(barrier.wait, 60)
-            return await store.consume("s-1", 1, resume, None)
+            return await store.consume(turn, resume, None)
         finally:
             await store.close()
 

@@ -20,6 +20,7 @@ from interruption import (
     Message,
     PendingInterrupt,
     ProblemCode,
+    Respond,
     Restart,
     Resume,
     ResumePolicy,
@@ -32,7 +33,8 @@ from interruption import (
 )
 from interruption.approval import DECISION_SCHEMA
 from interruption.sealing import MIN_KEY_BYTES, Opened, Sealer
-from interruption.store import MemoryStore, SqliteStore
+from interruption.store import MemoryStore, SqliteStore, Store
+from interruption.validation import ResolvedResume
 
 from tests.strategies import BASE64URL, b64url, token_mutations, turns
 
@@ -619,26 +621,141 @@ class TestSealer:
         assert dict(sealer.keys) == {"k1": K1}
 
 
-class TestOpenOnce:
-    def test_a_token_opens_once(self, tmp_path: Path) -> None:
-        """open_once spends the token's jti in the store; a replay is consumed."""
-        sealer = Sealer({"k1": K1}, "k1")
-        store = SqliteStore(tmp_path / "tokens.db")
-        token = sealer.seal(turn_of(), now=NOW)
-        assert asyncio.run(sealer.open_once(token, store, now=NOW)) == turn_of()
-        with pytest.raises(ResumeRejected) as caught:
-            asyncio.run(sealer.open_once(token, store, now=NOW))
-        assert caught.value.codes == (ProblemCode.CONSUMED,)
+def good_answer(turn: InterruptedTurn) -> Resume:
+    """A valid resume of `turn_of`: an account, and an approval."""
+    ask, pay = turn.interrupts
+    return Resume(respond=[ask.respond("main")], restart=[pay.approve()])
 
-    def test_a_bad_token_spends_nothing(self) -> None:
+
+def redeem(
+    sealer: Sealer,
+    token: str,
+    store: Store,
+    resume: Resume | None = None,
+    **options: Any,
+) -> ResolvedResume:
+    """`Sealer.redeem` for session s-1 at NOW, with a good answer by default."""
+    options.setdefault("session", "s-1")
+    options.setdefault("now", NOW)
+    answer = resume if resume is not None else good_answer(turn_of())
+    return asyncio.run(sealer.redeem(token, answer, store, **options))
+
+
+def refused(
+    sealer: Sealer,
+    token: str,
+    store: Store,
+    resume: Resume | None = None,
+    **options: Any,
+) -> tuple[ProblemCode, ...]:
+    """The problem codes `redeem` rejects with; fails if it accepts."""
+    with pytest.raises(ResumeRejected) as caught:
+        redeem(sealer, token, store, resume, **options)
+    return caught.value.codes
+
+
+@pytest.fixture(name="any_store", params=["memory", "sqlite"])
+def _any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Store:
+    return (
+        MemoryStore() if request.param == "memory" else SqliteStore(tmp_path / "t.db")
+    )
+
+
+class TestRedeem:
+    def test_a_turn_resumes_once(self, any_store: Store) -> None:
+        """Redeem validates and spends the turn; a replay is consumed."""
+        sealer = Sealer({"k1": K1}, "k1")
+        token = sealer.seal(turn_of(), now=NOW)
+        resolved = redeem(sealer, token, any_store)
+        assert resolved.turn == turn_of()
+        assert len(resolved.answers) == 2
+        assert refused(sealer, token, any_store) == (ProblemCode.CONSUMED,)
+
+    def test_one_turn_sealed_twice_resumes_once(self, any_store: Store) -> None:
+        """Single use is per turn: a second token of the same turn is consumed."""
+        sealer = Sealer({"k1": K1}, "k1")
+        first = sealer.seal(turn_of(), now=NOW)
+        again = sealer.seal(turn_of(), now=NOW + timedelta(minutes=1))
+        assert first != again
+        redeem(sealer, first, any_store)
+        later = NOW + timedelta(minutes=1)
+        assert refused(sealer, again, any_store, now=later) == (ProblemCode.CONSUMED,)
+
+    def test_a_bad_answer_burns_nothing(self, any_store: Store) -> None:
+        """A resume that fails validation leaves the turn resumable."""
+        sealer = Sealer({"k1": K1}, "k1")
+        token = sealer.seal(turn_of(), now=NOW)
+        junk = Resume(respond=[Respond("ask_user", "c-1", 42)])
+        assert ProblemCode.SCHEMA_VIOLATION in refused(sealer, token, any_store, junk)
+        assert refused(sealer, token, any_store, Resume()) == (
+            ProblemCode.MISSING,
+            ProblemCode.MISSING,
+        )
+        assert len(redeem(sealer, token, any_store).answers) == 2
+
+    def test_a_bad_token_spends_nothing(self, any_store: Store) -> None:
         """A token that does not verify is refused before the store is asked."""
         sealer = Sealer({"k1": K1}, "k1")
-        store = MemoryStore()
         token = sealer.seal(turn_of(), now=NOW)
-        with pytest.raises(ResumeRejected) as caught:
-            asyncio.run(sealer.open_once(token[:-2], store, now=NOW))
-        assert caught.value.codes == (ProblemCode.BAD_TOKEN,)
-        assert asyncio.run(sealer.open_once(token, store, now=NOW)) == turn_of()
+        assert refused(sealer, token[:-2], any_store) == (ProblemCode.BAD_TOKEN,)
+        redeem(sealer, token, any_store)
+
+    def test_a_token_of_another_session_is_refused(self, any_store: Store) -> None:
+        """The token must carry a turn of the session the caller serves."""
+        sealer = Sealer({"k1": K1}, "k1")
+        token = sealer.seal(turn_of(), now=NOW)
+        codes = refused(sealer, token, any_store, session="s-2")
+        assert codes == (ProblemCode.BAD_TOKEN,)
+        redeem(sealer, token, any_store)
+
+    def test_a_spent_turn_stays_spent_while_its_token_verifies(
+        self, any_store: Store
+    ) -> None:
+        """Expiring the store inside exp + leeway forgets nothing that still opens."""
+        ends = NOW + timedelta(hours=1)
+        leeway = timedelta(minutes=5)
+        turn = turn_of(expires_at=ends)
+        sealer = Sealer({"k1": K1}, "k1", leeway=leeway)
+        token = sealer.seal(turn, now=NOW)
+        answer = good_answer(turn)
+        # The answers' own clock stays at NOW: only the spent mark is tested.
+        policy = ResumePolicy(now=lambda: NOW)
+        redeem(sealer, token, any_store, answer, policy=policy)
+        inside = ends + leeway / 2
+        asyncio.run(any_store.expire(inside))
+        codes = refused(sealer, token, any_store, answer, now=inside, policy=policy)
+        assert codes == (ProblemCode.CONSUMED,)
+        past = ends + leeway
+        asyncio.run(any_store.expire(past))
+        codes = refused(sealer, token, any_store, answer, now=past, policy=policy)
+        assert codes == (ProblemCode.EXPIRED,)
+
+    def test_a_turn_without_expiry_stays_spent_for_ever(self, any_store: Store) -> None:
+        """A turn that never expires can be resealed any time: its mark never goes."""
+        sealer = Sealer({"k1": K1}, "k1")
+        redeem(sealer, sealer.seal(turn_of(), now=NOW), any_store)
+        much_later = NOW + timedelta(days=365)
+        asyncio.run(any_store.expire(much_later))
+        again = sealer.seal(turn_of(), now=much_later)
+        codes = refused(sealer, again, any_store, now=much_later)
+        assert codes == (ProblemCode.CONSUMED,)
+
+    def test_a_refused_principal_spends_nothing(self, any_store: Store) -> None:
+        """The policy's authorizer is asked first; a refusal says nothing more."""
+        sealer = Sealer({"k1": K1}, "k1")
+        token = sealer.seal(turn_of(), now=NOW)
+
+        async def alice_only(principal: str | None, _pending: object) -> bool:
+            return principal == "alice"
+
+        def policy(principal: str) -> ResumePolicy:
+            return ResumePolicy(
+                now=lambda: NOW, authorize=alice_only, principal=principal
+            )
+
+        codes = refused(sealer, token, any_store, Resume(), policy=policy("eve"))
+        assert codes == (ProblemCode.NOT_AUTHORIZED,)
+        redeem(sealer, token, any_store, policy=policy("alice"))
 
 
 class TestClaimsOutOfRange:

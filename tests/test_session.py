@@ -3,6 +3,7 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import sqlite3
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing
 from datetime import UTC, datetime, timedelta
@@ -12,7 +13,7 @@ from typing import Any, Literal
 import attrs
 import psycopg
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from interruption import (
     JSON,
@@ -37,7 +38,7 @@ from interruption import (
 )
 from interruption.session import Session
 from interruption.store import MemoryStore, PostgresStore, SqliteStore, Store
-from interruption.store._base import turn_expiry
+from interruption.store._base import Claimed, Step, turn_expiry
 from interruption.testing import ScriptedModel
 from psycopg import sql
 
@@ -346,22 +347,30 @@ class Wrapped:
         return await self.inner.load_turn(session, turn_id)
 
     async def consume(
-        self, session: str, turn_id: int, resume: Resume, principal: str | None
+        self, turn: InterruptedTurn, resume: Resume, principal: str | None
     ) -> bool:
         """Delegate."""
-        return await self.inner.consume(session, turn_id, resume, principal)
+        return await self.inner.consume(turn, resume, principal)
 
-    async def record(self, session: str, turn_id: int, response: ToolResponse) -> None:
+    async def close_turn(
+        self,
+        turn: InterruptedTurn,
+        resume: Resume,
+        principal: str | None,
+        history: Sequence[Message],
+    ) -> bool:
         """Delegate."""
-        await self.inner.record(session, turn_id, response)
+        return await self.inner.close_turn(turn, resume, principal, history)
+
+    async def record(self, session: str, turn_id: int, step: Step) -> None:
+        """Delegate."""
+        await self.inner.record(session, turn_id, step)
 
     async def complete(self, session: str, turn_id: int) -> None:
         """Delegate."""
         await self.inner.complete(session, turn_id)
 
-    async def claimed(
-        self, session: str
-    ) -> Sequence[tuple[InterruptedTurn, Resume, tuple[ToolResponse, ...]]]:
+    async def claimed(self, session: str) -> Sequence[Claimed]:
         """Delegate."""
         return await self.inner.claimed(session)
 
@@ -369,13 +378,13 @@ class Wrapped:
         """Delegate."""
         return await self.inner.is_consumed(session, turn_id)
 
+    async def spend(self, key: str, keep_until: datetime | None) -> bool:
+        """Delegate."""
+        return await self.inner.spend(key, keep_until)
+
     async def expire(self, now: datetime) -> int:
         """Delegate."""
         return await self.inner.expire(now)
-
-    async def use_token(self, jti: str, expires_at: datetime | None) -> bool:
-        """Delegate."""
-        return await self.inner.use_token(jti, expires_at)
 
     async def close(self) -> None:
         """Delegate."""
@@ -394,11 +403,11 @@ class Gated(Wrapped):
         self.gate = asyncio.Barrier(parties)
 
     async def consume(
-        self, session: str, turn_id: int, resume: Resume, principal: str | None
+        self, turn: InterruptedTurn, resume: Resume, principal: str | None
     ) -> bool:
         """Wait for the others, then delegate."""
         await self.gate.wait()
-        return await self.inner.consume(session, turn_id, resume, principal)
+        return await self.inner.consume(turn, resume, principal)
 
 
 # --- concurrency -------------------------------------------------------------
@@ -500,17 +509,17 @@ class CrashingStore(Wrapped):
         self.records = records
 
     async def consume(
-        self, session: str, turn_id: int, resume: Resume, principal: str | None
+        self, turn: InterruptedTurn, resume: Resume, principal: str | None
     ) -> bool:
         """Delegate; die after a won consume, if told to."""
-        won = await self.inner.consume(session, turn_id, resume, principal)
+        won = await self.inner.consume(turn, resume, principal)
         if won and self.at == "after consume":
             raise Crash
         return won
 
-    async def record(self, session: str, turn_id: int, response: ToolResponse) -> None:
+    async def record(self, session: str, turn_id: int, step: Step) -> None:
         """Delegate; die after the nth record, if told to."""
-        await self.inner.record(session, turn_id, response)
+        await self.inner.record(session, turn_id, step)
         self.records -= 1
         if self.at == "after record" and self.records == 0:
             raise Crash
@@ -570,10 +579,11 @@ class TestCrashSafety:
         """Recover reuses recorded results and runs only the calls never recorded."""
         paused = self.crash(runner, open_session, store, "pay twice", at)
         first, second = (pending.ref for pending in paused.interrupts)
-        ((_, _, recorded),) = runner.run(store.claimed(SESSION))
+        ((_, _, steps),) = runner.run(store.claimed(SESSION))
+        recorded = [step for step in steps if isinstance(step, ToolResponse)]
         ran = {amount: log[f"transfer_money {amount}"] for amount in (125_000, 130_000)}
         if at == "after consume":
-            assert (recorded, ran) == ((), {125_000: 0, 130_000: 0})
+            assert (recorded, ran) == ([], {125_000: 0, 130_000: 0})
         elif at == "after record":
             # The batch runs concurrently: both transfers had returned, only
             # the first result was recorded when the process died.
@@ -821,23 +831,178 @@ class TestAuthorization:
         log: RunLog,
         runner: asyncio.Runner,
     ) -> None:
-        """A refusal names the entry; the turn stays open and nothing runs."""
+        """A refusal is one not_authorized naming nothing; the turn stays open."""
         session = open_session(authorize=owners_only)
         paused = runner.run(session.send("pay"))
         for principal in ("mallory", None):
-            error = rejection(
-                runner,
-                session.resume(
-                    yes_to(paused.interrupts), turn_id=1, principal=principal
-                ),
-            )
-            ((problem),) = error.problems
-            assert problem.code is ProblemCode.NOT_AUTHORIZED
-            assert (problem.index, problem.answer) == (0, "restart")
-            assert problem.interrupt_id == paused.interrupts[0].id
+            for resume in (yes_to(paused.interrupts), Resume()):
+                error = rejection(
+                    runner, session.resume(resume, turn_id=1, principal=principal)
+                )
+                assert error.codes == (ProblemCode.NOT_AUTHORIZED,)
+                ((problem),) = error.problems
+                assert (problem.index, problem.answer) == (None, None)
+                assert problem.interrupt_id is None
+                for pending in paused.interrupts:
+                    assert pending.id not in problem.message
+                    assert pending.name not in problem.message
         assert "anonymous" in error.problems[0].message
         assert log["transfer_money"] == 0
         assert not runner.run(store.is_consumed(SESSION, 1))
+        assert runner.run(session.pending()) == paused.interrupts
+
+    @pytest.mark.parametrize(
+        "verdict",
+        [
+            pytest.param(False, id="False"),
+            pytest.param(None, id="None"),
+            pytest.param("denied: not the owner", id="truthy string"),
+            pytest.param(1, id="one"),
+            pytest.param([True], id="truthy list"),
+        ],
+    )
+    @pytest.mark.parametrize("kind", ["sync", "async"])
+    def test_only_exactly_true_is_consent(  # noqa: PLR0913, PLR0917 - fixtures
+        self,
+        open_session: OpenSession,
+        store: Store,
+        log: RunLog,
+        runner: asyncio.Runner,
+        verdict: object,
+        kind: str,
+    ) -> None:
+        """Any answer but True, sync or awaited, refuses; the turn stays resumable."""
+
+        def sync(_principal: str | None, _pending: PendingInterrupt) -> Any:
+            return verdict
+
+        async def asynchronous(
+            _principal: str | None, _pending: PendingInterrupt
+        ) -> Any:
+            return verdict
+
+        session = open_session(authorize=sync if kind == "sync" else asynchronous)
+        paused = runner.run(session.send("pay"))
+        error = rejection(
+            runner, session.resume(yes_to(paused.interrupts), principal="alice")
+        )
+        assert error.codes == (ProblemCode.NOT_AUTHORIZED,)
+        assert log["transfer_money"] == 0
+        assert not runner.run(store.is_consumed(SESSION, 1))
+        allowed = open_session()
+        final = runner.run(allowed.resume(yes_to(paused.interrupts), turn_id=1))
+        assert final.finish_reason == "stop"
+
+    def test_an_async_authorizer_is_awaited(
+        self, open_session: OpenSession, log: RunLog, runner: asyncio.Runner
+    ) -> None:
+        """An async authorizer is awaited: True lets one in, False keeps one out."""
+
+        async def owners(principal: str | None, pending: PendingInterrupt) -> bool:
+            await asyncio.sleep(0)
+            return owners_only(principal, pending)
+
+        session = open_session(authorize=owners)
+        paused = runner.run(session.send("pay"))
+        error = rejection(
+            runner, session.resume(yes_to(paused.interrupts), principal="eve")
+        )
+        assert error.codes == (ProblemCode.NOT_AUTHORIZED,)
+        final = runner.run(session.resume(yes_to(paused.interrupts), principal="alice"))
+        assert final.finish_reason == "stop"
+        assert log["transfer_money"] == 1
+
+    @pytest.mark.parametrize("kind", ["sync", "async"])
+    def test_an_authorizer_that_raises_refuses(
+        self,
+        open_session: OpenSession,
+        store: Store,
+        runner: asyncio.Runner,
+        kind: str,
+    ) -> None:
+        """An exception in the authorizer is a refusal, and the turn stays open."""
+
+        def sync(_principal: str | None, _pending: PendingInterrupt) -> bool:
+            raise LookupError
+
+        async def asynchronous(
+            _principal: str | None, _pending: PendingInterrupt
+        ) -> bool:
+            raise LookupError
+
+        session = open_session(authorize=sync if kind == "sync" else asynchronous)
+        paused = runner.run(session.send("pay"))
+        error = rejection(runner, session.resume(yes_to(paused.interrupts)))
+        assert error.codes == (ProblemCode.NOT_AUTHORIZED,)
+        assert isinstance(error.__cause__, LookupError)
+        assert runner.run(session.pending()) == paused.interrupts
+        assert not runner.run(store.is_consumed(SESSION, 1))
+
+    def test_a_refused_principal_cannot_take_expiry_answers(
+        self,
+        open_session: OpenSession,
+        store: Store,
+        clock: Clock,
+        runner: asyncio.Runner,
+    ) -> None:
+        """After expiry, an empty resume from a refused principal consumes nothing."""
+
+        def nobody_but_alice(principal: str | None, _pending: PendingInterrupt) -> bool:
+            return principal == "alice"
+
+        session = open_session(
+            authorize=nobody_but_alice, expiry_answers=True, ttl=timedelta(minutes=5)
+        )
+        runner.run(session.send("ask"))
+        clock.advance(timedelta(hours=1))
+        for principal in ("mallory", None):
+            error = rejection(
+                runner, session.resume(Resume(), turn_id=1, principal=principal)
+            )
+            assert error.codes == (ProblemCode.NOT_AUTHORIZED,)
+        assert not runner.run(store.is_consumed(SESSION, 1))
+        final = runner.run(session.resume(Resume(), turn_id=1, principal="alice"))
+        assert final.finish_reason == "stop"
+        assert principal_of(store, SESSION, 1) == "alice"
+
+    @settings(
+        max_examples=25,
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture],
+    )
+    @given(principal=st.one_of(st.none(), st.text(max_size=8)), data=st.data())
+    def test_every_resume_from_a_refused_principal_is_not_authorized(
+        self,
+        open_session: OpenSession,
+        runner: asyncio.Runner,
+        principal: str | None,
+        data: st.DataObject,
+    ) -> None:
+        """For every refused principal, every resume is not_authorized alone."""
+        session = open_session(
+            id=f"refused-{uuid.uuid4().hex}",
+            authorize=lambda who, _pending: who == "the-owner",
+        )
+        paused = runner.run(session.send("pay twice"))
+        assume(principal != "the-owner")
+        entries = data.draw(
+            st.lists(
+                st.sampled_from(
+                    [
+                        *(answer(pending) for pending in paused.interrupts),
+                        Respond("transfer_money", "call-1", {"status": "sent"}),
+                        Restart("nope", "call-9"),
+                    ]
+                ),
+                max_size=4,
+            )
+        )
+        resume = Resume(
+            [e for e in entries if isinstance(e, Respond)],
+            [e for e in entries if isinstance(e, Restart)],
+        )
+        error = rejection(runner, session.resume(resume, principal=principal))
+        assert error.codes == (ProblemCode.NOT_AUTHORIZED,)
         assert runner.run(session.pending()) == paused.interrupts
 
     def test_an_allowed_principal_is_recorded_with_the_turn(
@@ -934,24 +1099,72 @@ class TestExpiry:
         error = rejection(runner, session.resume(Resume(), turn_id=1))
         assert error.codes == (ProblemCode.MISSING,)
 
-    def test_the_store_deletes_expired_open_turns(
+    def test_an_expired_turn_stops_blocking_its_session(
+        self,
+        open_session: OpenSession,
+        clock: Clock,
+        runner: asyncio.Runner,
+    ) -> None:
+        """Past expiry nothing is pending and send goes on, every call answered."""
+        session = open_session(ttl=timedelta(minutes=5))
+        paused = runner.run(session.send("pay"))
+        assert runner.run(session.pending()) == paused.interrupts
+        clock.advance(timedelta(minutes=5))
+        assert runner.run(session.pending()) == ()
+        assert runner.run(session.pending_turn()) is None
+        result = runner.run(session.send("ask"))
+        assert result.finish_reason == "interrupted"
+        assert result.turn is not None
+        assert result.turn.turn_id == 2
+        history = result.messages
+        asked, answered = history[1], history[2]
+        assert [r.ref for r in asked.tool_requests] == [
+            r.ref for r in answered.tool_responses
+        ]
+        lookup, transfer_ = answered.tool_responses
+        assert lookup.output == 500
+        assert isinstance(transfer_.output, dict)
+        assert "expired" in str(transfer_.output["error"])
+        assert history[3] == Message.of_text(Role.USER, "ask")
+
+    def test_an_expired_question_closes_with_its_expiry_answer(
+        self,
+        open_session: OpenSession,
+        clock: Clock,
+        runner: asyncio.Runner,
+    ) -> None:
+        """With expiry_answers, the declared answer is what the history keeps."""
+        session = open_session(ttl=timedelta(minutes=5), expiry_answers=True)
+        runner.run(session.send("ask"))
+        clock.advance(timedelta(minutes=6))
+        result = runner.run(session.send("pay"))
+        (closed,) = result.messages[2].tool_responses
+        assert closed.output == "No"
+
+    def test_a_resume_for_an_expired_turn_cannot_land_on_the_next(
         self,
         open_session: OpenSession,
         store: Store,
+        clock: Clock,
+        log: RunLog,
         runner: asyncio.Runner,
     ) -> None:
-        """expire() removes open turns past their expiry, never consumed ones."""
-        consumed = open_session(id="consumed", ttl=timedelta(minutes=5))
-        paused = runner.run(consumed.send("ask"))
-        runner.run(consumed.resume(yes_to(paused.interrupts)))
-        open_session(id="forever").send_sync("ask")
-        open_session(id="late", ttl=timedelta(minutes=5)).send_sync("ask")
-        assert runner.run(store.expire(NOW + timedelta(minutes=4))) == 0
-        assert runner.run(store.expire(NOW + timedelta(minutes=5))) == 1
-        assert runner.run(store.load_turn("late")) is None
-        assert runner.run(store.load_turn("forever")) is not None
-        assert runner.run(store.load_turn("consumed")) is not None
-        assert open_session(id="late").pending_sync() == ()
+        """Turn ids are not reused after expiry: the old turn's consume loses."""
+        session = open_session(ttl=timedelta(minutes=5))
+        old = runner.run(session.send("pay")).turn
+        assert old is not None
+        clock.advance(timedelta(minutes=10))
+        runner.run(store.expire(clock()))
+        new = runner.run(session.send("pay")).turn
+        assert new is not None
+        assert new.turn_id == old.turn_id + 1
+        assert not runner.run(store.consume(old, yes_to(old.interrupts), None))
+        error = rejection(
+            runner, session.resume(yes_to(old.interrupts), turn_id=old.turn_id)
+        )
+        assert error.codes == (ProblemCode.CONSUMED,)
+        assert log["transfer_money"] == 0
+        assert runner.run(session.pending()) == new.interrupts
 
 
 # --- forgery -----------------------------------------------------------------
@@ -1023,58 +1236,6 @@ def a_turn(session: str = SESSION, turn_id: int = 1, **changes: Any) -> Interrup
     return InterruptedTurn(**fields)
 
 
-class TestStore:
-    def test_the_stores_are_stores(self, store: Store) -> None:
-        """Each store satisfies the runtime-checkable protocol."""
-        assert isinstance(store, Store)
-
-    def test_unknown_sessions_and_turns(
-        self, store: Store, runner: asyncio.Runner
-    ) -> None:
-        """Lookups of what was never saved give None, False or nothing."""
-        assert runner.run(store.load_history("nobody")) is None
-        assert runner.run(store.load_turn("nobody")) is None
-        assert runner.run(store.load_turn("nobody", 3)) is None
-        assert not runner.run(store.is_consumed("nobody", 1))
-        assert not runner.run(store.consume("nobody", 1, Resume(), None))
-        assert runner.run(store.claimed("nobody")) == []
-
-    def test_a_turn_is_saved_once(self, store: Store, runner: asyncio.Runner) -> None:
-        """A second turn with the same id is a ValueError; the first is kept."""
-        turn = a_turn()
-        runner.run(store.save_turn(turn))
-        with pytest.raises(ValueError, match="already has turn 1"):
-            runner.run(store.save_turn(turn))
-        assert runner.run(store.load_turn(SESSION)) == turn
-        assert runner.run(store.load_turn(SESSION, 1)) == turn
-        assert runner.run(store.load_history(SESSION)) == turn.messages
-
-    def test_consume_once_then_record_and_complete(
-        self, store: Store, runner: asyncio.Runner
-    ) -> None:
-        """One consume wins; claimed lists it with its records until completed."""
-        runner.run(store.save_turn(a_turn()))
-        resume = Resume([Respond("ask_user", "call-1", "Yes")])
-        assert runner.run(store.consume(SESSION, 1, resume, "bob"))
-        assert not runner.run(store.consume(SESSION, 1, resume, "eve"))
-        response = ToolResponse("ask_user", "call-1", "Yes")
-        runner.run(store.record(SESSION, 1, response))
-        runner.run(store.record(SESSION, 1, response))
-        ((turn, kept, results),) = runner.run(store.claimed(SESSION))
-        assert (turn, kept, results) == (a_turn(), resume, (response,))
-        runner.run(store.complete(SESSION, 1))
-        assert runner.run(store.claimed(SESSION)) == []
-        assert principal_of(store, SESSION, 1) == "bob"
-
-    def test_a_sealed_token_is_spent_once(
-        self, store: Store, runner: asyncio.Runner
-    ) -> None:
-        """use_token is True the first time only."""
-        assert runner.run(store.use_token("jti-1", NOW))
-        assert not runner.run(store.use_token("jti-1", NOW))
-        assert runner.run(store.use_token("jti-2", None))
-
-
 class TestTurnExpiry:
     def test_the_latest_interrupt_bounds_the_turn(self) -> None:
         """A turn expires when its last interrupt does, each capped by the turn."""
@@ -1088,35 +1249,3 @@ class TestTurnExpiry:
         assert turn_expiry(both) == NOW + timedelta(hours=1)
         assert turn_expiry(attrs.evolve(turn, expires_at=None)) is None
         assert turn_expiry(attrs.evolve(turn, interrupts=())) == turn.expires_at
-
-
-class TestSqliteStore:
-    def test_the_schema_is_migrated_once(
-        self, tmp_path: Path, runner: asyncio.Runner
-    ) -> None:
-        """A new file gets the current schema; reopening keeps it."""
-        first = SqliteStore(tmp_path / "s.db")
-        assert first.schema_version == 1
-        runner.run(first.close())
-        again = SqliteStore(tmp_path / "s.db")
-        assert again.schema_version == 1
-        runner.run(again.close())
-        with closing(sqlite3.connect(tmp_path / "s.db")) as db:
-            assert db.execute("SELECT count(*) FROM schema_version").fetchone() == (1,)
-
-    def test_a_newer_schema_is_refused(
-        self, tmp_path: Path, runner: asyncio.Runner
-    ) -> None:
-        """A file from a newer library version is not touched."""
-        runner.run(SqliteStore(tmp_path / "s.db").close())
-        with closing(sqlite3.connect(tmp_path / "s.db")) as db, db:
-            db.execute("INSERT INTO schema_version (version) VALUES (99)")
-        with pytest.raises(RuntimeError, match="schema version 99 is newer"):
-            SqliteStore(tmp_path / "s.db")
-
-    def test_a_private_in_memory_database(self, runner: asyncio.Runner) -> None:
-        """':memory:' gives a working store with nothing on disk."""
-        store = SqliteStore(":memory:")
-        runner.run(store.save_turn(a_turn()))
-        assert runner.run(store.load_turn(SESSION)) == a_turn()
-        runner.run(store.close())

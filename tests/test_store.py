@@ -3,6 +3,7 @@ import concurrent.futures
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import attrs
 import interruption.store
 import psycopg
 import pytest
@@ -130,10 +131,10 @@ class TestStore:
         async def go() -> None:
             await store.save_turn(turn(1))
             assert not await store.is_consumed("s-1", 1)
-            assert await store.consume("s-1", 1, RESUME, "alice")
+            assert await store.consume(turn(1), RESUME, "alice")
             assert await store.is_consumed("s-1", 1)
-            assert not await store.consume("s-1", 1, RESUME, "alice")
-            assert not await store.consume("s-1", 1, Resume(), None)
+            assert not await store.consume(turn(1), RESUME, "alice")
+            assert not await store.consume(turn(1), Resume(), None)
 
         runner.run(go())
 
@@ -144,8 +145,8 @@ class TestStore:
 
         async def go() -> None:
             await store.save_turn(turn(1))
-            assert not await store.consume("s-1", 2, RESUME, None)
-            assert not await store.consume("s-2", 1, RESUME, None)
+            assert not await store.consume(turn(2), RESUME, None)
+            assert not await store.consume(turn(1, session="s-2"), RESUME, None)
             assert not await store.is_consumed("s-1", 2)
             assert not await store.is_consumed("s-1", 1)
 
@@ -159,7 +160,7 @@ class TestStore:
         async def go() -> list[bool]:
             await store.save_turn(turn(1))
             return await asyncio.gather(
-                *(store.consume("s-1", 1, RESUME, f"p{n}") for n in range(RACERS))
+                *(store.consume(turn(1), RESUME, f"p{n}") for n in range(RACERS))
             )
 
         assert sorted(runner.run(go())) == [False] * (RACERS - 1) + [True]
@@ -167,7 +168,7 @@ class TestStore:
     def test_claimed_lists_unfinished_turns(
         self, store: Store, runner: asyncio.Runner
     ) -> None:
-        """Consumed, unfinished turns are claimed with their resume and results."""
+        """Consumed, unfinished turns are claimed with their resume and steps."""
         first = ToolResponse("pay", "b", {"ok": True})
         second = ToolResponse("pay", "a", 1)
         redone = ToolResponse("pay", "b", {"ok": False})
@@ -176,8 +177,8 @@ class TestStore:
             for turn_id in (1, 2, 3):
                 await store.save_turn(turn(turn_id))
             assert list(await store.claimed("s-1")) == []
-            assert await store.consume("s-1", 2, RESUME, "alice")
-            assert await store.consume("s-1", 1, Resume(), None)
+            assert await store.consume(turn(2), RESUME, "alice")
+            assert await store.consume(turn(1), Resume(), None)
             assert list(await store.claimed("s-1")) == [
                 (turn(1), Resume(), ()),
                 (turn(2), RESUME, ()),
@@ -187,13 +188,20 @@ class TestStore:
             assert list(await store.claimed("s-1"))[1] == (
                 turn(2),
                 RESUME,
-                (second, first),
+                (first, second),
             )
+            said = Message.of_text(Role.MODEL, "done")
+            await store.record("s-1", 2, said)
             await store.record("s-1", 2, redone)
-            assert list(await store.claimed("s-1"))[1][2] == (second, redone)
+            assert list(await store.claimed("s-1"))[1][2] == (
+                first,
+                second,
+                said,
+                redone,
+            )
             await store.complete("s-1", 1)
             assert list(await store.claimed("s-1")) == [
-                (turn(2), RESUME, (second, redone))
+                (turn(2), RESUME, (first, second, said, redone))
             ]
             await store.complete("s-1", 2)
             assert list(await store.claimed("s-1")) == []
@@ -201,71 +209,95 @@ class TestStore:
 
         runner.run(go())
 
-    def test_expire_deletes_only_open_expired_turns(
-        self, store: Store, runner: asyncio.Runner
-    ) -> None:
-        """Expiry deletes open turns past their time, not consumed or timeless ones."""
-        past = NOW - timedelta(minutes=1)
-        future = NOW + timedelta(minutes=1)
+    def test_turn_ids_only_grow(self, store: Store, runner: asyncio.Runner) -> None:
+        """A turn id at or below the session's latest is refused, even after expiry."""
 
         async def go() -> None:
-            await store.save_turn(turn(1, expires_at=past))
-            await store.save_turn(turn(2, expires_at=NOW))
-            await store.save_turn(turn(3, expires_at=future))
+            await store.save_turn(turn(1, expires_at=NOW - timedelta(hours=1)))
+            await store.save_turn(turn(3))
+            await store.expire(NOW + timedelta(days=1))
+            for used in (1, 2, 3):
+                with pytest.raises(ValueError, match="expected a turn id above"):
+                    await store.save_turn(turn(used, text="again"))
+            assert await store.load_turn("s-1", 1) == turn(
+                1, expires_at=NOW - timedelta(hours=1)
+            )
             await store.save_turn(turn(4))
-            await store.save_turn(turn(5, expires_at=past))
-            assert await store.consume("s-1", 5, RESUME, None)
-            await store.save_turn(turn(1, session="s-2", expires_at=past))
-            await store.save_turn(turn(1, session="s-3", turn_expires_at=past))
-            await store.save_turn(
-                turn(1, session="s-4", questions=0, turn_expires_at=past)
-            )
-            await store.save_turn(
-                turn(1, session="s-5", expires_at=future, turn_expires_at=past)
-            )
-            assert await store.expire(NOW) == 6
-            assert await store.load_turn("s-1", 1) is None
-            assert await store.load_turn("s-1", 2) is None
-            for gone in ("s-2", "s-3", "s-4", "s-5"):
-                assert await store.load_turn(gone, 1) is None
-            for kept in (3, 4, 5):
-                assert await store.load_turn("s-1", kept) is not None
-            assert await store.expire(NOW) == 0
-            assert await store.expire(future) == 1
 
         runner.run(go())
 
-    def test_use_token_is_single_use(
+    def test_consume_is_bound_to_the_turn_it_validated(
         self, store: Store, runner: asyncio.Runner
     ) -> None:
-        """A token id is spent once: True the first time, False ever after."""
+        """A turn with the same number but another creation time is not consumed."""
+        other = attrs.evolve(turn(1), created_at=NOW + timedelta(seconds=1))
 
         async def go() -> None:
-            assert await store.use_token("jti-1", NOW)
-            assert not await store.use_token("jti-1", NOW)
-            assert not await store.use_token("jti-1", None)
-            assert await store.use_token("jti-2", None)
+            await store.save_turn(turn(1))
+            assert not await store.consume(other, RESUME, None)
+            assert not await store.close_turn(other, RESUME, None, ())
+            assert not await store.is_consumed("s-1", 1)
+            assert await store.consume(turn(1), RESUME, None)
+
+        runner.run(go())
+
+    def test_close_turn_consumes_saves_and_completes_at_once(
+        self, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """close_turn wins once, writes the history, and leaves nothing claimed."""
+        closed = (Message.of_text(Role.USER, "hi"), Message.of_text(Role.MODEL, "ok"))
+
+        async def go() -> None:
+            await store.save_turn(turn(1))
+            assert await store.close_turn(turn(1), RESUME, "alice", closed)
+            assert not await store.close_turn(turn(1), RESUME, "alice", ())
+            assert not await store.consume(turn(1), RESUME, None)
+            assert await store.is_consumed("s-1", 1)
+            assert await store.load_history("s-1") == closed
+            assert list(await store.claimed("s-1")) == []
+
+        runner.run(go())
+
+    def test_spend_is_single_use(self, store: Store, runner: asyncio.Runner) -> None:
+        """A key is spent once: True the first time, False ever after."""
+
+        async def go() -> None:
+            assert await store.spend("k-1", NOW)
+            assert not await store.spend("k-1", NOW)
+            assert not await store.spend("k-1", None)
+            assert await store.spend("k-2", None)
             spent = await asyncio.gather(
-                *(store.use_token("jti-3", None) for _ in range(RACERS))
+                *(store.spend("k-3", None) for _ in range(RACERS))
             )
             assert sorted(spent) == [False] * (RACERS - 1) + [True]
 
         runner.run(go())
 
-    def test_expire_forgets_expired_token_ids(
+    def test_expire_forgets_only_marks_past_their_time(
         self, store: Store, runner: asyncio.Runner
     ) -> None:
-        """Expired tokens' ids are forgotten by expire; live ones stay spent."""
+        """Marks kept until a past moment go; later and endless ones stay spent."""
 
         async def go() -> None:
             later = NOW + timedelta(hours=1)
-            assert await store.use_token("old", NOW)
-            assert await store.use_token("live", later)
-            assert await store.use_token("forever", None)
-            await store.expire(NOW)
-            assert await store.use_token("old", NOW)
-            assert not await store.use_token("live", later)
-            assert not await store.use_token("forever", None)
+            assert await store.spend("old", NOW)
+            assert await store.spend("live", later)
+            assert await store.spend("forever", None)
+            assert await store.expire(NOW - timedelta(seconds=1)) == 0
+            assert await store.expire(NOW) == 1
+            assert await store.spend("old", NOW)
+            assert not await store.spend("live", later)
+            assert not await store.spend("forever", None)
+
+        runner.run(go())
+
+    def test_expire_keeps_turns(self, store: Store, runner: asyncio.Runner) -> None:
+        """Expiry forgets spent marks only; an expired turn stays, for its session."""
+
+        async def go() -> None:
+            await store.save_turn(turn(1, expires_at=NOW - timedelta(minutes=1)))
+            assert await store.expire(NOW) == 0
+            assert await store.load_turn("s-1") is not None
 
         runner.run(go())
 
@@ -281,14 +313,14 @@ class TestStore:
 
 class TestSqliteStore:
     def test_schema_is_versioned(self, tmp_path: Path) -> None:
-        """A new database is migrated to version 1, recorded once, also on reopen."""
+        """A new database migrates to version 2, each step recorded once."""
         path = tmp_path / "store.db"
         store = SqliteStore(path)
-        assert store.schema_version == 1
+        assert store.schema_version == 2
         asyncio.run(store.close())
         store = SqliteStore(path)
         rows = store._db.execute("SELECT version FROM schema_version").fetchall()
-        assert rows == [(1,)]
+        assert rows == [(1,), (2,)]
         asyncio.run(store.close())
 
     def test_keeps_turns_across_reopening(self, tmp_path: Path) -> None:
@@ -310,13 +342,33 @@ class TestSqliteStore:
         asyncio.run(save())
         assert asyncio.run(load()) == turn(1)
 
+    def test_a_private_in_memory_database(self, runner: asyncio.Runner) -> None:
+        """':memory:' gives a working store with nothing on disk."""
+        store = SqliteStore(":memory:")
+        runner.run(store.save_turn(turn(1)))
+        assert runner.run(store.load_turn("s-1")) == turn(1)
+        runner.run(store.close())
+
+    def test_commits_are_durable_unless_asked_otherwise(self, tmp_path: Path) -> None:
+        """SQLite syncs every commit by default; NORMAL only when asked; no other."""
+
+        def mode(store: SqliteStore) -> int:
+            (value,) = store._db.execute("PRAGMA synchronous").fetchone()
+            asyncio.run(store.close())
+            return int(value)
+
+        assert mode(SqliteStore(tmp_path / "a.db")) == 2  # FULL
+        assert mode(SqliteStore(tmp_path / "b.db", synchronous="NORMAL")) == 1
+        with pytest.raises(ValueError, match="expected 'FULL' or 'NORMAL'"):
+            SqliteStore(tmp_path / "c.db", synchronous="OFF")  # type: ignore[arg-type]
+
     def test_newer_schema_is_refused(self, tmp_path: Path) -> None:
         """A database from a newer version of the library is a RuntimeError."""
         path = tmp_path / "store.db"
         store = SqliteStore(path)
-        store._db.execute("INSERT INTO schema_version (version) VALUES (2)")
+        store._db.execute("INSERT INTO schema_version (version) VALUES (3)")
         asyncio.run(store.close())
-        with pytest.raises(RuntimeError, match="schema version 2 is newer than"):
+        with pytest.raises(RuntimeError, match="schema version 3 is newer than"):
             SqliteStore(path)
 
     def test_processes_race_with_one_winner(self, tmp_path: Path) -> None:
@@ -331,22 +383,22 @@ class TestSqliteStore:
 
 class TestPostgresStore:
     def test_schema_is_versioned(self, postgres_dsn: str, pg_schema: str) -> None:
-        """A new schema is migrated to version 1, recorded once, also on reopen."""
+        """A new schema is migrated to version 2, each recorded once, on reopen too."""
 
         async def go() -> int:
             async with PostgresStore(postgres_dsn, schema=pg_schema) as store:
-                assert await store.schema_version() == 1
+                assert await store.schema_version() == 2
             async with PostgresStore(postgres_dsn, schema=pg_schema) as store:
                 return await store.schema_version()
 
-        assert asyncio.run(go()) == 1
+        assert asyncio.run(go()) == 2
         with psycopg.connect(postgres_dsn) as conn:
             rows = conn.execute(
                 sql.SQL("SELECT version FROM {}.schema_version").format(
                     sql.Identifier(pg_schema)
                 )
             ).fetchall()
-        assert rows == [(1,)]
+        assert rows == [(1,), (2,)]
 
     def test_newer_schema_is_refused(self, postgres_dsn: str, pg_schema: str) -> None:
         """A schema from a newer version of the library is a RuntimeError."""
@@ -356,12 +408,12 @@ class TestPostgresStore:
                 pass
             with psycopg.connect(postgres_dsn, autocommit=True) as conn:
                 conn.execute(
-                    sql.SQL("INSERT INTO {}.schema_version VALUES (2)").format(
+                    sql.SQL("INSERT INTO {}.schema_version VALUES (3)").format(
                         sql.Identifier(pg_schema)
                     )
                 )
             store = PostgresStore(postgres_dsn, schema=pg_schema)
-            with pytest.raises(RuntimeError, match="schema version 2 is newer than"):
+            with pytest.raises(RuntimeError, match="schema version 3 is newer than"):
                 await store.open()
             await store.close()
 
@@ -410,7 +462,7 @@ class TestPostgresStore:
         """Used from a second event loop (as sync callers do), the store reconnects."""
         store = PostgresStore(postgres_dsn, schema=pg_schema)
         asyncio.run(store.save_turn(turn(1)))
-        assert asyncio.run(store.consume("s-1", 1, RESUME, None))
+        assert asyncio.run(store.consume(turn(1), RESUME, None))
         assert asyncio.run(store.is_consumed("s-1", 1))
         asyncio.run(store.close())
 
@@ -452,7 +504,7 @@ class TestPostgresStore:
             ) as store:
                 await store.save_turn(turn(1))
                 outcomes = await asyncio.gather(
-                    *(store.consume("s-1", 1, RESUME, None) for _ in range(RACERS))
+                    *(store.consume(turn(1), RESUME, None) for _ in range(RACERS))
                 )
                 assert store._size <= 2
                 return outcomes
@@ -561,7 +613,7 @@ class TestPostgresStore:
 
         async def consume_many() -> list[bool]:
             return await asyncio.gather(
-                *(store.consume("s-1", 1, RESUME, None) for _ in range(5))
+                *(store.consume(turn(1), RESUME, None) for _ in range(5))
             )
 
         with concurrent.futures.ThreadPoolExecutor(4) as pool:

@@ -4,12 +4,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeAlias, TypeVar, runtime_checkable
 
+from interruption._json import STORED_BYTES, STORED_DEPTH
 from interruption.parts import Message, ToolResponse
 from interruption.resume import InterruptedTurn, Resume
+from interruption.wire import loads
 
-__all__ = ["Store", "turn_expiry"]
+__all__ = ["Claimed", "Step", "Store", "read_stored", "turn_expiry"]
+
+T = TypeVar("T")
+
+Step: TypeAlias = Message | ToolResponse
+"""What a continuation records as it goes: a message it added to the
+history (the model's, or a batch's tool responses), or one tool result."""
+
+Claimed: TypeAlias = tuple[InterruptedTurn, Resume, tuple[Step, ...]]
+"""A spent turn whose continuation never completed: the turn, the answers
+kept when it was spent, and the steps recorded since, in order."""
 
 
 @runtime_checkable
@@ -17,13 +29,17 @@ class Store(Protocol):
     """Durable pending state for sessions.
 
     A session's *history* is its authoritative conversation. Each interrupted
-    turn is saved once and *consumed* at most once: `consume` is an atomic
-    compare-and-set, so of any number of concurrent resumes of one turn
-    exactly one wins. While the winner continues, every tool result it gets
-    is *recorded*, so that a crash loses nothing: `claimed` lists turns that
-    were consumed but never completed, with their resume and recorded
-    results, for `Session.recover` to finish without running a finished
-    tool again.
+    turn is saved once, under a turn id the session never used before, and
+    *consumed* at most once: `consume` is an atomic compare-and-set, so of
+    any number of concurrent resumes of one turn exactly one wins. While the
+    winner continues, every step it takes is *recorded*, so that a crash
+    loses nothing: `claimed` lists turns that were consumed but never
+    completed, with their kept resume and recorded steps, for
+    `Session.recover` to finish without running a finished tool again.
+
+    Turns are never deleted: their ids are never reused, and a turn that
+    expired unanswered is closed by its session (`close_turn`). Sealed
+    turns, which live in tokens instead, are spent with `spend`.
 
     All methods are coroutines; implementations: `MemoryStore`,
     `SqliteStore`, `PostgresStore`.
@@ -39,7 +55,8 @@ class Store(Protocol):
         """Keep an interrupted turn (and its history) as the session's open turn.
 
         Raises:
-            ValueError: if the session already has a turn with this id.
+            ValueError: if the session already has a turn with this id or a
+                later one: turn ids only grow.
         """
 
     async def load_turn(
@@ -48,35 +65,65 @@ class Store(Protocol):
         """Return a turn (the latest when *turn_id* is None), or None."""
 
     async def consume(
-        self, session: str, turn_id: int, resume: Resume, principal: str | None
+        self, turn: InterruptedTurn, resume: Resume, principal: str | None
     ) -> bool:
-        """Claim a turn for one resume; True for exactly one caller, ever.
+        """Claim *turn* for one resume; True for exactly one caller, ever.
 
-        False when the turn does not exist or was already consumed.
+        The claim is bound to the turn's identity (session, turn id and
+        creation time), not only its number. False when no such turn exists
+        or it was already consumed (or closed).
         """
 
-    async def record(self, session: str, turn_id: int, response: ToolResponse) -> None:
-        """Record a tool result obtained while continuing a consumed turn."""
+    async def close_turn(
+        self,
+        turn: InterruptedTurn,
+        resume: Resume,
+        principal: str | None,
+        history: Sequence[Message],
+    ) -> bool:
+        """Consume *turn*, save *history* and complete it, in one transaction.
+
+        For a turn that ends without a continuation (it expired, or was
+        cancelled): True for exactly one caller, as `consume`.
+        """
+
+    async def record(self, session: str, turn_id: int, step: Step) -> None:
+        """Append a step taken while continuing a consumed turn."""
 
     async def complete(self, session: str, turn_id: int) -> None:
         """Mark a consumed turn's continuation as finished."""
 
-    async def claimed(
-        self, session: str
-    ) -> Sequence[tuple[InterruptedTurn, Resume, tuple[ToolResponse, ...]]]:
+    async def claimed(self, session: str) -> Sequence[Claimed]:
         """Consumed turns whose continuation never completed (after a crash)."""
 
     async def is_consumed(self, session: str, turn_id: int) -> bool:
-        """Tell whether a turn was already consumed."""
+        """Tell whether a turn was already consumed (or closed)."""
+
+    async def spend(self, key: str, keep_until: datetime | None) -> bool:
+        """Spend *key* once: True the first time only.
+
+        The mark is kept at least until *keep_until* (forever when None), so
+        nothing that could still verify can spend it again.
+        """
 
     async def expire(self, now: datetime) -> int:
-        """Delete open turns that expired before *now*; return how many."""
+        """Forget spent marks whose *keep_until* passed before *now*.
 
-    async def use_token(self, jti: str, expires_at: datetime | None) -> bool:
-        """Spend a sealed token's id; True the first time only."""
+        Returns:
+            How many were forgotten.
+        """
 
     async def close(self) -> None:
         """Release connections."""
+
+
+def read_stored(text: str | bytes, cls: type[T]) -> T:
+    """Decode a record this library stored, within the limits it wrote to.
+
+    Raises:
+        DecodeError: if the stored text is damaged.
+    """
+    return loads(text, cls, max_bytes=STORED_BYTES, max_depth=STORED_DEPTH)
 
 
 def turn_expiry(turn: InterruptedTurn) -> datetime | None:

@@ -9,9 +9,9 @@ from typing import final
 
 import attrs
 
-from interruption.parts import Message, ToolResponse
+from interruption.parts import Message
 from interruption.resume import InterruptedTurn, Resume
-from interruption.store._base import turn_expiry
+from interruption.store._base import Claimed, Step
 
 __all__ = ["MemoryStore"]
 
@@ -22,7 +22,7 @@ class _Row:
     resume: Resume | None = None
     principal: str | None = None
     completed: bool = False
-    results: dict[str, ToolResponse] = attrs.Factory(dict)
+    steps: list[Step] = attrs.Factory(list)
 
 
 @final
@@ -37,7 +37,7 @@ class MemoryStore:
         self._lock = asyncio.Lock()
         self._history: dict[str, tuple[Message, ...]] = {}
         self._turns: dict[str, dict[int, _Row]] = {}
-        self._tokens: dict[str, datetime | None] = {}
+        self._spent: dict[str, datetime | None] = {}
 
     async def save_history(self, session: str, messages: Sequence[Message]) -> None:
         """Replace *session*'s history."""
@@ -51,11 +51,15 @@ class MemoryStore:
         """Keep *turn* and its history.
 
         Raises:
-            ValueError: if the session already has a turn with this id.
+            ValueError: if the session already has a turn with this id or a
+                later one.
         """
         turns = self._turns.setdefault(turn.session, {})
-        if turn.turn_id in turns:
-            msg = f"session {turn.session!r} already has turn {turn.turn_id}"
+        if turns and turn.turn_id <= max(turns):
+            msg = (
+                f"session {turn.session!r} already has turn {max(turns)}: "
+                f"expected a turn id above it, got {turn.turn_id}"
+            )
             raise ValueError(msg)
         turns[turn.turn_id] = _Row(turn)
         self._history[turn.session] = turn.messages
@@ -71,15 +75,41 @@ class MemoryStore:
         return row.turn if row is not None else None
 
     async def consume(
-        self, session: str, turn_id: int, resume: Resume, principal: str | None
+        self, turn: InterruptedTurn, resume: Resume, principal: str | None
     ) -> bool:
-        """Claim a turn for one resume; True for exactly one caller."""
+        """Claim *turn* for one resume; True for exactly one caller."""
         async with self._lock:
-            row = self._turns.get(session, {}).get(turn_id)
-            if row is None or row.resume is not None:
+            row = self._turns.get(turn.session, {}).get(turn.turn_id)
+            if (
+                row is None
+                or row.resume is not None
+                or row.turn.created_at != turn.created_at
+            ):
                 return False
             row.resume = resume
             row.principal = principal
+            return True
+
+    async def close_turn(
+        self,
+        turn: InterruptedTurn,
+        resume: Resume,
+        principal: str | None,
+        history: Sequence[Message],
+    ) -> bool:
+        """Consume *turn*, save *history* and complete it, at once."""
+        async with self._lock:
+            row = self._turns.get(turn.session, {}).get(turn.turn_id)
+            if (
+                row is None
+                or row.resume is not None
+                or row.turn.created_at != turn.created_at
+            ):
+                return False
+            row.resume = resume
+            row.principal = principal
+            row.completed = True
+            self._history[turn.session] = tuple(history)
             return True
 
     async def is_consumed(self, session: str, turn_id: int) -> bool:
@@ -87,52 +117,40 @@ class MemoryStore:
         row = self._turns.get(session, {}).get(turn_id)
         return row is not None and row.resume is not None
 
-    async def record(self, session: str, turn_id: int, response: ToolResponse) -> None:
-        """Record a tool result of a consumed turn's continuation."""
-        self._turns[session][turn_id].results[response.ref] = response
+    async def record(self, session: str, turn_id: int, step: Step) -> None:
+        """Append a step of a consumed turn's continuation."""
+        self._turns[session][turn_id].steps.append(step)
 
     async def complete(self, session: str, turn_id: int) -> None:
         """Mark a consumed turn's continuation as finished."""
         self._turns[session][turn_id].completed = True
 
-    async def claimed(
-        self, session: str
-    ) -> list[tuple[InterruptedTurn, Resume, tuple[ToolResponse, ...]]]:
-        """Consumed turns whose continuation never completed (results by ref)."""
+    async def claimed(self, session: str) -> list[Claimed]:
+        """Consumed turns whose continuation never completed, with their steps."""
         return [
-            (
-                row.turn,
-                row.resume,
-                tuple(row.results[ref] for ref in sorted(row.results)),
-            )
+            (row.turn, row.resume, tuple(row.steps))
             for _, row in sorted(self._turns.get(session, {}).items())
             if row.resume is not None and not row.completed
         ]
 
-    async def expire(self, now: datetime) -> int:
-        """Delete open turns that expired before *now*; return how many.
-
-        Spent token ids whose tokens expired go too: they no longer verify.
-        """
-        for jti, ends in list(self._tokens.items()):
-            if ends is not None and ends <= now:
-                del self._tokens[jti]
-        gone = 0
-        for turns in self._turns.values():
-            for turn_id, row in list(turns.items()):
-                moment = turn_expiry(row.turn)
-                if row.resume is None and moment is not None and moment <= now:
-                    del turns[turn_id]
-                    gone += 1
-        return gone
-
-    async def use_token(self, jti: str, expires_at: datetime | None) -> bool:
-        """Spend a sealed token's id; True the first time only."""
+    async def spend(self, key: str, keep_until: datetime | None) -> bool:
+        """Spend *key* once; True the first time only."""
         async with self._lock:
-            if jti in self._tokens:
+            if key in self._spent:
                 return False
-            self._tokens[jti] = expires_at
+            self._spent[key] = keep_until
             return True
+
+    async def expire(self, now: datetime) -> int:
+        """Forget spent marks kept until before *now*; return how many."""
+        gone = [
+            key
+            for key, until in self._spent.items()
+            if until is not None and until <= now
+        ]
+        for key in gone:
+            del self._spent[key]
+        return len(gone)
 
     async def close(self) -> None:
         """Nothing to release."""

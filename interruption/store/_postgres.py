@@ -33,12 +33,12 @@ from psycopg.rows import TupleRow
 
 from interruption.parts import Message, ToolResponse
 from interruption.resume import InterruptedTurn, Resume
-from interruption.store._base import turn_expiry
-from interruption.wire import dumps, loads
+from interruption.store._base import Claimed, Step, read_stored, turn_expiry
+from interruption.wire import dumps
 
 __all__ = ["PostgresStore"]
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 
 _MIGRATIONS: Final[dict[int, LiteralString]] = {
     1: """
@@ -71,14 +71,33 @@ _MIGRATIONS: Final[dict[int, LiteralString]] = {
     );
     CREATE INDEX turns_open ON turns (expires_at) WHERE consumed_at IS NULL;
     """,
+    2: """
+    ALTER TABLE turns ADD COLUMN created_at TIMESTAMPTZ;
+    CREATE TABLE steps (
+        session TEXT NOT NULL,
+        turn_id BIGINT NOT NULL,
+        seq BIGINT NOT NULL,
+        kind TEXT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (session, turn_id, seq)
+    );
+    INSERT INTO steps (session, turn_id, seq, kind, body)
+        SELECT session, turn_id,
+            row_number() OVER (PARTITION BY session, turn_id ORDER BY ref),
+            'result', body
+        FROM results;
+    DROP TABLE results;
+    CREATE TABLE spent (
+        key TEXT PRIMARY KEY,
+        keep_until TIMESTAMPTZ
+    );
+    DROP TABLE tokens;
+    """,
 }
 """Schema changes by version; a store migrates its schema on open."""
 
 _MIGRATION_LOCK: Final = "interruption.store"
 """Hashed into the advisory lock that serialises concurrent migrations."""
-
-_MAX_BYTES: Final = 2**31
-"""Bodies were encoded by this library: decode them without a size limit."""
 
 _Connection = AsyncConnection[TupleRow]
 
@@ -358,7 +377,7 @@ class PostgresStore:
             row = await cursor.fetchone()
         if row is None:
             return None
-        return loads(str(row[0]), tuple[Message, ...], max_bytes=_MAX_BYTES)
+        return read_stored(str(row[0]), tuple[Message, ...])
 
     async def save_turn(self, turn: InterruptedTurn) -> None:
         """Keep *turn* as its session's open turn, and its history.
@@ -367,19 +386,37 @@ class PostgresStore:
             turn: The interrupted turn.
 
         Raises:
-            ValueError: if the session already has a turn with this id.
+            ValueError: if the session already has a turn with this id or a
+                later one.
         """
+        saved = False
         try:
             async with self._connection() as conn, conn.transaction():
-                await conn.execute(
-                    "INSERT INTO turns (session, turn_id, body, expires_at) "
-                    "VALUES (%s, %s, %s, %s)",
-                    (turn.session, turn.turn_id, dumps(turn), _utc(turn_expiry(turn))),
+                cursor = await conn.execute(
+                    "INSERT INTO turns (session, turn_id, body, expires_at, "
+                    "created_at) SELECT %s, %s, %s, %s, %s WHERE NOT EXISTS "
+                    "(SELECT 1 FROM turns WHERE session = %s AND turn_id >= %s)",
+                    (
+                        turn.session,
+                        turn.turn_id,
+                        dumps(turn),
+                        _utc(turn_expiry(turn)),
+                        _utc(turn.created_at),
+                        turn.session,
+                        turn.turn_id,
+                    ),
                 )
-                await self._put_history(conn, turn.session, turn.messages)
+                saved = cursor.rowcount == 1
+                if saved:
+                    await self._put_history(conn, turn.session, turn.messages)
         except errors.UniqueViolation:
-            msg = f"session {turn.session!r} already has turn {turn.turn_id}"
-            raise ValueError(msg) from None
+            saved = False
+        if not saved:
+            msg = (
+                f"session {turn.session!r} already has turn {turn.turn_id} or a "
+                f"later one: expected a turn id above them, got {turn.turn_id}"
+            )
+            raise ValueError(msg)
 
     async def load_turn(
         self, session: str, turn_id: int | None = None
@@ -408,30 +445,73 @@ class PostgresStore:
             row = await cursor.fetchone()
         if row is None:
             return None
-        return loads(str(row[0]), InterruptedTurn, max_bytes=_MAX_BYTES)
+        return read_stored(str(row[0]), InterruptedTurn)
 
     async def consume(
-        self, session: str, turn_id: int, resume: Resume, principal: str | None
+        self, turn: InterruptedTurn, resume: Resume, principal: str | None
     ) -> bool:
-        """Claim a turn for one resume: True for exactly one caller, anywhere.
+        """Claim *turn* for one resume: True for exactly one caller, anywhere.
 
         Args:
-            session: The session id.
-            turn_id: The turn to claim.
+            turn: The turn to claim, as it was validated.
             resume: The resume that continues it, kept for recovery.
             principal: Who answered, or None.
 
         Returns:
             True for the one caller that claimed the turn; False when the turn
-            does not exist or was already consumed.
+            does not exist (as validated) or was already consumed.
         """
         async with self._connection() as conn:
-            cursor = await conn.execute(
-                "UPDATE turns SET consumed_at = now(), resume = %s, principal = %s "
-                "WHERE session = %s AND turn_id = %s AND consumed_at IS NULL",
-                (dumps(resume), principal, session, turn_id),
-            )
-            return cursor.rowcount == 1
+            return await self._claim(conn, turn, resume, principal, completed=False)
+
+    @staticmethod
+    async def _claim(
+        conn: _Connection,
+        turn: InterruptedTurn,
+        resume: Resume,
+        principal: str | None,
+        *,
+        completed: bool,
+    ) -> bool:
+        cursor = await conn.execute(
+            "UPDATE turns SET consumed_at = now(), resume = %s, principal = %s, "
+            "completed_at = CASE WHEN %s THEN now() END "
+            "WHERE session = %s AND turn_id = %s "
+            "AND (created_at = %s OR created_at IS NULL) AND consumed_at IS NULL",
+            (
+                dumps(resume),
+                principal,
+                completed,
+                turn.session,
+                turn.turn_id,
+                _utc(turn.created_at),
+            ),
+        )
+        return cursor.rowcount == 1
+
+    async def close_turn(
+        self,
+        turn: InterruptedTurn,
+        resume: Resume,
+        principal: str | None,
+        history: Sequence[Message],
+    ) -> bool:
+        """Consume *turn*, save *history* and complete it, in one transaction.
+
+        Args:
+            turn: The turn to close, as it was loaded.
+            resume: The answers that close it, kept for the record.
+            principal: Who closed it, or None.
+            history: The session's history, closed.
+
+        Returns:
+            True for the one caller that closed it, as `consume`.
+        """
+        async with self._connection() as conn, conn.transaction():
+            if not await self._claim(conn, turn, resume, principal, completed=True):
+                return False
+            await self._put_history(conn, turn.session, history)
+            return True
 
     async def is_consumed(self, session: str, turn_id: int) -> bool:
         """Tell whether a turn was consumed.
@@ -452,21 +532,21 @@ class PostgresStore:
             row = await cursor.fetchone()
         return row is not None and row[0] is True
 
-    async def record(self, session: str, turn_id: int, response: ToolResponse) -> None:
-        """Record a tool result obtained while continuing a consumed turn.
+    async def record(self, session: str, turn_id: int, step: Step) -> None:
+        """Append a step taken while continuing a consumed turn.
 
         Args:
             session: The session id.
             turn_id: The consumed turn.
-            response: The result; a later one for the same ``ref`` replaces it.
+            step: A message added to the history, or one tool result.
         """
+        kind = "message" if isinstance(step, Message) else "result"
         async with self._connection() as conn:
             await conn.execute(
-                "INSERT INTO results (session, turn_id, ref, body) "
-                "VALUES (%s, %s, %s, %s) "
-                "ON CONFLICT (session, turn_id, ref) "
-                "DO UPDATE SET body = excluded.body",
-                (session, turn_id, response.ref, dumps(response)),
+                "INSERT INTO steps (session, turn_id, seq, kind, body) "
+                "SELECT %s, %s, coalesce(max(seq), 0) + 1, %s, %s FROM steps "
+                "WHERE session = %s AND turn_id = %s",
+                (session, turn_id, kind, dumps(step), session, turn_id),
             )
 
     async def complete(self, session: str, turn_id: int) -> None:
@@ -483,24 +563,25 @@ class PostgresStore:
                 (session, turn_id),
             )
 
-    async def claimed(
-        self, session: str
-    ) -> list[tuple[InterruptedTurn, Resume, tuple[ToolResponse, ...]]]:
+    async def claimed(self, session: str) -> list[Claimed]:
         """List consumed turns whose continuation never completed.
 
         Args:
             session: The session id.
 
         Returns:
-            Each such turn with its resume and recorded results (by ``ref``),
-            oldest turn first.
+            Each such turn with its kept resume and recorded steps, in
+            order, oldest turn first.
         """
         async with self._connection() as conn:
             cursor = await conn.execute(
-                "SELECT t.body, t.resume, coalesce(array_agg(r.body "
-                'ORDER BY r.ref COLLATE "C") FILTER (WHERE r.ref IS NOT NULL), '
-                "'{}') FROM turns t LEFT JOIN results r "
-                "ON r.session = t.session AND r.turn_id = t.turn_id "
+                "SELECT t.body, t.resume, "
+                "coalesce(array_agg(s.kind ORDER BY s.seq) "
+                "FILTER (WHERE s.seq IS NOT NULL), '{}'), "
+                "coalesce(array_agg(s.body ORDER BY s.seq) "
+                "FILTER (WHERE s.seq IS NOT NULL), '{}') "
+                "FROM turns t LEFT JOIN steps s "
+                "ON s.session = t.session AND s.turn_id = t.turn_id "
                 "WHERE t.session = %s AND t.consumed_at IS NOT NULL "
                 "AND t.completed_at IS NULL "
                 "GROUP BY t.session, t.turn_id ORDER BY t.turn_id",
@@ -509,57 +590,51 @@ class PostgresStore:
             rows = await cursor.fetchall()
         return [
             (
-                loads(str(body), InterruptedTurn, max_bytes=_MAX_BYTES),
-                loads(str(resume), Resume, max_bytes=_MAX_BYTES),
+                read_stored(str(body), InterruptedTurn),
+                read_stored(str(resume), Resume),
                 tuple(
-                    loads(str(result), ToolResponse, max_bytes=_MAX_BYTES)
-                    for result in results
+                    read_stored(str(step), Message)
+                    if kind == "message"
+                    else read_stored(str(step), ToolResponse)
+                    for kind, step in zip(kinds, steps, strict=True)
                 ),
             )
-            for body, resume, results in rows
+            for body, resume, kinds, steps in rows
         ]
 
-    async def expire(self, now: datetime) -> int:
-        """Delete open turns that expired before *now*; return how many.
+    async def spend(self, key: str, keep_until: datetime | None) -> bool:
+        """Spend *key* once.
 
-        Spent token ids whose tokens expired go too: they no longer verify.
+        Args:
+            key: What is spent (a sealed turn's session and turn id).
+            keep_until: Keep the mark at least until then; None for ever.
+
+        Returns:
+            True the first time *key* is spent, False ever after.
+        """
+        async with self._connection() as conn:
+            cursor = await conn.execute(
+                "INSERT INTO spent (key, keep_until) VALUES (%s, %s) "
+                "ON CONFLICT (key) DO NOTHING",
+                (key, _utc(keep_until)),
+            )
+            return cursor.rowcount == 1
+
+    async def expire(self, now: datetime) -> int:
+        """Forget spent marks kept until before *now*.
 
         Args:
             now: The moment to compare with (a naive one is local time).
 
         Returns:
-            How many turns were deleted.
+            How many marks were forgotten.
         """
         async with self._connection() as conn:
             cursor = await conn.execute(
-                "DELETE FROM turns WHERE consumed_at IS NULL "
-                "AND expires_at IS NOT NULL AND expires_at <= %s",
+                "DELETE FROM spent WHERE keep_until IS NOT NULL AND keep_until <= %s",
                 (_utc(now),),
             )
-            gone = cursor.rowcount
-            await conn.execute(
-                "DELETE FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= %s",
-                (_utc(now),),
-            )
-            return gone
-
-    async def use_token(self, jti: str, expires_at: datetime | None) -> bool:
-        """Spend a sealed token's id.
-
-        Args:
-            jti: The token's id.
-            expires_at: When the token expires, kept for clean-up.
-
-        Returns:
-            True the first time *jti* is spent, False ever after.
-        """
-        async with self._connection() as conn:
-            cursor = await conn.execute(
-                "INSERT INTO tokens (jti, expires_at) VALUES (%s, %s) "
-                "ON CONFLICT (jti) DO NOTHING",
-                (jti, _utc(expires_at)),
-            )
-            return cursor.rowcount == 1
+            return cursor.rowcount
 
     async def close(self) -> None:
         """Close the store's connections; it cannot be used afterwards.

@@ -1,9 +1,13 @@
-"""`SqliteStore`: the embedded default (stdlib sqlite3, WAL).
+"""`SqliteStore`: the embedded default (stdlib sqlite3, WAL, durable commits).
 
 Safe across processes on one machine: consuming a turn is one
 ``UPDATE ... WHERE consumed_at IS NULL`` whose row count says who won.
+Commits are durable by default (``synchronous=FULL``): once `consume`
+returns, the consumed mark survives a power loss or an OS crash, so a turn
+whose approved call ran cannot become resumable again.
 Calls run on the caller's thread and hold the event loop for the length of
-one small transaction (well under a millisecond on a local disk).
+one small transaction (about a millisecond on a local disk, most of it the
+sync to disk).
 """
 
 from __future__ import annotations
@@ -14,16 +18,16 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Final, final
+from typing import Final, Literal, final
 
 from interruption.parts import Message, ToolResponse
 from interruption.resume import InterruptedTurn, Resume
-from interruption.store._base import turn_expiry
-from interruption.wire import dumps, loads
+from interruption.store._base import Claimed, Step, read_stored, turn_expiry
+from interruption.wire import dumps
 
 __all__ = ["SqliteStore"]
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 
 _MIGRATIONS: Final[dict[int, str]] = {
     1: """
@@ -56,6 +60,25 @@ _MIGRATIONS: Final[dict[int, str]] = {
     );
     CREATE INDEX turns_open ON turns (expires_at) WHERE consumed_at IS NULL;
     """,
+    2: """
+    ALTER TABLE turns ADD COLUMN created_at TEXT;
+    CREATE TABLE steps (
+        session TEXT NOT NULL,
+        turn_id INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (session, turn_id, seq)
+    );
+    INSERT INTO steps (session, turn_id, seq, kind, body)
+        SELECT session, turn_id, rowid, 'result', body FROM results;
+    DROP TABLE results;
+    CREATE TABLE spent (
+        key TEXT PRIMARY KEY,
+        keep_until TEXT
+    );
+    DROP TABLE tokens;
+    """,
 }
 """Schema changes by version; a store migrates itself on open."""
 
@@ -76,6 +99,12 @@ def _history_json(messages: Sequence[Message]) -> str:
     return dumps(tuple(messages))
 
 
+def _step(kind: str, body: str) -> Step:
+    if kind == "message":
+        return read_stored(body, Message)
+    return read_stored(body, ToolResponse)
+
+
 @final
 class SqliteStore:
     """A `Store` in one SQLite file.
@@ -84,16 +113,33 @@ class SqliteStore:
         path: The database file (created, with its schema, if missing);
             ``":memory:"`` for a private in-memory database.
         timeout: Seconds to wait for another process's write lock.
+        synchronous: ``"FULL"`` (the default) syncs every commit to disk, so
+            a consumed mark survives a power loss or an OS crash.
+            ``"NORMAL"`` is faster and an explicit opt-in: in WAL mode it
+            can lose the last commits on power loss (not on a process
+            crash), and a lost consumed mark makes its turn resumable again.
+
+    Raises:
+        ValueError: if *synchronous* is neither ``"FULL"`` nor ``"NORMAL"``.
     """
 
-    def __init__(self, path: str | Path, *, timeout: float = 30.0) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        timeout: float = 30.0,
+        synchronous: Literal["FULL", "NORMAL"] = "FULL",
+    ) -> None:
+        if synchronous not in {"FULL", "NORMAL"}:
+            msg = f"synchronous: expected 'FULL' or 'NORMAL', got {synchronous!r}"
+            raise ValueError(msg)
         self.path = str(path)
         self._lock = threading.Lock()
         self._db = sqlite3.connect(
             self.path, timeout=timeout, isolation_level=None, check_same_thread=False
         )
         self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(f"PRAGMA synchronous={synchronous}")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._migrate()
 
@@ -157,25 +203,37 @@ class SqliteStore:
             row = self._db.execute(
                 "SELECT history FROM sessions WHERE session = ?", (session,)
             ).fetchone()
-        return loads(row[0], tuple[Message, ...], max_bytes=2**31) if row else None
+        return read_stored(row[0], tuple[Message, ...]) if row else None
 
     async def save_turn(self, turn: InterruptedTurn) -> None:
         """Keep *turn* and its history.
 
         Raises:
-            ValueError: if the session already has a turn with this id.
+            ValueError: if the session already has a turn with this id or a
+                later one.
         """
-        try:
-            with self._write() as db:
-                db.execute(
-                    "INSERT INTO turns (session, turn_id, body, expires_at) VALUES (?, "
-                    "?, ?, ?)",
-                    (turn.session, turn.turn_id, dumps(turn), _iso(turn_expiry(turn))),
+        with self._write() as db:
+            (last,) = db.execute(
+                "SELECT max(turn_id) FROM turns WHERE session = ?", (turn.session,)
+            ).fetchone()
+            if last is not None and turn.turn_id <= last:
+                msg = (
+                    f"session {turn.session!r} already has turn {last}: "
+                    f"expected a turn id above it, got {turn.turn_id}"
                 )
-                self._put_history(db, turn.session, turn.messages)
-        except sqlite3.IntegrityError:
-            msg = f"session {turn.session!r} already has turn {turn.turn_id}"
-            raise ValueError(msg) from None
+                raise ValueError(msg)
+            db.execute(
+                "INSERT INTO turns (session, turn_id, body, expires_at, created_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (
+                    turn.session,
+                    turn.turn_id,
+                    dumps(turn),
+                    _iso(turn_expiry(turn)),
+                    _iso(turn.created_at),
+                ),
+            )
+            self._put_history(db, turn.session, turn.messages)
 
     async def load_turn(
         self, session: str, turn_id: int | None = None
@@ -193,19 +251,54 @@ class SqliteStore:
                     "SELECT body FROM turns WHERE session = ? AND turn_id = ?",
                     (session, turn_id),
                 ).fetchone()
-        return loads(row[0], InterruptedTurn, max_bytes=2**31) if row else None
+        return read_stored(row[0], InterruptedTurn) if row else None
 
     async def consume(
-        self, session: str, turn_id: int, resume: Resume, principal: str | None
+        self, turn: InterruptedTurn, resume: Resume, principal: str | None
     ) -> bool:
-        """Claim a turn for one resume; True for one caller, across processes."""
+        """Claim *turn* for one resume; True for one caller, across processes."""
         with self._write() as db:
-            cursor = db.execute(
-                "UPDATE turns SET consumed_at = ?, resume = ?, principal = ? "
-                "WHERE session = ? AND turn_id = ? AND consumed_at IS NULL",
-                (_now(), dumps(resume), principal, session, turn_id),
-            )
-            return cursor.rowcount == 1
+            return self._claim(db, turn, resume, principal, completed=False)
+
+    @staticmethod
+    def _claim(
+        db: sqlite3.Connection,
+        turn: InterruptedTurn,
+        resume: Resume,
+        principal: str | None,
+        *,
+        completed: bool,
+    ) -> bool:
+        now = _now()
+        cursor = db.execute(
+            "UPDATE turns SET consumed_at = ?, resume = ?, principal = ?, "
+            "completed_at = ? WHERE session = ? AND turn_id = ? "
+            "AND (created_at = ? OR created_at IS NULL) AND consumed_at IS NULL",
+            (
+                now,
+                dumps(resume),
+                principal,
+                now if completed else None,
+                turn.session,
+                turn.turn_id,
+                _iso(turn.created_at),
+            ),
+        )
+        return cursor.rowcount == 1
+
+    async def close_turn(
+        self,
+        turn: InterruptedTurn,
+        resume: Resume,
+        principal: str | None,
+        history: Sequence[Message],
+    ) -> bool:
+        """Consume *turn*, save *history* and complete it, in one transaction."""
+        with self._write() as db:
+            if not self._claim(db, turn, resume, principal, completed=True):
+                return False
+            self._put_history(db, turn.session, history)
+            return True
 
     async def is_consumed(self, session: str, turn_id: int) -> bool:
         """Tell whether a turn was consumed."""
@@ -217,13 +310,15 @@ class SqliteStore:
             ).fetchone()
         return bool(row and row[0])
 
-    async def record(self, session: str, turn_id: int, response: ToolResponse) -> None:
-        """Record a tool result of a consumed turn's continuation."""
+    async def record(self, session: str, turn_id: int, step: Step) -> None:
+        """Append a step of a consumed turn's continuation."""
+        kind = "message" if isinstance(step, Message) else "result"
         with self._write() as db:
             db.execute(
-                "INSERT OR REPLACE INTO results (session, turn_id, ref, body) VALUES "
-                "(?, ?, ?, ?)",
-                (session, turn_id, response.ref, dumps(response)),
+                "INSERT INTO steps (session, turn_id, seq, kind, body) VALUES "
+                "(?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM steps "
+                "WHERE session = ? AND turn_id = ?), ?, ?)",
+                (session, turn_id, session, turn_id, kind, dumps(step)),
             )
 
     async def complete(self, session: str, turn_id: int) -> None:
@@ -234,10 +329,8 @@ class SqliteStore:
                 (_now(), session, turn_id),
             )
 
-    async def claimed(
-        self, session: str
-    ) -> list[tuple[InterruptedTurn, Resume, tuple[ToolResponse, ...]]]:
-        """Consumed turns whose continuation never completed."""
+    async def claimed(self, session: str) -> list[Claimed]:
+        """Consumed turns whose continuation never completed, with their steps."""
         with self._lock:
             rows = self._db.execute(
                 "SELECT turn_id, body, resume FROM turns WHERE session = ? "
@@ -246,46 +339,38 @@ class SqliteStore:
             ).fetchall()
             found = []
             for turn_id, body, resume in rows:
-                results = self._db.execute(
-                    "SELECT body FROM results WHERE session = ? AND turn_id = ? ORDER "
-                    "BY ref",
+                steps = self._db.execute(
+                    "SELECT kind, body FROM steps WHERE session = ? AND turn_id = ? "
+                    "ORDER BY seq",
                     (session, turn_id),
                 ).fetchall()
-                found.append((body, resume, [result for (result,) in results]))
+                found.append((body, resume, steps))
         return [
             (
-                loads(body, InterruptedTurn, max_bytes=2**31),
-                loads(resume, Resume, max_bytes=2**31),
-                tuple(loads(result, ToolResponse) for result in results),
+                read_stored(body, InterruptedTurn),
+                read_stored(resume, Resume),
+                tuple(_step(kind, step) for kind, step in steps),
             )
-            for body, resume, results in found
+            for body, resume, steps in found
         ]
 
-    async def expire(self, now: datetime) -> int:
-        """Delete open turns that expired before *now*; return how many.
-
-        Spent token ids whose tokens expired go too: they no longer verify.
-        """
+    async def spend(self, key: str, keep_until: datetime | None) -> bool:
+        """Spend *key* once; True the first time only, across processes."""
         with self._write() as db:
             cursor = db.execute(
-                "DELETE FROM turns WHERE consumed_at IS NULL AND expires_at IS NOT "
-                "NULL AND expires_at <= ?",
-                (_iso(now),),
+                "INSERT OR IGNORE INTO spent (key, keep_until) VALUES (?, ?)",
+                (key, _iso(keep_until)),
             )
-            db.execute(
-                "DELETE FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= ?",
+            return cursor.rowcount == 1
+
+    async def expire(self, now: datetime) -> int:
+        """Forget spent marks kept until before *now*; return how many."""
+        with self._write() as db:
+            cursor = db.execute(
+                "DELETE FROM spent WHERE keep_until IS NOT NULL AND keep_until <= ?",
                 (_iso(now),),
             )
             return cursor.rowcount
-
-    async def use_token(self, jti: str, expires_at: datetime | None) -> bool:
-        """Spend a sealed token's id; True the first time only."""
-        with self._write() as db:
-            cursor = db.execute(
-                "INSERT OR IGNORE INTO tokens (jti, expires_at) VALUES (?, ?)",
-                (jti, _iso(expires_at)),
-            )
-            return cursor.rowcount == 1
 
     async def close(self) -> None:
         """Close the connection."""
