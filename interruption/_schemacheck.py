@@ -29,7 +29,6 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Final, TypeAlias
 
-import jsonschema.exceptions
 import jsonschema_rs
 from jsonschema_rs import ValidationErrorKind as Kind
 
@@ -55,11 +54,8 @@ _A_PATTERN: Final = (
 )
 
 
-class SchemaError(jsonschema.exceptions.SchemaError):
+class SchemaError(ValueError):
     """A schema this library will not run: invalid, unresolvable or too slow.
-
-    It derives from jsonschema's `SchemaError` only so that callers which
-    catch that class keep working; nothing else of jsonschema is used.
 
     Attributes:
         mismatches: Every problem found, with JSON paths into the schema.
@@ -68,7 +64,8 @@ class SchemaError(jsonschema.exceptions.SchemaError):
 
     def __init__(self, mismatches: Sequence[Mismatch]) -> None:
         self.mismatches = tuple(mismatches)
-        super().__init__("; ".join(str(mismatch) for mismatch in self.mismatches))
+        self.message = "; ".join(str(mismatch) for mismatch in self.mismatches)
+        super().__init__(self.message)
 
 
 def check_schema(schema: JSONSchema) -> None:

@@ -8,6 +8,7 @@
     └── InterruptionError                 base of every failure raised here
         ├── DecodeError (+ ValueError)    wire input is malformed
         ├── PayloadError (+ TypeError)    a payload is not JSON (raise site)
+        ├── PauseRefused (+ ValueError)   a tool raised a pause the loop refuses
         └── ResumeRejected (+ ValueError) a resume does not fit what is pending
 
 `Interrupted` derives from `BaseException`, like `asyncio.CancelledError`, so
@@ -125,6 +126,31 @@ class PayloadError(_MismatchError, TypeError):
         expected: What the first problem's spot should have held.
         got: What it held instead.
     """
+
+
+@final
+class PauseRefused(InterruptionError, ValueError):
+    """A tool raised a pause that the loop does not take from a tool.
+
+    It counts as the tool's failure: with ``on_tool_error="respond"`` the
+    model is told, with ``"raise"`` this is raised (its ``__cause__`` is the
+    refused `Interrupted`, whose traceback shows where the tool raised it).
+    A `ValueError`: the pause is an `Interrupted` of a valid kind, but not a
+    value the loop may take from this call.
+
+    Attributes:
+        name: The tool's name.
+        ref: The tool call's ref.
+        kind: The refused pause's kind.
+    """
+
+    def __init__(
+        self, name: str, ref: str, kind: InterruptionKind, message: str
+    ) -> None:
+        super().__init__(message)
+        self.name = name
+        self.ref = ref
+        self.kind = kind
 
 
 @final

@@ -85,7 +85,7 @@ from interruption.approval import (
 from interruption.errors import (
     DecodeError,
     Interrupted,
-    InterruptionError,
+    PauseRefused,
     PayloadError,
     Problem,
     ProblemCode,
@@ -260,32 +260,12 @@ class Finished:
 StreamEvent: TypeAlias = ModelMessage | ToolStarted | ToolFinished | Paused | Finished
 """What the streams yield; narrow it with ``match``."""
 
+Record: TypeAlias = Callable[[Message | ToolResponse], Awaitable[None]]
+"""Where a continuation writes each step as it takes it (a `Session`'s store):
+every message it adds to the history, and every tool result as it arrives."""
+
 
 @final
-class PauseRefused(InterruptionError, ValueError):
-    """A tool raised a pause that the loop does not take from a tool.
-
-    It counts as the tool's failure: with ``on_tool_error="respond"`` the
-    model is told, with ``"raise"`` this is raised (its ``__cause__`` is the
-    refused `Interrupted`, whose traceback shows where the tool raised it).
-    A `ValueError`: the pause is an `Interrupted` of a valid kind, but not a
-    value the loop may take from this call.
-
-    Attributes:
-        name: The tool's name.
-        ref: The tool call's ref.
-        kind: The refused pause's kind.
-    """
-
-    def __init__(
-        self, name: str, ref: str, kind: InterruptionKind, message: str
-    ) -> None:
-        super().__init__(message)
-        self.name = name
-        self.ref = ref
-        self.kind = kind
-
-
 class _Stage(enum.IntEnum):
     BEFORE = 0
     APPROVAL = 1
@@ -576,7 +556,7 @@ class _Runner:
             for task in tasks:
                 task.cancel()
 
-    async def drive(  # noqa: C901, PLR0913, PLR0917 - the loop's whole state
+    async def drive(  # noqa: C901, PLR0912, PLR0913, PLR0917 - the loop's whole state
         self,
         history: list[Message],
         turn_id: int,
@@ -585,6 +565,7 @@ class _Runner:
         approved: set[str],
         carried: Sequence[PendingInterrupt] = (),
         turns_left: int | None = None,
+        record: Record | None = None,
     ) -> AsyncIterator[StreamEvent]:
         turns_left = self.max_turns if turns_left is None else turns_left
         while True:
@@ -599,6 +580,8 @@ class _Runner:
                         if event.approved:
                             approved.add(event.request.ref or "")
                         continue
+                    if record is not None and isinstance(event, ToolFinished):
+                        await record(event.response)
                     yield event
                 requests = history[-1].tool_requests
                 if pauses:
@@ -633,12 +616,13 @@ class _Runner:
                         )
                     )
                     return
-                history.append(
-                    Message(
-                        Role.TOOL,
-                        tuple(responses[request.ref or ""] for request in requests),
-                    )
+                answered = Message(
+                    Role.TOOL,
+                    tuple(responses[request.ref or ""] for request in requests),
                 )
+                history.append(answered)
+                if record is not None:
+                    await record(answered)
                 responses = {}
                 approved = set()
             if turns_left <= 0:
@@ -657,6 +641,8 @@ class _Runner:
                 await self.model(ModelRequest(tuple(history), self.specs)), history
             )
             history.append(message)
+            if record is not None:
+                await record(message)
             yield ModelMessage(message)
             requests = message.tool_requests
             if not requests:
@@ -896,10 +882,18 @@ def _restarted(
             return _Job(request, stage, resumed, keep, restarted=True)
 
 
-async def _continue(  # noqa: C901 - one case per kind of answer
-    runner: _Runner, resolved: ResolvedResume
-) -> AsyncIterator[StreamEvent]:
-    """Carry out a validated resume; nothing runs unless every answer can be.
+@attrs.frozen
+class _Plan:
+    """Where a validated resume starts the loop: what `drive` takes."""
+
+    history: list[Message]
+    responses: dict[str, ToolResponse]
+    jobs: list[_Job]
+    approved: set[str]
+
+
+def _plan(resolved: ResolvedResume) -> _Plan:
+    """Turn a validated resume into the loop's starting state; pure.
 
     Raises:
         ResumeRejected: if an answer cannot be carried out, which validation
@@ -941,10 +935,83 @@ async def _continue(  # noqa: C901 - one case per kind of answer
     if problems:
         raise ResumeRejected(problems)
     history = [*turn.messages[:-1], _as_ran(turn.messages[-1], replaced)]
+    return _Plan(history, responses, jobs, approved)
+
+
+async def _continue(
+    runner: _Runner, resolved: ResolvedResume, record: Record | None = None
+) -> AsyncIterator[StreamEvent]:
+    """Carry out a validated resume; nothing runs unless every answer can be.
+
+    Raises:
+        ResumeRejected: as `_plan`.
+    """
+    plan = _plan(resolved)
     async for event in runner.drive(
-        history, turn.turn_id + 1, responses, jobs, approved, resolved.unanswered
+        plan.history,
+        resolved.turn.turn_id + 1,
+        plan.responses,
+        plan.jobs,
+        plan.approved,
+        resolved.unanswered,
+        record=record,
     ):
         yield event
+
+
+def _recovery(
+    runner: _Runner,
+    resolved: ResolvedResume,
+    steps: Sequence[Message | ToolResponse],
+    record: Record | None = None,
+) -> AsyncIterator[StreamEvent]:
+    """Continue where recorded *steps* of a continuation of *resolved* stopped.
+
+    Messages the continuation added are taken as they were recorded (the
+    model is not asked again for them); results recorded after the last one
+    are reused; only calls without a recorded result run.
+    """
+    plan = _plan(resolved)
+    turn_id = resolved.turn.turn_id + 1
+    last = max(
+        (index for index, step in enumerate(steps) if isinstance(step, Message)),
+        default=None,
+    )
+    if last is None:
+        done = {step.ref: step for step in steps if isinstance(step, ToolResponse)}
+        jobs = [job for job in plan.jobs if (job.request.ref or "") not in done]
+        return runner.drive(
+            plan.history,
+            turn_id,
+            {**plan.responses, **done},
+            jobs,
+            plan.approved,
+            resolved.unanswered,
+            record=record,
+        )
+    said = [step for step in steps[: last + 1] if isinstance(step, Message)]
+    history = [*plan.history, *said]
+    turns_left = runner.max_turns - sum(m.role is Role.MODEL for m in said)
+    done = {
+        step.ref: step for step in steps[last + 1 :] if isinstance(step, ToolResponse)
+    }
+    final = said[-1]
+    if final.role is Role.MODEL and not final.tool_requests:
+        return _finished(GenerateResult("stop", final, tuple(history)))
+    jobs = [
+        _Job(request, _Stage.BEFORE)
+        for request in final.tool_requests
+        if (request.ref or "") not in done
+    ]
+    if final.role is not Role.MODEL:
+        jobs, done = [], {}
+    return runner.drive(
+        history, turn_id, done, jobs, set(), (), turns_left=turns_left, record=record
+    )
+
+
+async def _finished(result: GenerateResult) -> AsyncIterator[StreamEvent]:
+    yield Finished(result)
 
 
 async def last_result(events: AsyncIterator[StreamEvent]) -> GenerateResult:

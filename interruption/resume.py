@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import TypeVar, final
+from typing import Final, TypeVar, final
 
 import attrs
 
@@ -25,7 +25,13 @@ from interruption.approval import (
     decision_to_json,
 )
 from interruption.errors import Problem, ProblemCode, ResumeRejected, json_value
-from interruption.kinds import NON_EMPTY, InterruptionKind, non_empty, tag_of
+from interruption.kinds import (
+    NON_EMPTY,
+    ApprovalPending,
+    InterruptionKind,
+    non_empty,
+    tag_of,
+)
 from interruption.parts import Message, ToolRequest, ToolResponse
 from interruption.wire import structure
 
@@ -179,6 +185,18 @@ class PendingInterrupt:
         return self.tool.name if self.tool is not None else tag_of(self.kind)
 
     @property
+    def allowed(self) -> Accepts:
+        """What this pause really accepts: by its kind first, then `accepts`.
+
+        A pause of the approval kind, whoever raised it, accepts only a
+        restart carrying an approval decision (a client-made result would
+        skip the approval), whatever its recorded `accepts` says.
+        """
+        if isinstance(self.kind, ApprovalPending):
+            return _APPROVAL
+        return self.accepts
+
+    @property
     def ref(self) -> str:
         """The ref an answer must carry: the tool call's, or the id."""
         if self.tool is not None and self.tool.ref is not None:
@@ -207,7 +225,7 @@ class PendingInterrupt:
                 (``answer_not_accepted``) or *output* does not fit
                 (``schema_violation``).
         """
-        schema = self.accepts.respond
+        schema = self.allowed.respond
         if schema is None:
             message = f"{self.id} does not accept a respond; it accepts a restart"
             raise _problem(ProblemCode.ANSWER_NOT_ACCEPTED, message, self)
@@ -230,14 +248,14 @@ class PendingInterrupt:
                 not fit (``schema_violation``), or the input may not change
                 (``input_modified``).
         """
-        schema = self.accepts.restart
+        schema = self.allowed.restart
         if schema is None:
             message = f"{self.id} does not accept a restart; it accepts a respond"
             raise _problem(ProblemCode.ANSWER_NOT_ACCEPTED, message, self)
         _check(resumed, schema, "resumed", self)
         if replace_input is not None:
             original = self.tool.input if self.tool is not None else None
-            allowed = self.accepts.replace_input
+            allowed = self.allowed.replace_input
             if allowed is None and not json_equal(replace_input, original):
                 message = f"{self.name} does not accept a replaced input"
                 raise _problem(ProblemCode.INPUT_MODIFIED, message, self)
@@ -262,10 +280,13 @@ class PendingInterrupt:
         return self._decide(Reject(reason))
 
     def _decide(self, decision: Approve | Reject) -> Restart:
-        if self.accepts.restart != DECISION_SCHEMA:
+        if not isinstance(self.kind, ApprovalPending):
             message = f"{self.id} is not awaiting an approval decision"
             raise _problem(ProblemCode.ANSWER_NOT_ACCEPTED, message, self)
         return self.restart(decision_to_json(decision))
+
+
+_APPROVAL: Final = Accepts(restart=DECISION_SCHEMA)
 
 
 def _check(

@@ -26,13 +26,13 @@ import attrs
 from interruption.approval import Approver
 from interruption.errors import Problem, ProblemCode, ResumeRejected
 from interruption.loop import (
-    Finished,
     GenerateResult,
     LoopOptions,
     Model,
     OnToolError,
-    ToolFinished,
-    continue_resolved,
+    _continue,
+    _recovery,
+    _runner,
     generate_stream,
     last_result,
     run_sync,
@@ -42,18 +42,19 @@ from interruption.resume import (
     InterruptedTurn,
     PendingInterrupt,
     Respond,
+    Restart,
     Resume,
 )
 from interruption.schedule import PauseSchedule
-from interruption.store._base import Store, turn_expiry
+from interruption.store._base import Step, Store, turn_expiry
 from interruption.tools import Tool
 from interruption.validation import (
+    Answer,
     Authorize,
     ResolvedResume,
     ResumePolicy,
     utc_now,
     validate_and_spend,
-    validate_resume,
 )
 
 __all__ = ["Authorize", "Session"]
@@ -63,9 +64,25 @@ def _rejected(code: ProblemCode, message: str) -> ResumeRejected:
     return ResumeRejected([Problem(code, message)])
 
 
-def _frozen(moment: datetime) -> Callable[[], datetime]:
-    """A clock stopped at *moment* (recovery answers as of the pause)."""
-    return lambda: moment
+def _as_resolved(turn: InterruptedTurn, kept: Resume) -> ResolvedResume:
+    """The resolved resume that *kept* stood for when *turn* was consumed.
+
+    Recovery is a plan, not a second check: the kept answers were validated
+    (expiry answers included) before the turn was spent.
+    """
+    given: list[Respond | Restart] = [*kept.respond, *kept.restart]
+    entries = {(entry.name, entry.ref): entry for entry in given}
+    answers = tuple(
+        Answer(pending, entries[pending.name, pending.ref])
+        for pending in turn.interrupts
+        if (pending.name, pending.ref) in entries
+    )
+    unanswered = tuple(
+        pending
+        for pending in turn.interrupts
+        if (pending.name, pending.ref) not in entries
+    )
+    return ResolvedResume(turn, answers, unanswered)
 
 
 @final
@@ -137,8 +154,6 @@ class Session:
 
     def _expired(self, turn: InterruptedTurn) -> bool:
         """Whether every interrupt of *turn* stopped accepting answers."""
-        if not turn.interrupts:
-            return False
         moment = turn_expiry(turn)
         return moment is not None and moment <= self.now()
 
@@ -306,19 +321,25 @@ class Session:
         )
         return await self._continue(resolved)
 
-    async def _continue(self, resolved: ResolvedResume) -> GenerateResult:
+    async def _continue(
+        self, resolved: ResolvedResume, steps: Sequence[Step] | None = None
+    ) -> GenerateResult:
+        """Continue a consumed turn, recording every step; then complete it.
+
+        With *steps* (recorded before a crash), continue where they stop.
+        """
         turn = resolved.turn
-        resumed_refs = {pending.ref for pending in turn.interrupts}
-        events = continue_resolved(self.model, resolved, **self._options())
-        result: GenerateResult | None = None
-        async for event in events:
-            if isinstance(event, ToolFinished) and event.response.ref in resumed_refs:
-                await self.store.record(self.id, turn.turn_id, event.response)
-            elif isinstance(event, Finished):
-                result = event.result
-        if result is None:  # pragma: no cover - the streams always finish
-            msg = "the dispatch ended without a result"
-            raise RuntimeError(msg)
+
+        async def record(step: Step) -> None:
+            await self.store.record(self.id, turn.turn_id, step)
+
+        runner = _runner(self.model, self.id, self._options())
+        events = (
+            _continue(runner, resolved, record)
+            if steps is None
+            else _recovery(runner, resolved, steps, record)
+        )
+        result = await last_result(events)
         if result.turn is not None:
             await self.store.save_turn(result.turn)
         else:
@@ -329,42 +350,25 @@ class Session:
     async def recover(self) -> GenerateResult | None:
         """Finish a continuation that a crash cut short; None if there is none.
 
-        Tools whose results were recorded are not run again. A continuation
-        whose outcome was saved before the crash is only marked complete,
-        and that outcome is returned. Call it when no other process is
-        continuing this session (at start-up, say): a continuation still
-        running looks the same as one that died.
+        Every step of a continuation is recorded as it is taken: each tool
+        result as it arrives and each message added to the history. Recovery
+        continues from the last recorded step: recorded messages are not
+        asked of the model again and tools whose results were recorded do
+        not run again. What may run twice is a tool call that was running
+        when the process died (its result was never recorded). A
+        continuation whose outcome was saved before the crash is only marked
+        complete, and that outcome is returned. Call it when no other
+        process is continuing this session (at start-up, say): a
+        continuation still running looks the same as one that died.
         """
         result = None
-        for turn, resume, steps in await self.store.claimed(self.id):
-            results = [step for step in steps if isinstance(step, ToolResponse)]
+        for turn, kept, steps in await self.store.claimed(self.id):
             saved = await self._saved_outcome(turn)
             if saved is not None:
                 await self.store.complete(self.id, turn.turn_id)
                 result = saved
                 continue
-            done = {response.ref: response for response in results}
-            remaining = tuple(p for p in turn.interrupts if p.ref not in done)
-            finished = tuple(
-                r for r in results if r.ref in {p.ref for p in turn.interrupts}
-            )
-            resumed = attrs.evolve(
-                turn,
-                interrupts=remaining,
-                completed=(*turn.completed, *finished),
-            )
-            trimmed = Resume(
-                respond=tuple(
-                    entry for entry in resume.respond if entry.ref not in done
-                ),
-                restart=tuple(
-                    entry for entry in resume.restart if entry.ref not in done
-                ),
-            )
-            policy = ResumePolicy(now=_frozen(turn.created_at), allow_partial=True)
-            result = await self._continue(
-                validate_resume(trimmed, resumed, policy=policy)
-            )
+            result = await self._continue(_as_resolved(turn, kept), steps)
         return result
 
     async def _saved_outcome(self, turn: InterruptedTurn) -> GenerateResult | None:

@@ -31,10 +31,9 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Generic, NoReturn, TypeVar, final
 
 import attrs
-import jsonschema.exceptions
 
 from interruption._json import JSON
-from interruption._schemacheck import JSONSchema, check_schema
+from interruption._schemacheck import JSONSchema, SchemaError, check_schema
 from interruption.errors import Interrupted, check_payload
 from interruption.kinds import Custom
 from interruption.resume import ExpiryAnswer
@@ -124,8 +123,11 @@ def _schema_of(
     schema = dict(check_payload(dict(spec)))  # type: ignore[arg-type]
     try:
         check_schema(schema)
-    except jsonschema.exceptions.SchemaError as error:
-        msg = f"tool {name!r}: its {what} schema is not a JSON Schema: {error.message}"
+    except SchemaError as error:
+        msg = (
+            f"tool {name!r}: its {what} schema is not a usable JSON Schema: "
+            f"{error.message}"
+        )
         raise TypeError(msg) from None
     return schema
 

@@ -246,7 +246,7 @@ class _Check:
             self.add(ProblemCode.SCHEMA_VIOLATION, message, index, answer, pending)
 
     def respond(self, entry: Respond, pending: PendingInterrupt, index: int) -> None:
-        schema = pending.accepts.respond
+        schema = pending.allowed.respond
         if schema is None:
             message = (
                 f"{pending.id} accepts no respond: a client-made result would "
@@ -259,7 +259,7 @@ class _Check:
         self.schema(entry.output, schema, "output", index, "respond", pending)
 
     def restart(self, entry: Restart, pending: PendingInterrupt, index: int) -> None:
-        schema = pending.accepts.restart
+        schema = pending.allowed.restart
         if schema is None:
             message = f"{pending.id} accepts no restart; respond with a result instead"
             self.add(
@@ -270,7 +270,7 @@ class _Check:
         if entry.input is None:
             return
         original = pending.tool.input if pending.tool is not None else None
-        replace = pending.accepts.replace_input
+        replace = pending.allowed.replace_input
         if replace is not None:
             self.schema(entry.input, replace, "input", index, "restart", pending)
         elif not json_equal(entry.input, original):

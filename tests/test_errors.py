@@ -430,6 +430,7 @@ class TestProblemCode:
             "consumed",
             "bad_token",
             "not_authorized",
+            "nothing_pending",
         ]
 
     def test_compares_to_its_string(self) -> None:

@@ -45,6 +45,7 @@ from interruption import (
     ToolRequest,
     ToolResponse,
     ToolStarted,
+    continue_resolved,
     define_interrupt,
     dumps,
     generate,
@@ -67,8 +68,10 @@ from interruption.approval import (
     decision_from_json,
     when,
 )
-from interruption.loop import PauseRefused
+from interruption.errors import PauseRefused
+from interruption.loop import last_result, run_sync
 from interruption.testing import ScriptedModel
+from interruption.validation import Answer, ResolvedResume
 
 from tests.strategies import json_values
 
@@ -1356,9 +1359,17 @@ class TestContinueDefends:
         )
         model, result = run([batch], tools)
         turn = _as_kind(result, ApprovalPending("call-1"))
-        answer = Resume(restart=[Restart("confirm", "call-1", {"text": "go"})])
+        entry = Restart("confirm", "call-1", {"text": "go"})
         with pytest.raises(ResumeRejected) as caught:
-            resume_turn_sync(model, turn, answer, tools=tools, now=clock)
+            resume_turn_sync(
+                model, turn, Resume(restart=[entry]), tools=tools, now=clock
+            )
+        assert caught.value.codes == (ProblemCode.SCHEMA_VIOLATION,)
+        # Past validation too (a resolved resume built by hand), the loop refuses.
+        (pending,) = turn.interrupts
+        forged = ResolvedResume(turn, (Answer(pending, entry),), ())
+        with pytest.raises(ResumeRejected) as caught:
+            run_sync(last_result(continue_resolved(model, forged, tools=tools)))
         assert caught.value.codes == (ProblemCode.SCHEMA_VIOLATION,)
         assert "awaits an approval decision" in str(caught.value)
         assert (calls["confirm"], calls["lookup"]) == (1, 1)

@@ -23,6 +23,7 @@ from interruption import (
     GenerateResult,
     InterruptedTurn,
     Message,
+    ModelRequest,
     PendingInterrupt,
     ProblemCode,
     Respond,
@@ -742,6 +743,153 @@ class TestCrashSafety:
 
 
 # --- replay ------------------------------------------------------------------
+
+
+class FollowUp:
+    """A model that looks a balance up after the question, then reports.
+
+    With *die_at* set, the model call of that number (counted from 1)
+    'kills the process' instead of answering.
+    """
+
+    def __init__(self, die_at: int | None = None) -> None:
+        self.calls = 0
+        self.die_at = die_at
+
+    async def __call__(self, request: ModelRequest) -> Message:
+        """Answer like `agent`, with a lookup once the question is answered."""
+        self.calls += 1
+        if self.calls == self.die_at:
+            raise Crash
+        last = request.messages[-1]
+        names = [response.name for response in last.tool_responses]
+        if names == ["ask_user"]:
+            return Message(Role.MODEL, (ToolRequest("lookup", input={}),))
+        return agent(request)
+
+
+class TestRecoveryOfEveryStep:
+    def test_a_tool_that_finished_later_in_the_continuation_does_not_run_again(
+        self, store: Store, log: RunLog, clock: Clock, runner: asyncio.Runner
+    ) -> None:
+        """A result recorded after a later model call is reused by recover()."""
+        tools = make_tools(log)
+        paused = runner.run(
+            Session(store, FollowUp(), tools, id=SESSION, now=clock).send("ask")
+        )
+        dying = Session(store, FollowUp(die_at=2), tools, id=SESSION, now=clock)
+        with pytest.raises(Crash):
+            runner.run(dying.resume(yes_to(paused.interrupts)))
+        assert log["lookup"] == 1
+        survivor = Session(store, FollowUp(), tools, id=SESSION, now=clock)
+        final = runner.run(survivor.recover())
+        assert final is not None
+        assert final.finish_reason == "stop"
+        assert log["lookup"] == 1
+        lookups = [
+            response
+            for message in final.messages
+            for response in message.tool_responses
+            if response.name == "lookup"
+        ]
+        assert [response.output for response in lookups] == [500]
+        assert runner.run(survivor.recover()) is None
+
+    @pytest.mark.parametrize(
+        ("dies_after", "model_calls", "lookups"),
+        [
+            pytest.param("the report", 0, 1, id="after the final message"),
+            pytest.param("the lookup's result", 1, 1, id="after a tool message"),
+        ],
+    )
+    def test_recovery_resumes_after_the_last_recorded_message(  # noqa: PLR0913, PLR0917 - fixtures
+        self,
+        store: Store,
+        log: RunLog,
+        clock: Clock,
+        runner: asyncio.Runner,
+        dies_after: str,
+        model_calls: int,
+        lookups: int,
+    ) -> None:
+        """A recorded final answer ends recovery; a recorded tool message asks next."""
+        tools = make_tools(log)
+        paused = runner.run(
+            Session(store, FollowUp(), tools, id=SESSION, now=clock).send("ask")
+        )
+
+        def fatal(step: Step) -> bool:
+            if not isinstance(step, Message):
+                return False
+            if dies_after == "the report":
+                return step.role is Role.MODEL and not step.tool_requests
+            names = [response.name for response in step.tool_responses]
+            return names == ["lookup"]
+
+        class Dies(Wrapped):
+            async def record(self, session: str, turn_id: int, step: Step) -> None:
+                await self.inner.record(session, turn_id, step)
+                if fatal(step):
+                    raise Crash
+
+        dying = Session(Dies(store), FollowUp(), tools, id=SESSION, now=clock)
+        with pytest.raises(Crash):
+            runner.run(dying.resume(yes_to(paused.interrupts)))
+        model = FollowUp()
+        survivor = Session(store, model, tools, id=SESSION, now=clock)
+        final = runner.run(survivor.recover())
+        assert final is not None
+        assert final.finish_reason == "stop"
+        assert final.message.text.startswith("done: ")
+        assert model.calls == model_calls
+        assert log["lookup"] == lookups
+        assert runner.run(survivor.recover()) is None
+
+    def test_an_expired_turn_closed_by_another_is_not_closed_twice(
+        self, store: Store, log: RunLog, clock: Clock, runner: asyncio.Runner
+    ) -> None:
+        """When another process closed the expired turn first, send says so."""
+        tools = make_tools(log)
+        session = Session(
+            store, FollowUp(), tools, id=SESSION, now=clock, ttl=timedelta(minutes=1)
+        )
+        runner.run(session.send("ask"))
+        clock.advance(timedelta(minutes=2))
+
+        class Late(Wrapped):
+            async def close_turn(self, *_args: Any) -> bool:
+                return False
+
+        late = Session(Late(store), FollowUp(), tools, id=SESSION, now=clock)
+        with pytest.raises(RuntimeError, match="answered or closed"):
+            runner.run(late.send("pay"))
+
+    def test_a_recorded_model_message_is_not_asked_again(
+        self, store: Store, log: RunLog, clock: Clock, runner: asyncio.Runner
+    ) -> None:
+        """A model message recorded before the crash is reused, not regenerated."""
+        tools = make_tools(log)
+        paused = runner.run(
+            Session(store, FollowUp(), tools, id=SESSION, now=clock).send("ask")
+        )
+
+        class DiesInLookup(Wrapped):
+            async def record(self, session: str, turn_id: int, step: Step) -> None:
+                await self.inner.record(session, turn_id, step)
+                if isinstance(step, Message) and step.tool_requests:
+                    raise Crash
+
+        dying = Session(DiesInLookup(store), FollowUp(), tools, id=SESSION, now=clock)
+        with pytest.raises(Crash):
+            runner.run(dying.resume(yes_to(paused.interrupts)))
+        assert log["lookup"] == 0
+        model = FollowUp()
+        survivor = Session(store, model, tools, id=SESSION, now=clock)
+        final = runner.run(survivor.recover())
+        assert final is not None
+        assert final.finish_reason == "stop"
+        assert model.calls == 1  # the report only: the lookup call was recorded
+        assert log["lookup"] == 1
 
 
 class TestReplay:

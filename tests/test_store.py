@@ -1,5 +1,6 @@
 import asyncio
 import concurrent.futures
+import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -7,6 +8,10 @@ import attrs
 import interruption.store
 import psycopg
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from interruption import JSON
+from interruption._json import MAX_DEPTH
 from interruption.kinds import Custom
 from interruption.parts import Message, Role, ToolRequest, ToolResponse
 from interruption.resume import (
@@ -24,6 +29,16 @@ from tests._race import RACERS, race_processes
 from tests.conftest import fresh_schema
 
 NOW = datetime(2026, 11, 21, 23, 0, tzinfo=UTC)
+
+
+def nested(depth: int) -> JSON:
+    """A JSON value of *depth* nested arrays."""
+    value: JSON = 0
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
 RESUME = Resume(respond=(Respond("ask_user", "call-1", "Yes"),))
 
 
@@ -298,6 +313,66 @@ class TestStore:
             await store.save_turn(turn(1, expires_at=NOW - timedelta(minutes=1)))
             assert await store.expire(NOW) == 0
             assert await store.load_turn("s-1") is not None
+
+        runner.run(go())
+
+    @settings(
+        max_examples=10,
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture],
+    )
+    @given(depth=st.integers(min_value=0, max_value=MAX_DEPTH))
+    def test_whatever_was_built_and_saved_reads_back(
+        self, store: Store, runner: asyncio.Runner, depth: int
+    ) -> None:
+        """Every JSON field at the deepest a record accepts survives the store."""
+        value = nested(depth)
+        session = f"deep-{depth}-{uuid.uuid4().hex}"
+        call = ToolRequest("ask_user", "call-1", value)
+        deep_turn = InterruptedTurn(
+            session=session,
+            turn_id=1,
+            messages=(Message(Role.MODEL, (call,)),),
+            interrupts=(
+                PendingInterrupt(
+                    id="call-1",
+                    kind=Custom(),
+                    payload=value,
+                    tool=call,
+                    accepts=Accepts(respond={}),
+                ),
+            ),
+            completed=(ToolResponse("lookup", "call-0", value),),
+            created_at=NOW,
+        )
+        resume = Resume(respond=(Respond("ask_user", "call-1", value),))
+        said = Message(Role.MODEL, (ToolRequest("lookup", "call-2", value),))
+        result = ToolResponse("lookup", "call-2", value)
+
+        async def go() -> None:
+            await store.save_turn(deep_turn)
+            assert await store.load_turn(session) == deep_turn
+            assert await store.load_history(session) == deep_turn.messages
+            assert await store.consume(deep_turn, resume, None)
+            await store.record(session, 1, said)
+            await store.record(session, 1, result)
+            assert list(await store.claimed(session)) == [
+                (deep_turn, resume, (said, result))
+            ]
+
+        runner.run(go())
+
+    def test_a_large_recorded_result_reads_back(
+        self, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """A result beyond the wire's 1 MiB default is recorded and claimed back."""
+        big = ToolResponse("lookup", "call-9", "x" * (2 * 1_048_576))
+
+        async def go() -> None:
+            await store.save_turn(turn(1))
+            assert await store.consume(turn(1), RESUME, None)
+            await store.record("s-1", 1, big)
+            assert list(await store.claimed("s-1")) == [(turn(1), RESUME, (big,))]
 
         runner.run(go())
 

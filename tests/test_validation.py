@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -35,6 +36,7 @@ from interruption import (
     generate_sync,
     resume_turn_sync,
     tool,
+    validate_and_spend,
     validate_resume,
 )
 from interruption.approval import DECISION_SCHEMA, await_human, by_tool
@@ -437,6 +439,111 @@ class TestValidateResume:
         with pytest.raises(ResumeRejected) as caught:
             pending.restart(replace_input={"x": 1})
         assert caught.value.codes == (ProblemCode.INPUT_MODIFIED,)
+
+
+class TestWhatEveryPathRefuses:
+    def test_a_turn_with_nothing_pending(self) -> None:
+        """A turn without interrupts is nothing_pending, whatever the resume."""
+        for resume in (Resume(), Resume(respond=[Respond("ask_user", "a", "x")])):
+            error = rejected(resume, turn_of())
+            assert error.codes == (ProblemCode.NOTHING_PENDING,)
+            assert "nothing to resume" in error.problems[0].message
+
+    def test_an_approval_takes_no_respond_whatever_its_record_says(self) -> None:
+        """An approval kind recorded as accepting a respond still refuses one."""
+        old = attrs.evolve(
+            approval("a"), accepts=Accepts(respond={}, restart={"type": "null"})
+        )
+        responded = Resume(respond=[Respond("transfer_money", "a", "ok")])
+        error = rejected(responded, turn_of(old))
+        assert error.codes == (ProblemCode.ANSWER_NOT_ACCEPTED,)
+        error = rejected(Resume(restart=[Restart("transfer_money", "a")]), turn_of(old))
+        assert error.codes == (ProblemCode.SCHEMA_VIOLATION,)
+        decided = Resume(restart=[Restart("transfer_money", "a", "approve")])
+        assert validate_resume(decided, turn_of(old), policy=STRICT).answers
+
+    @pytest.mark.parametrize(
+        "verdict", [False, None, "denied: not yours", 1, [True]], ids=repr
+    )
+    def test_only_true_from_the_authorizer_is_consent(self, verdict: object) -> None:
+        """Anything but True refuses, with one problem that names nothing."""
+        turn = turn_of(ask("a"), approval("b"))
+        policy = ResumePolicy(
+            now=lambda: NOW,
+            authorize=lambda _who, _pending: verdict,  # type: ignore[arg-type,return-value]
+            principal="eve",
+        )
+        junk = Resume(respond=[Respond("nope", "x", 1)])
+        for resume in (Resume(), junk):
+            error = rejected(resume, turn, policy=policy)
+            assert error.codes == (ProblemCode.NOT_AUTHORIZED,)
+            assert error.problems[0].interrupt_id is None
+            assert "'eve'" in error.problems[0].message
+
+    def test_an_authorizer_that_raises_refuses(self) -> None:
+        """A synchronous authorizer's exception is a refusal, chained as its cause."""
+
+        def broken(_who: str | None, _pending: PendingInterrupt) -> bool:
+            raise LookupError
+
+        policy = ResumePolicy(now=lambda: NOW, authorize=broken)
+        answer = Resume(respond=[Respond("ask_user", "a", "x")])
+        error = rejected(answer, turn_of(ask("a")), policy=policy)
+        assert error.codes == (ProblemCode.NOT_AUTHORIZED,)
+        assert isinstance(error.__cause__, LookupError)
+
+    def test_a_synchronous_check_refuses_an_async_authorizer(self) -> None:
+        """validate_resume cannot await, so an awaitable answer is a refusal."""
+
+        async def yes(_who: str | None, _pending: PendingInterrupt) -> bool:
+            return True
+
+        policy = ResumePolicy(now=lambda: NOW, authorize=yes)
+        error = rejected(
+            Resume(respond=[Respond("ask_user", "a", "x")]),
+            turn_of(ask("a")),
+            policy=policy,
+        )
+        assert error.codes == (ProblemCode.NOT_AUTHORIZED,)
+
+    def test_validate_and_spend_awaits_then_spends_once(self) -> None:
+        """The one sequence: authorize (awaited), validate, spend; each in order."""
+        turn = turn_of(ask("a"))
+        calls: list[str] = []
+
+        async def authorize(who: str | None, _pending: PendingInterrupt) -> bool:
+            calls.append(f"authorize {who}")
+            return who == "alice"
+
+        async def spend(kept: Resume) -> bool:
+            calls.append(f"spend {len(kept.respond)}")
+            return calls.count("spend 1") == 1
+
+        def policy(who: str) -> ResumePolicy:
+            return ResumePolicy(now=lambda: NOW, authorize=authorize, principal=who)
+
+        good = Resume(respond=[Respond("ask_user", "a", "x")])
+        bad = Resume(respond=[Respond("ask_user", "a", 1)])
+
+        def run(resume: Resume, who: str) -> tuple[ProblemCode, ...]:
+            try:
+                asyncio.run(validate_and_spend(resume, turn, spend, policy=policy(who)))
+            except ResumeRejected as error:
+                return error.codes
+            return ()
+
+        assert run(good, "eve") == (ProblemCode.NOT_AUTHORIZED,)
+        assert run(bad, "alice") == (ProblemCode.SCHEMA_VIOLATION,)
+        assert run(good, "alice") == ()
+        assert run(good, "alice") == (ProblemCode.CONSUMED,)
+        assert calls == [
+            "authorize eve",
+            "authorize alice",
+            "authorize alice",
+            "spend 1",
+            "authorize alice",
+            "spend 1",
+        ]
 
 
 class TestResumePolicy:
