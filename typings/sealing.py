@@ -5,7 +5,13 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import assert_type
 
-from interruption import InterruptedTurn
+from interruption import (
+    InterruptedTurn,
+    MemoryStore,
+    ResolvedResume,
+    Resume,
+    ResumePolicy,
+)
 from interruption.sealing import Opened, Sealer
 
 
@@ -24,3 +30,16 @@ def sealing(turn: InterruptedTurn) -> None:
     sealer.open(token, now="now")  # type: ignore[arg-type]
     Sealer({"k1": "text key"}, "k1")  # type: ignore[dict-item]
     Sealer({"k1": b"0" * 32}, "k1", algorithm="HS512")  # type: ignore[arg-type]
+
+
+async def redeeming(token: str, resume: Resume) -> None:
+    sealer = Sealer({"k1": b"0" * 32}, "k1")
+    store = MemoryStore()
+    assert_type(
+        await sealer.redeem(token, resume, store, session="s-1"), ResolvedResume
+    )
+    await sealer.redeem(
+        token, resume, store, session="s-1", policy=ResumePolicy(principal="alice")
+    )
+    await sealer.redeem(token, resume, store)  # type: ignore[call-arg]
+    await sealer.redeem(token, resume, "store", session="s-1")  # type: ignore[arg-type]

@@ -6,19 +6,25 @@ from typing import assert_type
 
 from interruption import (
     JSON,
+    Authorize,
     ExpiryAnswer,
     GenerateResult,
     InterruptedTurn,
     MemoryStore,
     Message,
+    PauseRefused,
     PendingInterrupt,
+    ResolvedResume,
     Resume,
     Session,
+    Spend,
     SqliteStore,
     Store,
     StreamEvent,
+    continue_resolved,
     generate_stream,
     generate_sync,
+    validate_and_spend,
 )
 from interruption.store import PostgresStore
 from interruption.testing import ScriptedModel
@@ -58,3 +64,39 @@ async def streams(model: ScriptedModel) -> None:
 
 def expiry() -> None:
     assert_type(ExpiryAnswer("No").output, JSON)
+
+
+async def allowed(principal: str | None, _pending: PendingInterrupt) -> bool:
+    return principal == "alice"
+
+
+def sync_allowed(principal: str | None, _pending: PendingInterrupt) -> bool:
+    return principal == "alice"
+
+
+async def authorizing(
+    store: Store, model: ScriptedModel, turn: InterruptedTurn
+) -> None:
+    Session(store, model, authorize=allowed)
+    Session(store, model, authorize=sync_allowed)
+    checks: Authorize = allowed
+    Session(store, model, authorize=lambda _who: True)  # type: ignore[arg-type,misc]
+
+    async def spend(kept: Resume) -> bool:
+        return await store.consume(turn, kept, None)
+
+    spender: Spend = spend
+    resolved = await validate_and_spend(Resume(), turn, spender)
+    assert_type(resolved, ResolvedResume)
+    assert_type(resolved.kept, Resume)
+    async for event in continue_resolved(model, resolved, max_turns=2):
+        assert_type(event, StreamEvent)
+    await validate_and_spend(Resume(), turn, store.consume)  # type: ignore[arg-type]
+    del checks
+
+
+def durable(error: PauseRefused) -> None:
+    SqliteStore(":memory:", synchronous="NORMAL")
+    SqliteStore(":memory:", synchronous="OFF")  # type: ignore[arg-type]
+    assert_type(error.ref, str)
+    assert isinstance(error, ValueError)
