@@ -388,6 +388,36 @@ class _Runner:
             else None,
         )
 
+    async def approval(
+        self, approver: Approver, request: ToolRequest
+    ) -> _Outcome | None:
+        """Ask *approver*; None lets the call run, else its pause or refusal.
+
+        Fails closed: an approver that raises (or answers no decision)
+        refuses the call, which does not run.
+        """
+        try:
+            decision = await decide(approver, request)
+        except Exception as error:
+            if self.on_tool_error == "raise":
+                raise
+            reason = (
+                f"the approver failed ({type(error).__name__}: {error}); "
+                "the call was not run"
+            )
+            return _Outcome(request, _rejected(request, Reject(reason)))
+        if isinstance(decision, AwaitExternal):
+            kind = ApprovalPending(request.ref or request.name)
+            return _Outcome(
+                request,
+                pause=self.pending(
+                    request, kind, _pause_payload(request), _DECISION_ONLY
+                ),
+            )
+        if isinstance(decision, Reject):
+            return _Outcome(request, _rejected(request, decision))
+        return None
+
     async def run(self, job: _Job) -> _Outcome:  # noqa: C901
         request = job.request
         tool = self.tools.get(request.name)
@@ -404,17 +434,9 @@ class _Runner:
                 pause=self.pending(request, kind, _pause_payload(request), accepts),
             )
         if stage <= _Stage.APPROVAL and self.approver is not None and not approved:
-            decision = await decide(self.approver, request)
-            if isinstance(decision, AwaitExternal):
-                kind_a = ApprovalPending(request.ref or request.name)
-                return _Outcome(
-                    request,
-                    pause=self.pending(
-                        request, kind_a, _pause_payload(request), _DECISION_ONLY
-                    ),
-                )
-            if isinstance(decision, Reject):
-                return _Outcome(request, _rejected(request, decision))
+            held = await self.approval(self.approver, request)
+            if held is not None:
+                return held
         bad_input = schema_mismatches(request.input, tool.input_schema, "$.input")
         if bad_input:
             text = "invalid input: " + "; ".join(map(str, bad_input))

@@ -338,6 +338,38 @@ class TestApproval:
         assert result.finish_reason == "stop"
         assert calls["transfer_money"] == 1
 
+    @pytest.mark.parametrize(
+        "broken",
+        [
+            pytest.param("raises", id="raises"),
+            pytest.param("yes", id="answers a string"),
+            pytest.param(True, id="answers True"),
+        ],
+    )
+    def test_a_broken_approver_fails_closed(
+        self, tools: list[Tool[Any, Any, Any]], calls: Calls, broken: object
+    ) -> None:
+        """An approver that raises or answers no decision refuses; nothing runs."""
+
+        def approver(_request: ToolRequest) -> Any:
+            if broken == "raises":
+                raise LookupError("the policy service is down")
+            return broken
+
+        big = ToolRequest("transfer_money", input={"to": "ACME", "amount": 125000})
+        model, result = run(
+            [model_says(big), model_says("Not paid.")], tools, approver=approver
+        )
+        assert result.finish_reason == "stop"
+        assert calls["transfer_money"] == 0
+        (output,) = outputs(last_tool_message(model)).values()
+        assert isinstance(output, dict)
+        assert output["status"] == "rejected"
+        assert "the approver failed" in str(output["reason"])
+        with pytest.raises((LookupError, TypeError)):
+            run([model_says(big)], tools, approver=approver, on_tool_error="raise")
+        assert calls["transfer_money"] == 0
+
     def test_respond_to_an_approval_is_refused_and_nothing_runs(
         self, tools: list[Tool[Any, Any, Any]], calls: Calls
     ) -> None:
@@ -1597,21 +1629,17 @@ class TestApprovalLaws:
 
 
 @st.composite
-def raised_trees(draw: st.DrawFn) -> BaseException:
+def raised_trees(draw: st.DrawFn, depth: int = 3) -> BaseException:
     """A pause, a failure, or a (nested) group of them, as a tool may raise."""
-    leaves = st.one_of(
-        st.integers(0, 99).map(_pause),
-        st.integers(0, 99).map(LookupError),
-    )
-    return draw(
-        st.recursive(
-            leaves,
-            lambda inner: st.lists(inner, min_size=1, max_size=3).map(
-                lambda children: BaseExceptionGroup("g", children)
-            ),
-            max_leaves=6,
+    if depth == 0 or draw(st.booleans()):
+        return draw(
+            st.one_of(
+                st.integers(0, 99).map(_pause),
+                st.integers(0, 99).map(LookupError),
+            )
         )
-    )
+    children = draw(st.lists(raised_trees(depth - 1), min_size=1, max_size=3))
+    return BaseExceptionGroup("g", children)
 
 
 class TestGroupLaws:
