@@ -1,0 +1,1 @@
+"""The conformance table: every adapter, and the core Session as reference."""
