@@ -32,7 +32,6 @@ pytest: $(STAMP)
 		-p no:cacheprovider -q $(WITHOUT_ORJSON_TESTS)
 
 bench: $(STAMP)
-	$(BIN)/python -m pip install --quiet --group bench
 	$(BIN)/python benchmarks/codec.py
 	$(BIN)/python benchmarks/validate.py
 	$(BIN)/python benchmarks/store.py

@@ -71,6 +71,7 @@ from interruption.validation import (
     ResolvedResume,
     ResumePolicy,
     Spend,
+    admit,
     validate_and_spend,
     validate_resume,
 )
@@ -140,6 +141,7 @@ __all__ = [
     "ToolResponse",
     "ToolSpec",
     "ToolStarted",
+    "admit",
     "canonical",
     "continue_resolved",
     "define_interrupt",

@@ -13,13 +13,14 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import Literal, TypeAlias, final
+from typing import TYPE_CHECKING, Literal, TypeAlias, final
 
 import attrs
 
 from interruption._json import json_equal
 from interruption._schemacheck import JSONSchema, conforms, schema_mismatches
 from interruption.errors import Problem, ProblemCode, ResumeRejected
+from interruption.parts import ToolResponse
 from interruption.resume import (
     InterruptedTurn,
     PendingInterrupt,
@@ -28,12 +29,18 @@ from interruption.resume import (
     Resume,
 )
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from interruption.store import Store
+
 __all__ = [
     "Answer",
     "Authorize",
     "ResolvedResume",
     "ResumePolicy",
     "Spend",
+    "admit",
     "authorize_turn",
     "utc_now",
     "validate_and_spend",
@@ -455,3 +462,55 @@ async def validate_and_spend(
     if not await spend(resolved.kept):
         raise consumed(turn)
     return resolved
+
+
+async def admit(  # noqa: PLR0913 - keyword-only options
+    resume: Resume,
+    interrupts: Sequence[PendingInterrupt],
+    store: Store,
+    *,
+    session: str,
+    key: str,
+    policy: ResumePolicy | None = None,
+    keep_until: datetime | None = None,
+    completed: Sequence[ToolResponse] = (),
+) -> ResolvedResume:
+    """`validate_and_spend` for a pause another framework keeps (adapters).
+
+    The framework's own state is authoritative (a checkpoint, a run state
+    kept server-side): *interrupts* are read from it, never from anything
+    the client sent back. The resume is authorized and validated against
+    them, and only then is *key* spent in *store*, once.
+
+    Args:
+        resume: What the client sent.
+        interrupts: What is really pending, from the framework's state.
+        store: Where spent pauses are marked.
+        session: The conversation (a thread id, a run id), for messages.
+        key: What identifies this pause for single use (e.g. the thread and
+            its checkpoint); spent once, ever.
+        policy: Partial resumes, the clock, authorization; strict by default.
+        keep_until: Keep the spent mark at least until then; None for ever.
+        completed: Results of calls that finished beside the pause.
+
+    Returns:
+        The validated answers, in the order of *interrupts*.
+
+    Raises:
+        ResumeRejected: as `validate_and_spend`; ``consumed`` when *key*
+            was spent already.
+    """
+    policy = policy or ResumePolicy()
+    turn = InterruptedTurn(
+        session=session,
+        turn_id=1,
+        messages=(),
+        interrupts=tuple(interrupts),
+        completed=tuple(completed),
+        created_at=policy.now(),
+    )
+
+    async def spend(_kept: Resume) -> bool:
+        return await store.spend(key, keep_until)
+
+    return await validate_and_spend(resume, turn, spend, policy=policy)

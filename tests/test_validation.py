@@ -17,6 +17,7 @@ from interruption import (
     ApprovalPending,
     Custom,
     InterruptedTurn,
+    MemoryStore,
     Message,
     PendingInterrupt,
     Phase,
@@ -32,6 +33,7 @@ from interruption import (
     ToolContext,
     ToolRequest,
     ToolResponse,
+    admit,
     define_interrupt,
     generate_sync,
     resume_turn_sync,
@@ -544,6 +546,32 @@ class TestWhatEveryPathRefuses:
             "authorize alice",
             "spend 1",
         ]
+
+
+class TestAdmit:
+    def test_a_pause_kept_elsewhere_is_validated_then_spent_once(self) -> None:
+        """Admit validates against the given pending state and spends its key once."""
+        store = MemoryStore()
+        pending = [ask("a")]
+
+        def run(resume: Resume) -> tuple[ProblemCode, ...]:
+            try:
+                resolved = asyncio.run(
+                    admit(resume, pending, store, session="thread-1", key="t1:c1")
+                )
+            except ResumeRejected as error:
+                return error.codes
+            assert resolved.answers[0].interrupt == pending[0]
+            return ()
+
+        assert run(Resume()) == (ProblemCode.MISSING,)
+        assert run(Resume(respond=[Respond("ask_user", "a", 7)])) == (
+            ProblemCode.SCHEMA_VIOLATION,
+        )
+        assert run(Resume(respond=[Respond("ask_user", "a", "x")])) == ()
+        assert run(Resume(respond=[Respond("ask_user", "a", "x")])) == (
+            ProblemCode.CONSUMED,
+        )
 
 
 class TestResumePolicy:
