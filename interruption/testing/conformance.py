@@ -33,6 +33,7 @@ __all__ = [
     "Harness",
     "Plan",
     "Scenario",
+    "plan_of",
 ]
 
 Plan: TypeAlias = Literal["transfer", "question"]
@@ -226,3 +227,16 @@ SCENARIOS: Final[tuple[Scenario, ...]] = (
     a_resume_after_a_restart_works,
 )
 """Every row, in order; run each against a fresh harness."""
+
+
+def plan_of(scenario: Scenario) -> Plan:
+    """The plan *scenario* pauses with, so a row can say what it supports.
+
+    A framework without a way to ask a question (only approvals) runs the
+    ``"transfer"`` rows and reports the others as not applicable.
+    """
+    question = {
+        an_answer_reaches_the_run,
+        an_answer_outside_its_schema_is_refused,
+    }
+    return "question" if scenario in question else "transfer"
