@@ -1,0 +1,68 @@
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from interruption import (
+    InterruptedTurn,
+    ResumeRejected,
+    dumps,
+    loads,
+    validate_resume,
+)
+from interruption.testing.strategies import (
+    _from_schema,
+    interrupteds,
+    kinds,
+    mutations,
+    turns,
+    valid_resumes,
+)
+
+from tests.strategies import ANY_KIND
+
+
+class TestStrategies:
+    @given(kinds())
+    def test_kinds_round_trip(self, kind: object) -> None:
+        """Every drawn kind survives the codec."""
+        assert loads(dumps(kind), ANY_KIND) == kind
+
+    @given(interrupteds())
+    def test_interrupteds_round_trip(self, paused: object) -> None:
+        """Every drawn pause survives the codec."""
+        assert loads(dumps(paused), type(paused)) == paused
+
+    @given(turns())
+    def test_turns_round_trip(self, turn: InterruptedTurn) -> None:
+        """Every drawn turn survives the codec."""
+        assert loads(dumps(turn), InterruptedTurn) == turn
+
+
+class TestTheLaws:
+    @given(st.data())
+    def test_every_valid_resume_is_accepted(self, data: st.DataObject) -> None:
+        """A resume drawn for a turn answers every interrupt and passes."""
+        turn = data.draw(turns())
+        resume = data.draw(valid_resumes(turn))
+        resolved = validate_resume(resume, turn)
+        assert len(resolved.answers) == len(turn.interrupts)
+
+    @given(st.data())
+    def test_every_mutation_is_rejected_with_its_codes(
+        self, data: st.DataObject
+    ) -> None:
+        """Each single mutation of a valid resume gets exactly its codes."""
+        turn = data.draw(turns())
+        resume = data.draw(valid_resumes(turn))
+        found = mutations(resume, turn)
+        assert found
+        for name, mutated, codes in found:
+            with pytest.raises(ResumeRejected) as caught:
+                validate_resume(mutated, turn)
+            assert set(caught.value.codes) == codes, name
+
+    def test_an_unknown_schema_asks_for_answers(self) -> None:
+        """A schema without a built-in strategy is a clear ValueError."""
+        with pytest.raises(ValueError, match="pass answers="):
+            _from_schema({"type": "string", "pattern": "^a+$"})
