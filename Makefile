@@ -35,6 +35,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/codec.py
 	$(BIN)/python benchmarks/validate.py
 	$(BIN)/python benchmarks/store.py
+	$(BIN)/python benchmarks/adapters.py
 
 schemas: $(STAMP)
 	$(BIN)/python -m interruption._schemas schemas
