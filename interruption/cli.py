@@ -19,6 +19,7 @@ from typing import Final, TextIO
 import attrs
 
 from interruption import _demo, _schemas
+from interruption._json import STORED_BYTES, STORED_DEPTH
 from interruption._schemacheck import SchemaError, check_schema
 from interruption.errors import DecodeError, ResumeRejected
 from interruption.resume import Accepts, InterruptedTurn, Resume
@@ -83,7 +84,10 @@ def _read(
     path: Path, cls: type[InterruptedTurn | Resume], err: TextIO
 ) -> InterruptedTurn | Resume | None:
     try:
-        return loads(path.read_bytes(), cls)
+        raw = path.read_bytes()
+        if cls is InterruptedTurn:  # a record the library wrote: its own limits
+            return loads(raw, cls, max_bytes=STORED_BYTES, max_depth=STORED_DEPTH)
+        return loads(raw, cls)
     except OSError as error:
         print(f"{path}: cannot read: {error.strerror or error}", file=err)
     except DecodeError as error:

@@ -13,12 +13,15 @@ from interruption import (
     JSON,
     Accepts,
     InterruptedTurn,
+    Message,
     Resume,
+    Role,
     _demo,
     dumps,
     generate_sync,
 )
 from interruption._demo import approver, make_tools, script
+from interruption._json import MAX_DEPTH
 from interruption._schemas import schema_names
 from interruption.cli import main
 from interruption.testing import ScriptedModel
@@ -85,6 +88,30 @@ class TestCheck:
         assert status == 0
         assert out.startswith("accepted: 1 answer(s)")
         assert '"output": "Yes"' in out
+
+    def test_a_turn_the_library_wrote_at_its_deepest_is_read(
+        self, turn: InterruptedTurn, tmp_path: Path
+    ) -> None:
+        """A turn whose tool input nests as deep as a record allows is checked."""
+        deep: JSON = 0
+        for _ in range(MAX_DEPTH):
+            deep = [deep]
+        (question,) = turn.interrupts
+        assert question.tool is not None
+        call = attrs.evolve(question.tool, input=deep)
+        asked = Message(Role.MODEL, (call,))
+        deepest = attrs.evolve(
+            turn,
+            messages=(*turn.messages[:-1], asked),
+            interrupts=(attrs.evolve(question, tool=call, payload=deep),),
+        )
+        turn_file = tmp_path / "deep.json"
+        turn_file.write_text(dumps(deepest))
+        good = tmp_path / "good.json"
+        good.write_text(dumps(Resume(respond=[question.respond("Yes")])))
+        status, out, err = run("check", str(turn_file), str(good))
+        assert (status, err) == (0, "")
+        assert out.startswith("accepted: 1 answer(s)")
 
     def test_rejected_resume_exits_1(self, files: tuple[Path, Path, Path]) -> None:
         """A rejected resume prints every problem with code and entry; exit 1."""
