@@ -74,21 +74,25 @@ class MemoryStore:
         row = turns.get(max(turns) if turn_id is None else turn_id)
         return row.turn if row is not None else None
 
+    def _claim(
+        self, turn: InterruptedTurn, resume: Resume, principal: str | None
+    ) -> _Row | None:
+        """Mark *turn* consumed if it is open and the same turn; else None."""
+        row = self._turns.get(turn.session, {}).get(turn.turn_id)
+        if row is None or row.resume is not None:
+            return None
+        if row.turn.created_at != turn.created_at:
+            return None
+        row.resume = resume
+        row.principal = principal
+        return row
+
     async def consume(
         self, turn: InterruptedTurn, resume: Resume, principal: str | None
     ) -> bool:
         """Claim *turn* for one resume; True for exactly one caller."""
         async with self._lock:
-            row = self._turns.get(turn.session, {}).get(turn.turn_id)
-            if (
-                row is None
-                or row.resume is not None
-                or row.turn.created_at != turn.created_at
-            ):
-                return False
-            row.resume = resume
-            row.principal = principal
-            return True
+            return self._claim(turn, resume, principal) is not None
 
     async def close_turn(
         self,
@@ -99,15 +103,9 @@ class MemoryStore:
     ) -> bool:
         """Consume *turn*, save *history* and complete it, at once."""
         async with self._lock:
-            row = self._turns.get(turn.session, {}).get(turn.turn_id)
-            if (
-                row is None
-                or row.resume is not None
-                or row.turn.created_at != turn.created_at
-            ):
+            row = self._claim(turn, resume, principal)
+            if row is None:
                 return False
-            row.resume = resume
-            row.principal = principal
             row.completed = True
             self._history[turn.session] = tuple(history)
             return True
