@@ -1,0 +1,485 @@
+"""The OpenAI Agents SDK adapter: tool approvals and questions, sealed.
+
+The SDK pauses a run when a tool that ``needs_approval`` is called: the
+`RunResult` lists ``interruptions`` (`ToolApprovalItem`), and the run goes
+on with ``state = result.to_state(); state.approve(item)`` (or
+``state.reject(item, rejection_message=...)``) and ``Runner.run(agent,
+state)``. That channel trusts whoever holds the state: ``RunState.to_json``
+is unauthenticated, an edited state runs edited arguments, and one approved
+state resumed twice runs its tool twice.
+
+This adapter puts the library's guarantees on that channel:
+
+* `pause` turns a paused result into `PendingInterrupt`s (an approval is
+  `ApprovalPending` with the call id, answered only by ``approve()`` /
+  ``reject(reason)``; a `question_tool` call is `Custom`, answered by
+  ``respond(answer)`` against its declared schema) and seals the serialized
+  run state with a `Sealer`: the client holds only the token.
+* `resume` opens the token (an edited, re-signed or foreign token is
+  ``bad_token``), rebuilds the run state from it, reads what is pending from
+  that state (never from the client), validates the client's `Resume`
+  against it and spends the pause once in a `Store` (`interruption.admit`),
+  and only then applies the decisions with ``state.approve`` /
+  ``state.reject`` and runs the agent on.
+
+Why sealed rather than stored: a `Sealer` keeps the server stateless, as the
+SDK's own ``to_state`` flow is, and a `Store` is needed anyway only for the
+small spent marks. The token is signed, not encrypted: its holder can read
+the run state (the conversation, tool arguments, a mapping context), so keep
+secrets out of the run context or pass ``context=`` to `resume`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import dataclasses
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeVar, final
+
+import attrs
+
+from interruption._json import JSON, MAX_DEPTH, STORED_BYTES
+from interruption._parse import parse
+from interruption._schemacheck import check_schema
+from interruption.approval import DECISION_SCHEMA, Approve, decision_from_json
+from interruption.errors import DecodeError, Problem, ProblemCode, ResumeRejected
+from interruption.kinds import ApprovalPending, Custom
+from interruption.parts import Message, Role, Text, ToolRequest
+from interruption.resume import (
+    Accepts,
+    InterruptedTurn,
+    PendingInterrupt,
+    Respond,
+    Resume,
+)
+from interruption.validation import ResumePolicy, admit, utc_now
+
+try:
+    from agents import (
+        Agent,
+        FunctionTool,
+        RunConfig,
+        Runner,
+        RunResult,
+        RunResultStreaming,
+        RunState,
+    )
+    from agents.items import ToolApprovalItem
+    from agents.run_context import RunContextWrapper
+    from agents.tool_context import ToolContext
+except ImportError as error:  # pragma: no cover - exercised in a subprocess
+    _MISSING = (
+        "interruption.adapters.openai_agents needs the [openai-agents] extra: "
+        "pip install 'interruption[openai-agents]'"
+    )
+    raise ImportError(_MISSING) from error
+
+if TYPE_CHECKING:
+    from interruption.sealing import Sealer
+    from interruption.store import Store
+
+__all__ = [
+    "PausedRun",
+    "QuestionTool",
+    "pause",
+    "pending",
+    "question_tool",
+    "resume",
+    "resume_sync",
+]
+
+TContext = TypeVar("TContext")
+
+_MARK: Final = "openai-agents run state"
+"""The first part of a sealed turn's one message: whose state follows."""
+
+_ANSWERS: contextvars.ContextVar[Mapping[str, JSON]] = contextvars.ContextVar(
+    "interruption_openai_agents_answers"
+)
+"""Validated answers to question calls, by call id, while `resume` runs."""
+
+
+def _reject(message: str) -> NoReturn:
+    raise ResumeRejected([Problem(ProblemCode.BAD_TOKEN, message)])
+
+
+@final
+@attrs.frozen
+class PausedRun:
+    """A paused run, sealed: what a stateless server hands its client.
+
+    Attributes:
+        token: The signed run state; the client sends it back with its
+            `Resume`, and nothing else of the run.
+        interrupts: What is pending, with the answers each accepts.
+        session: The conversation the run belongs to.
+    """
+
+    token: str
+    interrupts: tuple[PendingInterrupt, ...]
+    session: str
+
+
+async def _no_answer(context: ToolContext[Any], arguments: str) -> str:
+    del arguments
+    answers = _ANSWERS.get({})
+    if context.tool_call_id not in answers:
+        # Approved outside `resume`: there is no validated answer to give.
+        msg = f"no validated answer for question call {context.tool_call_id!r}"
+        raise LookupError(msg)
+    answer = answers[context.tool_call_id]
+    return answer if isinstance(answer, str) else json.dumps(answer)
+
+
+@dataclasses.dataclass
+class QuestionTool(FunctionTool):
+    """A tool that asks the user: it always pauses, and a client answers it.
+
+    Make one with `question_tool`. The SDK pauses its call like any
+    ``needs_approval`` tool; `pause` shows it as a `Custom` interrupt that
+    accepts ``respond(answer)`` against `answer_schema`, and `resume` lets
+    the call run only to return that validated answer to the model (a string
+    as it is, other JSON as its text).
+
+    Attributes:
+        answer_schema: The JSON Schema an answer must fit.
+    """
+
+    answer_schema: dict[str, JSON] = dataclasses.field(
+        default_factory=dict, kw_only=True
+    )
+
+
+def question_tool(
+    name: str,
+    description: str,
+    *,
+    input_schema: Mapping[str, JSON],
+    answer_schema: Mapping[str, JSON],
+) -> QuestionTool:
+    """Make a tool the model calls to ask the user something.
+
+    Args:
+        name: The tool's name, as the model sees it.
+        description: What it is for, as the model sees it.
+        input_schema: The JSON Schema of the model's arguments (an object).
+        answer_schema: The JSON Schema an answer must fit.
+
+    Returns:
+        A `QuestionTool` to put in an agent's ``tools``.
+
+    Raises:
+        ValueError: if either schema is not one this library runs
+            (a `SchemaError`).
+    """
+    check_schema(dict(input_schema))
+    check_schema(dict(answer_schema))
+    return QuestionTool(
+        name=name,
+        description=description,
+        params_json_schema=dict(input_schema),
+        on_invoke_tool=_no_answer,
+        strict_json_schema=False,
+        needs_approval=True,
+        answer_schema=dict(answer_schema),
+    )
+
+
+def _arguments(item: ToolApprovalItem) -> JSON:
+    """The call's arguments as JSON; the raw text when they are not JSON."""
+    text = item.arguments
+    if text is None:
+        return None
+    try:
+        return parse(text, max_bytes=STORED_BYTES, max_depth=MAX_DEPTH)
+    except DecodeError:
+        return text  # shown as the model wrote it, never as a guess
+
+
+def _question(item: ToolApprovalItem) -> QuestionTool | None:
+    agent = item.agent
+    for tool in getattr(agent, "tools", ()):
+        if isinstance(tool, QuestionTool) and tool.name == item.name:
+            return tool
+    return None
+
+
+def _interrupt(item: ToolApprovalItem) -> PendingInterrupt:
+    name, call_id = item.name, item.call_id
+    if not name or not call_id:
+        msg = (
+            "interruptions: expected a tool call with a name and a call id, "
+            f"got {item.raw_item!r}"
+        )
+        raise ValueError(msg)
+    request = ToolRequest(name, call_id, _arguments(item))
+    question = _question(item)
+    if question is not None:
+        return PendingInterrupt(
+            id=call_id,
+            kind=Custom(),
+            payload=request.input,
+            tool=request,
+            accepts=Accepts(respond=question.answer_schema),
+        )
+    return PendingInterrupt(
+        id=call_id,
+        kind=ApprovalPending(call_id),
+        payload={"tool": name, "input": request.input},
+        tool=request,
+        accepts=Accepts(restart=DECISION_SCHEMA),
+    )
+
+
+def _interrupts(items: Sequence[ToolApprovalItem]) -> tuple[PendingInterrupt, ...]:
+    interrupts = tuple(_interrupt(item) for item in items)
+    keys = [(each.name, each.ref) for each in interrupts]
+    if len(set(keys)) != len(keys):
+        msg = f"interruptions: expected distinct tool calls, got {keys}"
+        raise ValueError(msg)
+    return interrupts
+
+
+def pending(result: RunResult | RunResultStreaming) -> tuple[PendingInterrupt, ...]:
+    """What a paused run waits for, as the client sees it.
+
+    Args:
+        result: A run that stopped with ``interruptions``.
+
+    Returns:
+        One `PendingInterrupt` per interruption, in the SDK's order.
+
+    Raises:
+        ValueError: if an interruption has no tool name or call id, or two
+            share one.
+    """
+    return _interrupts(result.interruptions)
+
+
+def _serialized(state: RunState[Any, Any]) -> tuple[str, int]:
+    """The state's JSON text, and its turn (the SDK's count of model calls)."""
+    data = state.to_json()
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text, max(1, int(data["current_turn"]))
+
+
+def _key(session: str, state_text: str) -> str:
+    """The pause's identity: its conversation and the digest of its state."""
+    state = hashlib.sha256(state_text.encode()).hexdigest()
+    return json.dumps(["openai_agents", session, state])
+
+
+def pause(
+    result: RunResult | RunResultStreaming,
+    sealer: Sealer,
+    *,
+    session: str,
+    now: datetime | None = None,
+) -> PausedRun:
+    """Seal a paused run: a token for the client, and what is pending.
+
+    Args:
+        result: A run that stopped with ``interruptions``.
+        sealer: Signs the run state (its keys stay on the server).
+        session: The conversation; `resume` must name it again. A pause is
+            spent once per (session, run state), however often it is sealed.
+        now: The sealing time (default: the clock), timezone-aware.
+
+    Returns:
+        The token and the pending interrupts.
+
+    Raises:
+        ValueError: if the run did not pause, an interruption has no tool
+            name or call id, two share one, or the token would exceed the
+            sealer's size limit.
+        agents.exceptions.UserError: if the SDK cannot serialize the state.
+    """
+    if not result.interruptions:
+        msg = "result: expected a run paused with interruptions, got a finished one"
+        raise ValueError(msg)
+    interrupts = pending(result)
+    text, turn_id = _serialized(result.to_state())
+    turn = InterruptedTurn(
+        session=session,
+        turn_id=turn_id,
+        messages=(Message(Role.SYSTEM, (Text(_MARK), Text(text))),),
+        interrupts=interrupts,
+        completed=(),
+        created_at=now if now is not None else utc_now(),
+    )
+    return PausedRun(sealer.seal(turn, now=now), interrupts, session)
+
+
+def _sealed_state(turn: InterruptedTurn) -> str:
+    match turn.messages:
+        case (Message(role=Role.SYSTEM, parts=(Text(text=mark), Text(text=text))),):
+            if mark == _MARK:
+                return text
+    _reject("token: expected a sealed OpenAI Agents run, got another turn")
+
+
+async def _restore(
+    agent: Agent[Any],
+    text: str,
+    context: Mapping[str, object] | RunContextWrapper[Any] | None,
+) -> RunState[Any, Agent[Any]]:
+    try:
+        return await RunState.from_string(agent, text, context_override=context)
+    except Exception as error:  # noqa: BLE001 - any refusal of the SDK's is one answer
+        _reject(f"token: expected a run state this agent restores, got {error}")
+
+
+def _keep_until(expires_at: datetime | None, leeway: timedelta) -> datetime | None:
+    return expires_at + leeway if expires_at is not None else None
+
+
+async def resume(  # noqa: PLR0913 - keyword-only options
+    agent: Agent[TContext],
+    token: str,
+    answer: Resume,
+    sealer: Sealer,
+    store: Store,
+    *,
+    session: str,
+    policy: ResumePolicy | None = None,
+    context: Mapping[str, object] | RunContextWrapper[TContext] | None = None,
+    run_config: RunConfig | None = None,
+) -> RunResult:
+    """Answer a sealed pause through the SDK's own channel, once.
+
+    The token is opened and must carry a run of *session*; the run state is
+    restored from it and what is pending is read from that state. The
+    client's *answer* is authorized and validated against it, the pause is
+    spent in *store* (`interruption.admit`), and only then are the decisions
+    applied (``state.approve``, ``state.reject`` with the reason as the
+    message the model sees, a question call approved to return its answer)
+    and the agent run on.
+
+    Args:
+        agent: The run's starting agent, built as when it paused.
+        token: `PausedRun.token`, as the client sent it back.
+        answer: The client's answers.
+        sealer: The sealer that made the token.
+        store: Where spent pauses are marked (shared by every process).
+        session: The conversation the caller serves.
+        policy: Partial resumes, the clock, authorization; strict by default.
+        context: Replaces the run context kept in the token (the SDK's
+            ``context_override``), e.g. server objects rebuilt per request.
+        run_config: Passed to ``Runner.run``.
+
+    Returns:
+        The continued run; it may have paused again (`pause` it).
+
+    Raises:
+        ResumeRejected: ``bad_token`` or ``expired`` for a token that does
+            not verify, belongs to another session or does not restore with
+            *agent*; every problem of *answer*; ``consumed`` for a pause
+            already resumed. Nothing ran and nothing was spent then, except
+            for ``consumed``.
+    """
+    policy = policy or ResumePolicy()
+    opened = sealer.open_with_claims(token, now=policy.now())
+    turn = opened.turn
+    if turn.session != session:
+        _reject(
+            f"token: expected a run of session {session!r}, got one sealed for "
+            f"{turn.session!r}"
+        )
+    text = _sealed_state(turn)
+    state = await _restore(agent, text, context)
+    items = state.get_interruptions()
+    interrupts = _checked(items, turn)
+    resolved = await admit(
+        answer,
+        interrupts,
+        store,
+        session=session,
+        key=_key(session, text),
+        policy=policy,
+        keep_until=_keep_until(opened.expires_at, sealer.leeway),
+    )
+    by_call = {item.call_id: item for item in items}
+    answers: dict[str, JSON] = {}
+    for each in resolved.answers:
+        item = by_call[each.interrupt.ref]
+        match each.entry:
+            case Respond(output=output):
+                answers[each.interrupt.ref] = output
+                state.approve(item)
+            case entry:
+                decision = decision_from_json(entry.resumed)
+                if isinstance(decision, Approve):
+                    state.approve(item)
+                else:
+                    state.reject(item, rejection_message=decision.reason)
+    bound = _ANSWERS.set(answers)
+    try:
+        result: RunResult = await Runner.run(agent, state, run_config=run_config)
+    finally:
+        _ANSWERS.reset(bound)
+    return result
+
+
+def _checked(
+    items: Sequence[ToolApprovalItem], turn: InterruptedTurn
+) -> tuple[PendingInterrupt, ...]:
+    try:
+        interrupts = _interrupts(items)
+    except ValueError as error:
+        _reject(f"token: expected a run state with distinct tool calls, got {error}")
+    if interrupts != turn.interrupts:
+        _reject(
+            "token: expected the sealed interrupts to be the run state's, got others"
+        )
+    return interrupts
+
+
+def resume_sync(  # noqa: PLR0913 - keyword-only options
+    agent: Agent[TContext],
+    token: str,
+    answer: Resume,
+    sealer: Sealer,
+    store: Store,
+    *,
+    session: str,
+    policy: ResumePolicy | None = None,
+    context: Mapping[str, object] | RunContextWrapper[TContext] | None = None,
+    run_config: RunConfig | None = None,
+) -> RunResult:
+    """`resume`, for synchronous code (runs its own event loop).
+
+    Args:
+        agent: The run's starting agent, built as when it paused.
+        token: `PausedRun.token`, as the client sent it back.
+        answer: The client's answers.
+        sealer: The sealer that made the token.
+        store: Where spent pauses are marked.
+        session: The conversation the caller serves.
+        policy: Partial resumes, the clock, authorization.
+        context: Replaces the run context kept in the token.
+        run_config: Passed to ``Runner.run``.
+
+    Returns:
+        The continued run.
+
+    Raises:
+        ResumeRejected: as `resume`.
+        RuntimeError: if called while an event loop runs in this thread.
+    """
+    return asyncio.run(
+        resume(
+            agent,
+            token,
+            answer,
+            sealer,
+            store,
+            session=session,
+            policy=policy,
+            context=context,
+            run_config=run_config,
+        )
+    )
