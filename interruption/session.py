@@ -222,6 +222,12 @@ class Session:
                 continuation is unfinished (a crash: `recover` it first).
         """
         latest = await self.store.load_turn(self.id)
+        if latest is not None and await self.store.claimed(self.id):
+            msg = (
+                f"session {self.id!r} has an unfinished continuation: wait for it, "
+                "or call recover() if its process died"
+            )
+            raise RuntimeError(msg)
         if latest is not None and not await self.store.is_consumed(
             self.id, latest.turn_id
         ):
@@ -232,12 +238,6 @@ class Session:
                 )
                 raise RuntimeError(msg)
             await self._close_expired(latest)
-        if latest is not None and await self.store.claimed(self.id):
-            msg = (
-                f"session {self.id!r} has an unfinished continuation: wait for it, "
-                "or call recover() if its process died"
-            )
-            raise RuntimeError(msg)
         new = (
             [Message.of_text(Role.USER, messages)]
             if isinstance(messages, str)
