@@ -1,0 +1,512 @@
+"""pydantic-ai: deferred tool calls as typed pauses, resumed once, validated.
+
+pydantic-ai ends a run with `DeferredToolRequests` when a tool needs a
+human's approval (``requires_approval=True`` or ``ApprovalRequired``) or is
+deferred (``CallDeferred``); the next ``agent.run`` takes the message
+history and a `DeferredToolResults`. On its own that channel trusts its
+caller: a history replayed with the same approvals runs the tool again, a
+made-up result for an approval call skips both the approval and the tool,
+and arguments edited in the history are what runs.
+
+This adapter closes each of those:
+
+* `pause` keeps the paused run (its `Conversation`: messages and deferred
+  requests, serialized by pydantic-ai's own ``ConversationTypeAdapter``)
+  server-side in a `Keeper`, under a fresh id, and returns the
+  interrupts a client sees. The client sends back only that id
+  and a `Resume`, never history.
+* `resume` loads the kept run, validates the resume against the interrupts
+  derived from it and spends the id once in a `Store`
+  (`interruption.admit`), and only then builds `DeferredToolResults` (with
+  pydantic-ai's own `DeferredToolRequests.build_results`) from the validated
+  answers and runs the agent on the kept conversation.
+
+An approval call is ``ApprovalPending(tool_call_id)``, answered only by
+``pending.approve()`` / ``pending.reject(reason)``; a deferred call is
+``Custom()``, answered by ``pending.respond(result)`` against the schema the
+application declared for its tool (any JSON by default). Both carry the
+call as ``ToolRequest(tool_name, tool_call_id, args)`` and the payload
+``{"tool": tool_name, "args": args}``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sqlite3
+import threading
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Final, Protocol, TypeVar, cast, final, runtime_checkable
+
+import attrs
+import pydantic
+
+try:
+    from pydantic_ai import (
+        DeferredToolRequests,
+        DeferredToolResults,
+        ToolApproved,
+        ToolDenied,
+        ToolReturn,
+    )
+    from pydantic_ai.agent import AbstractAgent
+    from pydantic_ai.conversation import Conversation, ConversationTypeAdapter
+    from pydantic_ai.messages import ToolCallPart
+    from pydantic_ai.run import AgentRunResult
+except ImportError as error:  # pragma: no cover - exercised in a subprocess
+    _MISSING = (
+        "interruption.adapters.pydantic_ai needs the [pydantic-ai] extra: "
+        "pip install 'interruption[pydantic-ai]'"
+    )
+    raise ImportError(_MISSING) from error
+
+from interruption._json import JSON, Mismatch, canonical
+from interruption._schemacheck import JSONSchema, check_schema
+from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
+from interruption.errors import DecodeError, Problem, ProblemCode, ResumeRejected
+from interruption.kinds import ApprovalPending, Custom
+from interruption.loop import run_sync
+from interruption.parts import ToolRequest
+from interruption.resume import Accepts, PendingInterrupt, Restart, Resume
+from interruption.store._base import Store, read_stored
+from interruption.validation import ResolvedResume, ResumePolicy, admit
+
+__all__ = [
+    "Keeper",
+    "MemoryKeeper",
+    "PausedRun",
+    "SqliteKeeper",
+    "load_paused",
+    "pause",
+    "pause_sync",
+    "resume",
+    "resume_sync",
+    "spent_key",
+]
+
+DepsT = TypeVar("DepsT")
+OutputT = TypeVar("OutputT")
+
+ANY_JSON: Final[JSONSchema] = {}
+"""The answer schema of a deferred call whose tool declared none."""
+
+_SEPARATOR: Final = b"\n"
+
+
+@runtime_checkable
+class Keeper(Protocol):
+    """Where paused runs live, server-side: an insert-once map of records.
+
+    A record is opaque bytes the adapter writes (the answer schemas and the
+    pydantic-ai `Conversation`); a keeper stores and returns it unchanged.
+    Implementations: `MemoryKeeper`, `SqliteKeeper`; anything durable and
+    shared by the processes that resume (a database table, an object
+    store) fits.
+    """
+
+    async def keep(self, run_id: str, record: bytes) -> None:
+        """Store *record* under *run_id*, once.
+
+        Raises:
+            ValueError: if *run_id* is already kept.
+        """
+
+    async def load(self, run_id: str) -> bytes | None:
+        """Return the record kept under *run_id*, or None."""
+
+
+def _taken(run_id: str) -> ValueError:
+    return ValueError(f"paused run {run_id!r} is already kept; ids are never reused")
+
+
+@final
+class MemoryKeeper:
+    """A `Keeper` in one process's memory, for tests and demos."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, bytes] = {}
+
+    async def keep(self, run_id: str, record: bytes) -> None:
+        """Store *record* under *run_id*, once.
+
+        Raises:
+            ValueError: if *run_id* is already kept.
+        """
+        if run_id in self._records:
+            raise _taken(run_id)
+        self._records[run_id] = record
+
+    async def load(self, run_id: str) -> bytes | None:
+        """Return the record kept under *run_id*, or None."""
+        return self._records.get(run_id)
+
+
+@final
+class SqliteKeeper:
+    """A `Keeper` in one SQLite file, shared by the processes of one machine.
+
+    Commits are durable (WAL, ``synchronous=FULL``): once `pause` returned,
+    the paused run survives a crash. The file may be the one a
+    `SqliteStore` uses (the table is ``interruption_pydantic_ai_runs``).
+
+    Args:
+        path: The database file (created if missing), or ``":memory:"``.
+        timeout: Seconds to wait for another process's write lock.
+    """
+
+    def __init__(self, path: str | Path, *, timeout: float = 30.0) -> None:
+        self.path = str(path)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(
+            self.path, timeout=timeout, isolation_level=None, check_same_thread=False
+        )
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS interruption_pydantic_ai_runs "
+            "(run_id TEXT PRIMARY KEY, record BLOB NOT NULL)"
+        )
+
+    async def keep(self, run_id: str, record: bytes) -> None:
+        """Store *record* under *run_id*, once.
+
+        Raises:
+            ValueError: if *run_id* is already kept.
+        """
+        with self._lock:
+            try:
+                self._db.execute(
+                    "INSERT INTO interruption_pydantic_ai_runs (run_id, record) "
+                    "VALUES (?, ?)",
+                    (run_id, record),
+                )
+            except sqlite3.IntegrityError as error:
+                raise _taken(run_id) from error
+
+    async def load(self, run_id: str) -> bytes | None:
+        """Return the record kept under *run_id*, or None."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT record FROM interruption_pydantic_ai_runs WHERE run_id = ?",
+                (run_id,),
+            ).fetchone()
+        return bytes(row[0]) if row is not None else None
+
+    def close(self) -> None:
+        """Close the database connection."""
+        self._db.close()
+
+
+@final
+@attrs.frozen
+class PausedRun:
+    """A pydantic-ai run that paused, as the server hands it to a client.
+
+    Attributes:
+        id: The paused run's id: what the client sends back with its
+            `Resume`; spent once.
+        interrupts: One per deferred call, in pydantic-ai's order
+            (approvals, then deferred calls).
+    """
+
+    id: str
+    interrupts: tuple[PendingInterrupt, ...]
+
+
+@attrs.frozen
+class _Kept:
+    """A paused run as read back from its keeper: the authoritative state."""
+
+    conversation: Conversation
+    requests: DeferredToolRequests
+    interrupts: tuple[PendingInterrupt, ...]
+
+
+def spent_key(run_id: str) -> str:
+    """The key a `Store` spends when the paused run *run_id* is resumed.
+
+    Args:
+        run_id: A `PausedRun.id`.
+
+    Returns:
+        A key no other adapter or session uses.
+    """
+    return canonical(["pydantic_ai", run_id]).decode()
+
+
+def _answer_schemas(answers: Mapping[str, JSONSchema] | None) -> dict[str, JSONSchema]:
+    schemas = dict(answers or {})
+    for schema in schemas.values():
+        check_schema(schema)
+    return schemas
+
+
+def _call(part: ToolCallPart) -> tuple[ToolRequest, JSON]:
+    args = cast("JSON", part.args_as_dict())
+    request = ToolRequest(part.tool_name, part.tool_call_id, args)
+    return request, {"tool": part.tool_name, "args": args}
+
+
+def _interrupts(
+    requests: DeferredToolRequests, answers: Mapping[str, JSONSchema]
+) -> tuple[PendingInterrupt, ...]:
+    """What *requests* are waiting for, as a client sees it."""
+    interrupts: list[PendingInterrupt] = []
+    for part in requests.approvals:
+        request, payload = _call(part)
+        kind = ApprovalPending(part.tool_call_id)
+        accepts = Accepts(restart=DECISION_SCHEMA)
+        interrupts.append(
+            PendingInterrupt(part.tool_call_id, kind, payload, request, accepts)
+        )
+    for part in requests.calls:
+        request, payload = _call(part)
+        accepts = Accepts(respond=answers.get(part.tool_name, ANY_JSON))
+        interrupts.append(
+            PendingInterrupt(part.tool_call_id, Custom(), payload, request, accepts)
+        )
+    return tuple(interrupts)
+
+
+def _encode(answers: Mapping[str, JSONSchema], conversation: Conversation) -> bytes:
+    """One record: the answer schemas, a newline, the conversation (JSON)."""
+    return (
+        canonical(dict(answers))
+        + _SEPARATOR
+        + ConversationTypeAdapter.dump_json(conversation)
+    )
+
+
+def _damaged(run_id: str, expected: str, got: str) -> DecodeError:
+    return DecodeError([Mismatch(f"$[{run_id!r}]", expected, got)])
+
+
+def _decode(run_id: str, record: bytes) -> _Kept:
+    head, _, body = record.partition(_SEPARATOR)
+    answers = read_stored(head, dict[str, dict[str, JSON]])
+    try:
+        conversation = ConversationTypeAdapter.validate_json(body)
+    except pydantic.ValidationError as error:
+        expected = "a pydantic-ai Conversation"
+        raise _damaged(run_id, expected, f"{error.error_count()} errors") from error
+    requests = conversation.deferred_tool_requests
+    if requests is None:
+        expected = "a conversation paused on deferred tool calls"
+        raise _damaged(run_id, expected, "none pending")
+    return _Kept(conversation, requests, _interrupts(requests, answers))
+
+
+async def pause(
+    result: AgentRunResult[OutputT],
+    keeper: Keeper,
+    *,
+    answer_schemas: Mapping[str, JSONSchema] | None = None,
+) -> PausedRun | None:
+    """Keep a run that paused on deferred tool calls; say what is pending.
+
+    The run's `Conversation` (messages, deferred requests, usage) is kept in
+    *keeper* under a fresh id, as bytes: nothing the caller still holds can
+    change what a resume runs.
+
+    Args:
+        result: What ``agent.run`` returned; it paused when its output is a
+            `DeferredToolRequests` (the agent's ``output_type`` must allow
+            one).
+        keeper: Where the paused run is kept.
+        answer_schemas: The answer schema of each deferred (``CallDeferred``) tool,
+            by tool name; a tool without one takes any JSON. Kept with the
+            run, so a resume checks against what the client was shown.
+
+    Returns:
+        The paused run (its id and interrupts), or None if the run finished.
+
+    Raises:
+        ValueError: if a schema in *answer_schemas* cannot be run
+            (``SchemaError``).
+        TypeError: if a call's arguments are not JSON.
+    """
+    requests = result.output
+    if not isinstance(requests, DeferredToolRequests):
+        return None
+    schemas = _answer_schemas(answer_schemas)
+    conversation = dataclasses.replace(
+        result.conversation, deferred_tool_requests=requests
+    )
+    interrupts = _interrupts(requests, schemas)
+    run_id = uuid.uuid4().hex
+    await keeper.keep(run_id, _encode(schemas, conversation))
+    return PausedRun(run_id, interrupts)
+
+
+def pause_sync(
+    result: AgentRunResult[OutputT],
+    keeper: Keeper,
+    *,
+    answer_schemas: Mapping[str, JSONSchema] | None = None,
+) -> PausedRun | None:
+    """`pause` for callers without an event loop; same arguments.
+
+    Returns:
+        The paused run, or None if the run finished.
+
+    Raises:
+        ValueError: as `pause`.
+        RuntimeError: if called from inside a running event loop.
+    """
+    return run_sync(pause(result, keeper, answer_schemas=answer_schemas))
+
+
+def _unknown(run_id: object) -> ResumeRejected:
+    message = f"no paused pydantic-ai run has id {run_id!r}"
+    return ResumeRejected([Problem(ProblemCode.UNKNOWN_INTERRUPT, message)])
+
+
+async def _load(run_id: object, keeper: Keeper) -> _Kept:
+    if not isinstance(run_id, str) or not run_id:
+        raise _unknown(run_id)
+    record = await keeper.load(run_id)
+    if record is None:
+        raise _unknown(run_id)
+    return _decode(run_id, record)
+
+
+async def load_paused(run_id: str, keeper: Keeper) -> PausedRun:
+    """Read a paused run back from its keeper (in any process).
+
+    It lists what was paused; whether it was already resumed is known to
+    the `Store` only, and a resume of a spent run is ``consumed``.
+
+    Args:
+        run_id: A `PausedRun.id`.
+        keeper: Where it was kept.
+
+    Returns:
+        The paused run, with the interrupts derived from the kept state.
+
+    Raises:
+        ResumeRejected: ``unknown_interrupt`` if no run has this id.
+        DecodeError: if the kept record is damaged.
+    """
+    return PausedRun(run_id, (await _load(run_id, keeper)).interrupts)
+
+
+def _results(
+    requests: DeferredToolRequests, resolved: ResolvedResume
+) -> DeferredToolResults:
+    """Build pydantic-ai's results from validated answers only."""
+    approvals: dict[str, ToolApproved | ToolDenied] = {}
+    calls: dict[str, object] = {}
+    for answer in resolved.answers:
+        ref, entry = answer.interrupt.ref, answer.entry
+        if isinstance(entry, Restart):  # only approvals accept a restart
+            decision = decision_from_json(entry.resumed)
+            approvals[ref] = (
+                ToolDenied(decision.reason)
+                if isinstance(decision, Reject)
+                else ToolApproved()
+            )
+        else:
+            calls[ref] = ToolReturn(entry.output)
+    return requests.build_results(approvals=approvals, calls=calls)
+
+
+async def _resume(  # noqa: PLR0913 - the options of `resume`
+    agent: AbstractAgent[DepsT, OutputT],
+    run_id: str,
+    answer: Resume,
+    keeper: Keeper,
+    store: Store,
+    *,
+    deps: DepsT | None,
+    policy: ResumePolicy | None,
+) -> AgentRunResult[OutputT]:
+    if policy is not None and policy.allow_partial:
+        msg = (
+            "pydantic-ai needs a result for every deferred call: "
+            "allow_partial is not supported"
+        )
+        raise ValueError(msg)
+    kept = await _load(run_id, keeper)
+    resolved = await admit(
+        answer,
+        kept.interrupts,
+        store,
+        session=kept.conversation.conversation_id,
+        key=spent_key(run_id),
+        policy=policy,
+    )
+    results = _results(kept.requests, resolved)
+    return await agent.run(
+        conversation=kept.conversation,
+        deferred_tool_results=results,
+        deps=cast("DepsT", deps),
+    )
+
+
+async def resume(  # noqa: PLR0913 - keyword-only options
+    agent: AbstractAgent[DepsT, OutputT],
+    run_id: str,
+    resume: Resume,
+    keeper: Keeper,
+    store: Store,
+    *,
+    deps: DepsT | None = None,
+    policy: ResumePolicy | None = None,
+) -> AgentRunResult[OutputT]:
+    """Answer a paused run and continue it, at most once.
+
+    The kept run is loaded from *keeper*, *resume* is authorized and
+    validated against the interrupts derived from it, the run id is spent
+    in *store* (`interruption.admit`), and only then is the agent run on the
+    kept conversation with `DeferredToolResults` built from the validated
+    answers (through pydantic-ai's `DeferredToolRequests.build_results`). An
+    approval runs the call with the arguments it was paused with; a
+    rejection tells the model its reason (`ToolDenied`).
+
+    Args:
+        agent: The agent that paused (the same tools, in this process).
+        run_id: The `PausedRun.id` the client answers.
+        resume: The client's answers, one per interrupt.
+        keeper: Where the run was kept.
+        store: Where resumed runs are spent.
+        deps: The agent's dependencies for the continued run.
+        policy: The clock and who may answer; partial resumes are refused
+            (pydantic-ai needs a result for every deferred call).
+
+    Returns:
+        The agent's result; it may pause again (`pause` it).
+
+    Raises:
+        ResumeRejected: listing every problem; nothing was spent or run.
+            ``unknown_interrupt`` for an unknown run id, ``consumed`` when
+            the run was already resumed.
+        DecodeError: if the kept record is damaged.
+        ValueError: if *policy* allows partial resumes.
+    """
+    return await _resume(agent, run_id, resume, keeper, store, deps=deps, policy=policy)
+
+
+def resume_sync(  # noqa: PLR0913 - keyword-only options
+    agent: AbstractAgent[DepsT, OutputT],
+    run_id: str,
+    resume: Resume,
+    keeper: Keeper,
+    store: Store,
+    *,
+    deps: DepsT | None = None,
+    policy: ResumePolicy | None = None,
+) -> AgentRunResult[OutputT]:
+    """`resume` for callers without an event loop; same arguments.
+
+    Returns:
+        The agent's result; it may pause again.
+
+    Raises:
+        ResumeRejected: as `resume`.
+        ValueError: as `resume`.
+        RuntimeError: if called from inside a running event loop.
+    """
+    return run_sync(
+        _resume(agent, run_id, resume, keeper, store, deps=deps, policy=policy)
+    )
