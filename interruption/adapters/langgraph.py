@@ -1,0 +1,856 @@
+"""LangGraph: typed pauses inside nodes, and one validated resume channel.
+
+Inside a node, `ask` pauses with a typed question and `approve_call` holds a
+tool call for a human; both raise LangGraph's own ``interrupt()``, whose
+value carries the `PendingInterrupt` wire form (kind, payload, accepted
+answer schemas), and both hand the node the validated, typed answer on
+resume. `ToolApproval` gates the calls of a ``ToolNode``; `send_tool_calls`
+routes each call of a model message to its own task, so that each paused
+call has its own LangGraph interrupt and each decision reaches its own call.
+
+Outside the graph, `pending` reads a thread's pauses from the checkpointer
+(LangGraph's own interrupt ids, never computed here): adapter-made pauses as
+they were declared, plain ``interrupt(value)`` calls as `Custom` (any JSON
+answer), static breakpoints as `ScheduledPause`. `resume` validates a
+`Resume` against that authoritative state with `interruption.admit`, spends
+the pause once in a `Store`, and only then sends LangGraph the id-keyed map
+``Command(resume={id: value})`` (or ``invoke(None)`` for a breakpoint)::
+
+    for pending_interrupt in pending(graph, config):
+        ...  # show it; the client answers with pending_interrupt.respond(...)
+    resume(graph, config, Resume(respond=[...]), store)
+"""
+
+from __future__ import annotations
+
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Collection,
+    Iterator,
+    Mapping,
+    Sequence,
+)
+from typing import TYPE_CHECKING, Final, TypeVar, cast, final, overload
+
+import attrs
+
+from interruption._json import JSON, digest, is_json
+from interruption._schemacheck import SchemaError, check_schema, schema_mismatches
+from interruption.approval import (
+    DECISION_SCHEMA,
+    ApprovalDecision,
+    Reject,
+    decision_from_json,
+)
+from interruption.errors import (
+    Problem,
+    ProblemCode,
+    ResumeRejected,
+    check_payload,
+)
+from interruption.kinds import ApprovalPending, Custom, Phase, ScheduledPause
+from interruption.loop import run_sync
+from interruption.parts import ToolRequest
+from interruption.prompts import Confirm, Input
+from interruption.resume import Accepts, PendingInterrupt, Respond, Restart, Resume
+from interruption.validation import ResumePolicy, admit
+from interruption.wire import json_schema, structure, unstructure
+
+try:
+    from langchain_core.messages import AIMessage, AnyMessage, ToolCall, ToolMessage
+    from langgraph.constants import END
+    from langgraph.prebuilt import ToolNode
+    from langgraph.prebuilt.tool_node import ToolCallRequest, ToolCallWithContext
+    from langgraph.pregel import Pregel
+    from langgraph.types import (
+        Command,
+        GraphOutput,
+        Interrupt,
+        Send,
+        StateSnapshot,
+        StreamMode,
+        StreamPart,
+        interrupt,
+    )
+    from langgraph.typing import ContextT, InputT, OutputT, StateT
+except ImportError as error:  # pragma: no cover - tested in a subprocess
+    msg = (
+        "interruption.adapters.langgraph needs the [langgraph] extra: "
+        "pip install 'interruption[langgraph]'"
+    )
+    raise ImportError(msg) from error
+
+if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
+    from langchain_core.tools import BaseTool
+
+    from interruption.store import Store
+
+__all__ = [
+    "MARK",
+    "ToolApproval",
+    "apending",
+    "approve_call",
+    "aresume",
+    "aresume_stream",
+    "ask",
+    "pending",
+    "resume",
+    "resume_stream",
+    "send_tool_calls",
+]
+
+T = TypeVar("T")
+
+MARK: Final = "interruption"
+"""The key of an adapter-made pause's interrupt value, and of its answer.
+
+A pause is ``{"interruption": <PendingInterrupt wire form without its id>}``;
+the answer the adapter sends for it is ``{"interruption": {"for": <digest
+of that wire form>, "respond" | "restart": <the validated answer>}}``.
+"""
+
+HISTORY: Final = 32
+"""How many recent checkpoints a resume of a thread with nothing pending
+looks through to tell a replay (``consumed``) from ``nothing_pending``."""
+
+_BREAKPOINT: Final = Accepts(restart={"type": "null"})
+"""A static breakpoint accepts only a restart, with no data: continue."""
+
+_ANY: Final[dict[str, JSON]] = {}
+
+
+# --- inside nodes ------------------------------------------------------------
+
+
+def _wire(
+    kind: Custom | ApprovalPending,
+    payload: JSON,
+    tool: ToolRequest | None,
+    accepts: Accepts,
+) -> dict[str, JSON]:
+    shown = PendingInterrupt("-", kind, payload, tool, accepts)
+    wire = cast("dict[str, JSON]", unstructure(shown))
+    del wire["id"]
+    return wire
+
+
+def _refused(code: ProblemCode, message: str) -> ResumeRejected:
+    return ResumeRejected([Problem(code, message)])
+
+
+def _await_answer(wire: dict[str, JSON], answer: str, schema: JSON) -> JSON:
+    """Pause with *wire*; return the answer the adapter validated for it.
+
+    The node runs again on resume and asks again: LangGraph hands back the
+    value sent for this pause. Anything but the adapter's answer to this very
+    pause (a raw ``Command(resume=...)``, an answer to another pause, one
+    outside its schema) is refused here, so it never reaches the node.
+    """
+    raw = interrupt({MARK: wire})
+    body = raw.get(MARK) if isinstance(raw, dict) and len(raw) == 1 else None
+    if not isinstance(body, dict) or set(body) != {"for", answer}:
+        message = (
+            f"this pause takes a {answer} sent by interruption.adapters.langgraph"
+            f".resume, got {type(raw).__name__}: answer through the adapter"
+        )
+        raise _refused(ProblemCode.ANSWER_NOT_ACCEPTED, message)
+    if body["for"] != digest(wire):
+        message = "the answer was given to another pause than the one asking"
+        raise _refused(ProblemCode.UNKNOWN_INTERRUPT, message)
+    value = cast("JSON", body[answer])
+    found = schema_mismatches(value, cast("dict[str, JSON]", schema), f"$.{answer}")
+    if found:
+        message = "; ".join(str(mismatch) for mismatch in found)
+        raise _refused(ProblemCode.SCHEMA_VIOLATION, message)
+    return value
+
+
+def _schema(answer: type[object] | Mapping[str, JSON]) -> dict[str, JSON]:
+    if isinstance(answer, type):
+        return json_schema(answer)
+    schema = cast("dict[str, JSON]", check_payload(dict(answer)))
+    try:
+        check_schema(schema)
+    except SchemaError as error:
+        message = f"ask: the answer schema is not a usable JSON Schema: {error}"
+        raise TypeError(message) from None
+    return schema
+
+
+@overload
+def ask(prompt: Confirm | Input) -> str: ...
+
+
+@overload
+def ask(prompt: Confirm | Input | JSON, *, answer: type[T]) -> T: ...
+
+
+@overload
+def ask(prompt: Confirm | Input | JSON, *, answer: Mapping[str, JSON]) -> JSON: ...
+
+
+def ask(
+    prompt: Confirm | Input | JSON,
+    *,
+    answer: type[object] | Mapping[str, JSON] | None = None,
+) -> object:
+    """Pause the node with a question; return the human's validated answer.
+
+    The pause is a `Custom` kind whose payload is *prompt* and which accepts
+    a respond that fits the answer schema. LangGraph runs the node again on
+    resume, so the code before ``ask`` runs twice; *prompt* must be built
+    the same way both times (an answer is bound to the question it was given
+    to, and a changed question refuses it).
+
+    Args:
+        prompt: A `Confirm` or `Input` (their answer schema is the default),
+            or any JSON payload to show.
+        answer: What an answer must be: an attrs class (the answer is
+            structured into it) or a JSON Schema; required for a JSON prompt.
+
+    Returns:
+        The answer: a string for a prompt, an instance of an *answer* class,
+        or the JSON value for an *answer* schema.
+
+    Raises:
+        GraphInterrupt: the first time (LangGraph's pause).
+        TypeError: if no answer schema is known, or it is not usable.
+        PayloadError: if *prompt* is not JSON.
+        ResumeRejected: if the value LangGraph hands back did not come from
+            `resume` for this very question (a client that bypassed the
+            adapter); the node does not continue.
+        DecodeError: if the answer does not fit the *answer* class.
+    """
+    if isinstance(prompt, Confirm | Input):
+        payload = unstructure(prompt)
+        schema = prompt.answer_schema if answer is None else _schema(answer)
+    else:
+        if answer is None:
+            message = "ask: a JSON prompt needs answer=<an attrs class or a schema>"
+            raise TypeError(message)
+        payload = check_payload(prompt)
+        schema = _schema(answer)
+    wire = _wire(Custom(), payload, None, Accepts(respond=schema))
+    value = _await_answer(wire, "respond", schema)
+    if isinstance(answer, type):
+        return structure(value, answer)
+    return value
+
+
+def approve_call(call: ToolCall) -> ApprovalDecision:
+    """Hold a tool call for a human's decision; return it on resume.
+
+    The pause is ``ApprovalPending(<the call's id>)``, answered only by
+    ``pending.approve()`` or ``pending.reject(reason)`` (a client-made
+    result would skip the approval).
+
+    Args:
+        call: The model's tool call (its ``id`` is required).
+
+    Returns:
+        `Approve` or `Reject`.
+
+    Raises:
+        GraphInterrupt: the first time (LangGraph's pause).
+        ValueError: if the call has no id.
+        PayloadError: if its arguments are not JSON.
+        ResumeRejected: if the value LangGraph hands back is not the
+            adapter's decision for this very call (a bypass, or a decision
+            routed to another call).
+    """
+    ref = call.get("id")
+    if not ref:
+        message = f"approve_call: the call of {call['name']!r} has no id"
+        raise ValueError(message)
+    arguments = check_payload(call["args"])
+    tool = ToolRequest(call["name"], ref, arguments)
+    payload: JSON = {"tool": call["name"], "input": arguments}
+    wire = _wire(ApprovalPending(ref), payload, tool, Accepts(restart=DECISION_SCHEMA))
+    return decision_from_json(_await_answer(wire, "restart", DECISION_SCHEMA))
+
+
+ToolResult = ToolMessage | Command[str]
+"""What a ``ToolNode`` call produces."""
+
+
+def _rejection(call: ToolCall, decision: Reject) -> ToolMessage:
+    return ToolMessage(
+        content=decision.reason,
+        name=call["name"],
+        tool_call_id=call["id"],
+        status="error",
+    )
+
+
+@final
+class ToolApproval:
+    """Holds chosen calls of a ``ToolNode`` for a human (`approve_call`).
+
+    An approved call runs; a rejected one does not, and the model gets a
+    ``ToolMessage`` whose content is the reason. Route the model's calls
+    with `send_tool_calls` so that each call is its own task: then each
+    paused call is its own interrupt, and each decision reaches its own
+    call (a ``ToolNode`` running several paused calls in one task cannot
+    tell LangGraph which answer is whose).
+
+    Use it as ``ToolNode(tools, wrap_tool_call=gate, awrap_tool_call=
+    gate.acall)``, or build that node with `node`.
+    """
+
+    def __init__(self, needs: Callable[[ToolCall], bool] | Collection[str]) -> None:
+        """Gate the calls *needs* selects.
+
+        Args:
+            needs: Tool names to hold, or a predicate on the call.
+        """
+        if callable(needs):
+            self._needs = needs
+        else:
+            names = frozenset(needs)
+            self._needs = lambda call: call["name"] in names
+
+    def __call__(
+        self,
+        request: ToolCallRequest,
+        execute: Callable[[ToolCallRequest], ToolResult],
+    ) -> ToolResult:
+        """Run *request* if it needs no approval or a human approved it.
+
+        Args:
+            request: The call, as ``ToolNode`` hands it over.
+            execute: Runs the call.
+
+        Returns:
+            The call's result, or the rejection.
+
+        Raises:
+            GraphInterrupt: while the call awaits a decision.
+            ResumeRejected: as `approve_call`.
+        """
+        call = request.tool_call
+        if self._needs(call):
+            decision = approve_call(call)
+            if isinstance(decision, Reject):
+                return _rejection(call, decision)
+        return execute(request)
+
+    async def acall(
+        self,
+        request: ToolCallRequest,
+        execute: Callable[[ToolCallRequest], Awaitable[ToolResult]],
+    ) -> ToolResult:
+        """The asynchronous `__call__`, for ``awrap_tool_call``.
+
+        Args:
+            request: The call.
+            execute: Runs the call.
+
+        Returns:
+            The call's result, or the rejection.
+
+        Raises:
+            GraphInterrupt: while the call awaits a decision.
+            ResumeRejected: as `approve_call`.
+        """
+        call = request.tool_call
+        if self._needs(call):
+            decision = approve_call(call)
+            if isinstance(decision, Reject):
+                return _rejection(call, decision)
+        return await execute(request)
+
+    def node(
+        self, tools: Sequence[BaseTool | Callable[..., object]], *, name: str = "tools"
+    ) -> ToolNode:
+        """A ``ToolNode`` over *tools*, gated by this approval.
+
+        Args:
+            tools: The tools.
+            name: The node's name.
+
+        Returns:
+            The node.
+        """
+        return ToolNode(
+            tools, name=name, wrap_tool_call=self, awrap_tool_call=self.acall
+        )
+
+
+def send_tool_calls(
+    node: str = "tools", *, messages_key: str = "messages", otherwise: str = END
+) -> Callable[[Mapping[str, object]], list[Send] | str]:
+    """A conditional edge sending each call of the last message to *node*.
+
+    Each call becomes its own task (a ``Send`` of the call with the state),
+    so pauses of parallel calls are separate interrupts that LangGraph
+    resumes separately.
+
+    Args:
+        node: The ``ToolNode``'s name.
+        messages_key: The state key holding the messages.
+        otherwise: Where to go when the last message calls no tool.
+
+    Returns:
+        The routing function, for ``add_conditional_edges``.
+    """
+
+    def route(state: Mapping[str, object]) -> list[Send] | str:
+        messages = cast("Sequence[AnyMessage]", state[messages_key])
+        last = messages[-1] if messages else None
+        if not isinstance(last, AIMessage) or not last.tool_calls:
+            return otherwise
+        return [Send(node, _with_context(call, state)) for call in last.tool_calls]
+
+    return route
+
+
+def _with_context(call: ToolCall, state: Mapping[str, object]) -> ToolCallWithContext:
+    return cast(
+        "ToolCallWithContext",
+        {"__type": "tool_call_with_context", "tool_call": call, "state": state},
+    )
+
+
+# --- outside the graph: what is pending -------------------------------------
+
+
+@final
+@attrs.frozen
+class _Pause:
+    """What a thread waits for, read from its checkpoint.
+
+    Attributes:
+        thread: The thread id.
+        key: Spent once per pause: the thread, its checkpoint and what is
+            pending there (a partial resume leaves a new pending set).
+        interrupts: What the client sees.
+        sends: Per pending id, the wire form of an adapter-made pause (its
+            answer is wrapped), or None for a plain ``interrupt()``.
+        breakpoint: Whether it is a static breakpoint (``invoke(None)``).
+    """
+
+    thread: str
+    key: str
+    interrupts: tuple[PendingInterrupt, ...]
+    sends: Mapping[str, dict[str, JSON] | None]
+    breakpoint: bool
+
+
+def _of_interrupt(
+    found: Interrupt[object],
+) -> tuple[PendingInterrupt, dict[str, JSON] | None]:
+    value = found.value
+    if (
+        isinstance(value, dict)
+        and len(value) == 1
+        and isinstance(value.get(MARK), dict)
+    ):
+        wire = cast("dict[str, JSON]", value[MARK])
+        return structure({**wire, "id": found.id}, PendingInterrupt), wire
+    payload = cast("JSON", value) if is_json(value) else None
+    return PendingInterrupt(
+        found.id, Custom(), payload, None, Accepts(respond=_ANY)
+    ), None
+
+
+def _breakpoints(nodes: object, names: Sequence[str]) -> list[str]:
+    if nodes == "*":
+        return list(names)
+    chosen = set(cast("Sequence[str]", nodes))
+    return [name for name in names if name in chosen]
+
+
+def _scheduled(
+    graph: Pregel[StateT, ContextT, InputT, OutputT],
+    snapshot: StateSnapshot,
+    parent: StateSnapshot | None,
+) -> tuple[PendingInterrupt, ...]:
+    if not snapshot.next or any(task.error is not None for task in snapshot.tasks):
+        return ()
+    tasks = [task for task in snapshot.tasks if task.name in snapshot.next]
+    before = set(_breakpoints(graph.interrupt_before_nodes, snapshot.next))
+    if before:
+        return tuple(
+            PendingInterrupt(
+                task.id,
+                ScheduledPause(Phase.BEFORE, task.name),
+                None,
+                None,
+                _BREAKPOINT,
+            )
+            for task in tasks
+            if task.name in before
+        )
+    if parent is None:
+        return ()
+    ran = [task for task in parent.tasks if task.name in parent.next]
+    after = set(_breakpoints(graph.interrupt_after_nodes, [t.name for t in ran]))
+    return tuple(
+        PendingInterrupt(
+            task.id, ScheduledPause(Phase.AFTER, task.name), None, None, _BREAKPOINT
+        )
+        for task in ran
+        if task.name in after
+    )
+
+
+def _needs_parent(
+    graph: Pregel[StateT, ContextT, InputT, OutputT], snapshot: StateSnapshot
+) -> RunnableConfig | None:
+    if snapshot.interrupts or not snapshot.next or not graph.interrupt_after_nodes:
+        return None
+    if _breakpoints(graph.interrupt_before_nodes, snapshot.next):
+        return None
+    return snapshot.parent_config
+
+
+def _pause(
+    graph: Pregel[StateT, ContextT, InputT, OutputT],
+    snapshot: StateSnapshot,
+    parent: StateSnapshot | None,
+) -> _Pause:
+    configurable = snapshot.config.get("configurable", {})
+    thread = str(configurable.get("thread_id", ""))
+    failed = {
+        found.id
+        for task in snapshot.tasks
+        if task.error is not None
+        for found in task.interrupts
+    }
+    interrupts: list[PendingInterrupt] = []
+    sends: dict[str, dict[str, JSON] | None] = {}
+    for found in snapshot.interrupts:
+        if found.id in failed:  # answered, and the run failed after it
+            continue
+        shown, wire = _of_interrupt(found)
+        interrupts.append(shown)
+        sends[shown.id] = wire
+    scheduled = () if snapshot.interrupts else _scheduled(graph, snapshot, parent)
+    interrupts.extend(scheduled)
+    place: JSON = [
+        thread,
+        str(configurable.get("checkpoint_ns", "")),
+        str(configurable.get("checkpoint_id", "")),
+        *sorted(pending.id for pending in interrupts),
+    ]
+    key = f"langgraph:{digest(place)}"
+    return _Pause(thread, key, tuple(interrupts), sends, bool(scheduled))
+
+
+def pending(
+    graph: Pregel[StateT, ContextT, InputT, OutputT], config: RunnableConfig
+) -> tuple[PendingInterrupt, ...]:
+    """What the thread of *config* waits for, from the checkpointer.
+
+    Args:
+        graph: The compiled graph (with a checkpointer).
+        config: Names the thread (``{"configurable": {"thread_id": ...}}``).
+
+    Returns:
+        Its pending interrupts, with LangGraph's ids: adapter-made pauses as
+        declared, plain ``interrupt(value)`` calls as `Custom` (the value as
+        payload when it is JSON, else None; any JSON answer), static
+        breakpoints as `ScheduledPause`. Empty when nothing is pending.
+
+    Raises:
+        DecodeError: if an adapter-made pause in the checkpoint is damaged.
+    """
+    return _read(graph, config).interrupts
+
+
+async def apending(
+    graph: Pregel[StateT, ContextT, InputT, OutputT], config: RunnableConfig
+) -> tuple[PendingInterrupt, ...]:
+    """The asynchronous `pending`.
+
+    Args:
+        graph: The compiled graph.
+        config: Names the thread.
+
+    Returns:
+        Its pending interrupts.
+
+    Raises:
+        DecodeError: if an adapter-made pause in the checkpoint is damaged.
+    """
+    return (await _aread(graph, config)).interrupts
+
+
+def _read(
+    graph: Pregel[StateT, ContextT, InputT, OutputT], config: RunnableConfig
+) -> _Pause:
+    snapshot = graph.get_state(config)
+    above = _needs_parent(graph, snapshot)
+    parent = graph.get_state(above) if above is not None else None
+    return _pause(graph, snapshot, parent)
+
+
+async def _aread(
+    graph: Pregel[StateT, ContextT, InputT, OutputT], config: RunnableConfig
+) -> _Pause:
+    snapshot = await graph.aget_state(config)
+    above = _needs_parent(graph, snapshot)
+    parent = await graph.aget_state(above) if above is not None else None
+    return _pause(graph, snapshot, parent)
+
+
+# --- outside the graph: resuming --------------------------------------------
+
+
+def _answered(resume: Resume) -> set[tuple[str, str]]:
+    entries: list[Respond | Restart] = [*resume.respond, *resume.restart]
+    return {(entry.name, entry.ref) for entry in entries}
+
+
+def _earlier(
+    graph: Pregel[StateT, ContextT, InputT, OutputT],
+    history: Sequence[StateSnapshot],
+    resume: Resume,
+) -> str | None:
+    """The key of the latest earlier pause that *resume* answers, if any."""
+    answered = _answered(resume)
+    for index, snapshot in enumerate(history):
+        if not snapshot.interrupts:
+            continue
+        parent = history[index + 1] if index + 1 < len(history) else None
+        earlier = _pause(graph, snapshot, parent)
+        if answered and answered <= {(p.name, p.ref) for p in earlier.interrupts}:
+            return earlier.key
+    return None
+
+
+async def _admit(
+    pause: _Pause,
+    resume: Resume,
+    store: Store,
+    policy: ResumePolicy | None,
+    earlier: str | None,
+) -> Command[str] | None:
+    """Validate, spend once, and build what LangGraph is sent.
+
+    Returns:
+        The id-keyed resume command, or None to continue a breakpoint.
+    """
+    if (
+        not pause.interrupts
+        and earlier is not None
+        and not await store.spend(earlier, None)
+    ):
+        message = f"thread {pause.thread!r} was already resumed from this pause"
+        raise _refused(ProblemCode.CONSUMED, message)
+    if pause.breakpoint or not _answered(resume):
+        # A breakpoint continues with one invoke(None), so every one must be
+        # answered; an empty resume answers nothing, so none may be missing.
+        policy = attrs.evolve(policy or ResumePolicy(), allow_partial=False)
+    resolved = await admit(
+        resume,
+        pause.interrupts,
+        store,
+        session=pause.thread or "langgraph",
+        key=pause.key,
+        policy=policy,
+    )
+    if pause.breakpoint:
+        return None
+    answers: dict[str, object] = {}
+    for answer in resolved.answers:
+        entry, wire = answer.entry, pause.sends[answer.interrupt.id]
+        if isinstance(entry, Respond):
+            verb, value = "respond", entry.output
+        else:
+            verb, value = "restart", entry.resumed
+        answers[answer.interrupt.id] = (
+            value if wire is None else {MARK: {"for": digest(wire), verb: value}}
+        )
+    return Command(resume=answers)
+
+
+def _history(
+    graph: Pregel[StateT, ContextT, InputT, OutputT],
+    config: RunnableConfig,
+    pause: _Pause,
+) -> list[StateSnapshot]:
+    if pause.interrupts:
+        return []
+    return list(graph.get_state_history(config, limit=HISTORY))
+
+
+async def _ahistory(
+    graph: Pregel[StateT, ContextT, InputT, OutputT],
+    config: RunnableConfig,
+    pause: _Pause,
+) -> list[StateSnapshot]:
+    if pause.interrupts:
+        return []
+    return [state async for state in graph.aget_state_history(config, limit=HISTORY)]
+
+
+def _admitted(
+    graph: Pregel[StateT, ContextT, InputT, OutputT],
+    config: RunnableConfig,
+    resume: Resume,
+    store: Store,
+    policy: ResumePolicy | None,
+) -> Command[str] | None:
+    pause = _read(graph, config)
+    earlier = _earlier(graph, _history(graph, config, pause), resume)
+    return run_sync(_admit(pause, resume, store, policy, earlier))
+
+
+async def _aadmitted(
+    graph: Pregel[StateT, ContextT, InputT, OutputT],
+    config: RunnableConfig,
+    resume: Resume,
+    store: Store,
+    policy: ResumePolicy | None,
+) -> Command[str] | None:
+    pause = await _aread(graph, config)
+    earlier = _earlier(graph, await _ahistory(graph, config, pause), resume)
+    return await _admit(pause, resume, store, policy, earlier)
+
+
+def resume(  # noqa: PLR0913 - keyword-only options
+    graph: Pregel[StateT, ContextT, InputT, OutputT],
+    config: RunnableConfig,
+    resume: Resume,
+    store: Store,
+    *,
+    policy: ResumePolicy | None = None,
+    context: ContextT | None = None,
+) -> GraphOutput[OutputT]:
+    """Validate *resume* against the thread's checkpoint, spend it, continue.
+
+    The pending state is read from the checkpointer, never from the client.
+    The resume is authorized and validated (`interruption.admit`: unknown
+    id, duplicate, missing, wrong kind of answer, schema), and the pause
+    (the thread, its checkpoint and what is pending there) is spent once in
+    *store*, all before LangGraph is sent anything. LangGraph then gets the
+    id-keyed map ``Command(resume={id: value})``, never a bare value or
+    None; a static breakpoint continues with ``invoke(None, config)``.
+
+    Args:
+        graph: The compiled graph (with a checkpointer).
+        config: Names the thread.
+        resume: The client's answers.
+        store: Where spent pauses are marked (share it across processes).
+        policy: Authorization, partial resumes, the clock; strict by default.
+        context: The graph's run context, if it takes one.
+
+    Returns:
+        LangGraph's output (``version="v2"``): the state and any new
+        interrupts (read them with `pending`).
+
+    Raises:
+        ResumeRejected: with the core's problem codes (``nothing_pending``
+            for a thread that waits for nothing, ``consumed`` for a pause
+            spent already); nothing was sent to LangGraph then.
+        DecodeError: if an adapter-made pause in the checkpoint is damaged.
+        RuntimeError: if called from a running event loop (use `aresume`).
+    """
+    command = _admitted(graph, config, resume, store, policy)
+    return graph.invoke(command, config, context=context, version="v2")
+
+
+async def aresume(  # noqa: PLR0913 - keyword-only options
+    graph: Pregel[StateT, ContextT, InputT, OutputT],
+    config: RunnableConfig,
+    resume: Resume,
+    store: Store,
+    *,
+    policy: ResumePolicy | None = None,
+    context: ContextT | None = None,
+) -> GraphOutput[OutputT]:
+    """The asynchronous `resume`.
+
+    Args:
+        graph: The compiled graph.
+        config: Names the thread.
+        resume: The client's answers.
+        store: Where spent pauses are marked.
+        policy: Authorization, partial resumes, the clock.
+        context: The graph's run context, if it takes one.
+
+    Returns:
+        LangGraph's output (``version="v2"``).
+
+    Raises:
+        ResumeRejected: as `resume`; nothing was sent to LangGraph then.
+        DecodeError: if an adapter-made pause in the checkpoint is damaged.
+    """
+    command = await _aadmitted(graph, config, resume, store, policy)
+    return await graph.ainvoke(command, config, context=context, version="v2")
+
+
+def resume_stream(  # noqa: PLR0913 - keyword-only options
+    graph: Pregel[StateT, ContextT, InputT, OutputT],
+    config: RunnableConfig,
+    resume: Resume,
+    store: Store,
+    *,
+    policy: ResumePolicy | None = None,
+    context: ContextT | None = None,
+    stream_mode: StreamMode | Sequence[StreamMode] = "updates",
+) -> Iterator[StreamPart[StateT, OutputT]]:
+    """`resume`, streaming LangGraph's parts (``version="v2"``).
+
+    The resume is validated and spent when this is called, before the
+    iterator is returned; iterating runs the graph.
+
+    Args:
+        graph: The compiled graph.
+        config: Names the thread.
+        resume: The client's answers.
+        store: Where spent pauses are marked.
+        policy: Authorization, partial resumes, the clock.
+        context: The graph's run context, if it takes one.
+        stream_mode: LangGraph's stream mode(s).
+
+    Returns:
+        LangGraph's stream parts.
+
+    Raises:
+        ResumeRejected: as `resume`; nothing was sent to LangGraph then.
+        DecodeError: if an adapter-made pause in the checkpoint is damaged.
+        RuntimeError: if called from a running event loop.
+    """
+    command = _admitted(graph, config, resume, store, policy)
+    return graph.stream(
+        command, config, context=context, stream_mode=stream_mode, version="v2"
+    )
+
+
+async def aresume_stream(  # noqa: PLR0913 - keyword-only options
+    graph: Pregel[StateT, ContextT, InputT, OutputT],
+    config: RunnableConfig,
+    resume: Resume,
+    store: Store,
+    *,
+    policy: ResumePolicy | None = None,
+    context: ContextT | None = None,
+    stream_mode: StreamMode | Sequence[StreamMode] = "updates",
+) -> AsyncIterator[StreamPart[StateT, OutputT]]:
+    """The asynchronous `resume_stream`: await it, then iterate.
+
+    Args:
+        graph: The compiled graph.
+        config: Names the thread.
+        resume: The client's answers.
+        store: Where spent pauses are marked.
+        policy: Authorization, partial resumes, the clock.
+        context: The graph's run context, if it takes one.
+        stream_mode: LangGraph's stream mode(s).
+
+    Returns:
+        LangGraph's stream parts.
+
+    Raises:
+        ResumeRejected: as `resume`; nothing was sent to LangGraph then.
+        DecodeError: if an adapter-made pause in the checkpoint is damaged.
+    """
+    command = await _aadmitted(graph, config, resume, store, policy)
+    return graph.astream(
+        command, config, context=context, stream_mode=stream_mode, version="v2"
+    )
