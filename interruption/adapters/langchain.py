@@ -1,0 +1,864 @@
+"""LangChain agents' `HumanInTheLoopMiddleware`, behind the library's validator.
+
+An agent made by ``langchain.agents.create_agent`` with
+``HumanInTheLoopMiddleware(interrupt_on=...)`` pauses through LangGraph's
+``interrupt``: in ``"batched"`` mode (the default) once per model turn with
+an ``HITLRequest`` whose decisions are matched to the gated calls *by
+position*; in ``"per_call"`` mode once per gated call with a
+``ToolApprovalRequest`` answered by interrupt id. This module reads such a
+pause from the agent's checkpoint (never from the client) and shows each
+gated call as its own `PendingInterrupt`:
+
+* a call whose review allows ``approve`` (or allows neither ``approve`` nor
+  ``respond``) is ``ApprovalPending(<tool call id>)``, answered only by
+  ``pending.approve()`` or ``pending.reject(reason)``;
+* a call whose review allows ``respond`` and not ``approve`` (an
+  ``ask_user`` style tool) is a question, `Custom()`, answered by
+  ``pending.respond(text)`` against a string schema, narrowed per tool with
+  *questions*.
+
+`resume` authorizes the client's `Resume`, refuses decisions the call's
+review does not allow, validates the rest with `interruption.admit` and
+spends the pause once in a `Store`; only then does it build the
+middleware's own answer, call by call id, and run the agent from the very
+checkpoint it validated. `from_decisions` turns a reviewer UI's answer in
+the middleware's shape (Agent Chat UI, Agent Inbox) into a `Resume`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
+from datetime import datetime
+from typing import Final, Literal, Protocol, TypeAlias, final
+
+import attrs
+
+from interruption._json import (
+    JSON,
+    Mismatch,
+    canonical,
+    child_path,
+    describe,
+    is_json,
+    json_problems,
+)
+from interruption._schemacheck import JSONSchema
+from interruption.approval import DECISION_SCHEMA, Approve, decision_from_json
+from interruption.errors import DecodeError, Problem, ProblemCode, ResumeRejected
+from interruption.kinds import ApprovalPending, Custom
+from interruption.loop import run_sync
+from interruption.parts import ToolRequest
+from interruption.resume import (
+    Accepts,
+    InterruptedTurn,
+    PendingInterrupt,
+    Respond,
+    Restart,
+    Resume,
+)
+from interruption.store import Store
+from interruption.validation import (
+    ResolvedResume,
+    ResumePolicy,
+    admit,
+    authorize_turn,
+    validate_resume,
+)
+
+try:
+    from langchain.agents.middleware.human_in_the_loop import (
+        HumanInTheLoopMiddleware,
+    )
+    from langchain_core.messages import AIMessage
+    from langchain_core.runnables import RunnableConfig
+    from langgraph.types import Command, StateSnapshot
+except ImportError as error:  # pragma: no cover - exercised in a subprocess
+    msg = (
+        "interruption.adapters.langchain needs the [langgraph] extra: "
+        "pip install 'interruption[langgraph]'"
+    )
+    raise ImportError(msg) from error
+
+__all__ = [
+    "DEFAULT_REJECTION",
+    "HISTORY",
+    "Agent",
+    "Mode",
+    "Pause",
+    "Review",
+    "apending",
+    "aresume",
+    "from_decisions",
+    "pending",
+    "resume",
+]
+
+Mode: TypeAlias = Literal["batched", "per_call"]
+"""The middleware's ``interrupt_mode`` that raised a pause."""
+
+DEFAULT_REJECTION: Final = "rejected by the reviewer"
+"""The reason `from_decisions` gives a reject decision that carries none."""
+
+_DECISIONS: Final = ("approve", "edit", "reject", "respond")
+_STRING: Final[JSONSchema] = {"type": "string"}
+
+HISTORY: Final = 64
+"""How many checkpoints back a resume that fits no pending call is looked
+for, to tell a replay (``consumed``) from a forgery."""
+
+# Names the middleware is known by, so a wrong import fails here, not later.
+_MIDDLEWARE: Final = HumanInTheLoopMiddleware.__name__
+
+
+class Agent(Protocol):
+    """What this adapter needs of an agent: a compiled LangGraph graph.
+
+    ``create_agent(...)`` returns one (a ``CompiledStateGraph``); it must
+    have a checkpointer, since the pause lives in its checkpoint.
+    """
+
+    def get_state(self, config: RunnableConfig) -> StateSnapshot:
+        """Read the thread's checkpoint."""
+
+    async def aget_state(self, config: RunnableConfig) -> StateSnapshot:
+        """Read the thread's checkpoint, asynchronously."""
+
+    def get_state_history(
+        self, config: RunnableConfig, *, limit: int | None = None
+    ) -> Iterator[StateSnapshot]:
+        """Read the thread's checkpoints, newest first."""
+
+    def aget_state_history(
+        self, config: RunnableConfig, *, limit: int | None = None
+    ) -> AsyncIterator[StateSnapshot]:
+        """Read the thread's checkpoints, newest first, asynchronously."""
+
+    def invoke(self, input: Command[str], config: RunnableConfig) -> object:  # noqa: A002 - LangGraph's name
+        """Run the graph from its checkpoint with *input*."""
+
+    async def ainvoke(self, input: Command[str], config: RunnableConfig) -> object:  # noqa: A002 - LangGraph's name
+        """Run the graph from its checkpoint with *input*, asynchronously."""
+
+
+@final
+@attrs.frozen
+class Review:
+    """One LangGraph interrupt the middleware raised, as a reviewer UI sees it.
+
+    Attributes:
+        id: LangGraph's interrupt id (what ``Command(resume={id: ...})``
+            answers).
+        request: The interrupt's value exactly as the middleware raised it:
+            an ``HITLRequest`` (batched) or a ``ToolApprovalRequest``
+            (per call), for the UIs that render those.
+        interrupts: One `PendingInterrupt` per gated call, in the request's
+            order (the ``action_requests`` order in batched mode).
+        allowed: Per gated call, the decisions its review allows, in the
+            same order.
+    """
+
+    id: str
+    request: JSON
+    interrupts: tuple[PendingInterrupt, ...]
+    allowed: tuple[frozenset[str], ...]
+
+
+@final
+@attrs.frozen
+class Pause:
+    """What a paused agent thread waits for, read from its checkpoint.
+
+    Attributes:
+        thread_id: The thread (LangGraph's ``thread_id``).
+        checkpoint_ns: The checkpoint namespace (``""`` at the top level).
+        checkpoint_id: The checkpoint the pause was read from; a resume
+            runs from exactly this checkpoint.
+        mode: How the middleware paused.
+        reviews: The middleware's interrupts, in LangGraph's order.
+    """
+
+    thread_id: str
+    checkpoint_ns: str
+    checkpoint_id: str
+    mode: Mode
+    reviews: tuple[Review, ...]
+
+    @property
+    def interrupts(self) -> tuple[PendingInterrupt, ...]:
+        """Every gated call's `PendingInterrupt`, review by review."""
+        return tuple(p for review in self.reviews for p in review.interrupts)
+
+    @property
+    def key(self) -> str:
+        """What `resume` spends in the store: this pause, once, ever.
+
+        The thread, the checkpoint and the interrupt ids still waiting: a
+        per-call pause answered in part keeps its checkpoint id while the
+        unanswered calls wait on, so the ids tell the two pauses apart.
+        """
+        waiting = sorted(review.id for review in self.reviews)
+        parts = ["langgraph", self.thread_id, self.checkpoint_ns, self.checkpoint_id]
+        return json.dumps([*parts, waiting], separators=(",", ":"))
+
+
+# -- reading the checkpoint ---------------------------------------------------
+
+
+def _fail(path: str, expected: str, value: object) -> DecodeError:
+    return DecodeError([Mismatch(path, expected, describe(value))])
+
+
+def _fields(
+    value: object, path: str, required: frozenset[str], optional: frozenset[str]
+) -> dict[str, JSON]:
+    """*value* as a JSON object with exactly these fields (fail closed)."""
+    if not isinstance(value, dict):
+        raise _fail(path, "an object", value)
+    problems = json_problems(value, path=path)
+    problems += [
+        Mismatch(child_path(path, key), "a field", "nothing")
+        for key in sorted(required - value.keys())
+    ]
+    problems += [
+        Mismatch(child_path(path, key), "no such field", f"unknown field {key!r}")
+        for key in sorted(value.keys() - required - optional)
+    ]
+    if problems:
+        raise DecodeError(problems)
+    return value
+
+
+def _text(value: JSON, path: str, *, empty: bool = False) -> str:
+    if not isinstance(value, str) or (not value and not empty):
+        raise _fail(path, "a string" if empty else "a non-empty string", value)
+    return value
+
+
+def _args(value: JSON, path: str) -> dict[str, JSON]:
+    if not isinstance(value, dict):
+        raise _fail(path, "an object of arguments", value)
+    return value
+
+
+def _allowed(value: object, path: str) -> frozenset[str]:
+    expected = f"a non-empty array of {', '.join(map(repr, _DECISIONS))}"
+    if not isinstance(value, list) or not value:
+        raise _fail(path, expected, value)
+    for index, decision in enumerate(value):
+        if decision not in _DECISIONS:
+            raise _fail(f"{path}[{index}]", expected, decision)
+    return frozenset(value)
+
+
+def _schema_decisions(schema: object, path: str) -> frozenset[str]:
+    """The decisions a per-call ``response_schema`` lists (one, or a union)."""
+    if isinstance(schema, dict):
+        mapping = schema.get("discriminator", {}).get("mapping")
+        if isinstance(mapping, dict):
+            return _allowed(list(mapping), f"{path}.discriminator.mapping")
+        kind = schema.get("properties", {}).get("type", {}).get("const")
+        return _allowed([kind], f"{path}.properties.type.const")
+    raise _fail(path, "the middleware's decision schema", schema)
+
+
+@attrs.frozen
+class _Call:
+    """One gated tool call, as the middleware shows it."""
+
+    ref: str
+    name: str
+    args: dict[str, JSON]
+    description: str
+    allowed: frozenset[str]
+
+    def pending(self, questions: Mapping[str, JSONSchema]) -> PendingInterrupt:
+        payload: dict[str, JSON] = {
+            "name": self.name,
+            "args": self.args,
+            "description": self.description,
+            "allowed_decisions": [d for d in _DECISIONS if d in self.allowed],
+        }
+        tool = ToolRequest(self.name, self.ref, self.args)
+        if "respond" in self.allowed and "approve" not in self.allowed:
+            declared = questions.get(self.name)
+            answer: JSONSchema = (
+                _STRING if declared is None else {"allOf": [_STRING, declared]}
+            )
+            accepts = Accepts(respond=answer)
+            return PendingInterrupt(self.ref, Custom(), payload, tool, accepts)
+        kind = ApprovalPending(self.ref)
+        return PendingInterrupt(self.ref, kind, payload, tool, _APPROVAL)
+
+
+_APPROVAL: Final = Accepts(restart=DECISION_SCHEMA)
+_ACTION: Final[_Shape] = (frozenset({"name", "args"}), frozenset({"description"}))
+_CONFIG: Final[_Shape] = (
+    frozenset({"action_name", "allowed_decisions"}),
+    frozenset({"args_schema"}),
+)
+_Shape: TypeAlias = tuple[frozenset[str], frozenset[str]]
+"""An object's required fields, and its optional ones."""
+
+_REQUEST: Final[_Shape] = (
+    frozenset({"action_requests", "review_configs"}),
+    frozenset(),
+)
+_PER_CALL: Final[_Shape] = (
+    frozenset({"type", "tool_call_id", "name", "args", "description"}),
+    frozenset(),
+)
+
+
+def _tool_calls(values: object) -> list[tuple[object, str, JSON]]:
+    """The tool calls of the state's last AI message: (id, name, args)."""
+    messages = values.get("messages") if isinstance(values, dict) else None
+    last = next((m for m in reversed(messages or []) if isinstance(m, AIMessage)), None)
+    if last is None:
+        raise _fail("$.values.messages", "an AI message with tool calls", messages)
+    return [(call.get("id"), call["name"], call["args"]) for call in last.tool_calls]
+
+
+def _batched(value: dict[str, JSON], values: object, path: str) -> list[_Call]:
+    """Align an ``HITLRequest``'s actions with the tool calls they stand for.
+
+    The middleware gates, in order, the last AI message's calls whose tool
+    has a review (and whose ``when`` holds), and lists only their names and
+    arguments. The calls gated are the ones whose (name, arguments) the
+    request lists; that alignment is taken only when it is exact, so that a
+    decision never lands on a call of the same name and arguments that was
+    not gated.
+    """
+    actions, configs = value["action_requests"], value["review_configs"]
+    if not isinstance(actions, list) or not actions:
+        raise _fail(f"{path}.action_requests", "a non-empty array", actions)
+    if not isinstance(configs, list) or len(configs) != len(actions):
+        expected = f"an array of {len(actions)} review configs"
+        raise _fail(f"{path}.review_configs", expected, configs)
+    requested: list[tuple[str, dict[str, JSON], str, frozenset[str]]] = []
+    for index, (action_value, config_value) in enumerate(
+        zip(actions, configs, strict=True)
+    ):
+        where = f"{path}.action_requests[{index}]"
+        action = _fields(action_value, where, *_ACTION)
+        name = _text(action["name"], f"{where}.name")
+        args = _args(action["args"], f"{where}.args")
+        said = _text(action.get("description", ""), f"{where}.description", empty=True)
+        where = f"{path}.review_configs[{index}]"
+        config = _fields(config_value, where, *_CONFIG)
+        if config["action_name"] != name:
+            raise _fail(f"{where}.action_name", repr(name), config["action_name"])
+        allowed = _allowed(config["allowed_decisions"], f"{where}.allowed_decisions")
+        requested.append((name, args, said, allowed))
+    wanted = [(name, canonical(args)) for name, args, _, _ in requested]
+    listed = set(wanted)
+    gated = [
+        (ref, key)
+        for ref, name, args in _tool_calls(values)
+        if (key := (name, canonical(args) if is_json(args) else b"")) in listed
+    ]
+    if [key for _, key in gated] != wanted:
+        expected = (
+            "one action per gated call of the last AI message, in order, "
+            "each told apart from the calls not gated by name and arguments"
+        )
+        got = f"{len(requested)} actions for {len(gated)} such calls"
+        raise DecodeError([Mismatch(f"{path}.action_requests", expected, got)])
+    calls = []
+    for index, ((ref, _), (name, args, said, allowed)) in enumerate(
+        zip(gated, requested, strict=True)
+    ):
+        where = f"{path}.action_requests[{index}] (its tool call id)"
+        ref_text = _text(ref if isinstance(ref, str) else None, where)
+        calls.append(_Call(ref_text, name, args, said, allowed))
+    return calls
+
+
+def _per_call(value: dict[str, JSON], schema: object, path: str) -> _Call:
+    """The one call of a ``ToolApprovalRequest``."""
+    value = _fields(value, path, *_PER_CALL)
+    return _Call(
+        _text(value["tool_call_id"], f"{path}.tool_call_id"),
+        _text(value["name"], f"{path}.name"),
+        _args(value["args"], f"{path}.args"),
+        _text(value["description"], f"{path}.description", empty=True),
+        _schema_decisions(schema, path.replace(".value", ".response_schema")),
+    )
+
+
+def _read(snapshot: StateSnapshot, questions: Mapping[str, JSONSchema]) -> Pause:
+    """The middleware's pause in *snapshot* (no reviews when none is waiting).
+
+    Raises:
+        DecodeError: if an interrupt is not the middleware's, or what it
+            says cannot be told apart call by call.
+    """
+    configurable = snapshot.config.get("configurable", {})
+    where = "$.config.configurable"
+    thread_id = _text(str(configurable.get("thread_id", "")), f"{where}.thread_id")
+    checkpoint_ns = _text(
+        configurable.get("checkpoint_ns", ""), f"{where}.checkpoint_ns", empty=True
+    )
+    checkpoint_id = _text(configurable.get("checkpoint_id"), f"{where}.checkpoint_id")
+    reviews: list[Review] = []
+    modes: set[Mode] = set()
+    for index, interrupt in enumerate(snapshot.interrupts):
+        path = f"$.interrupts[{index}].value"
+        value = interrupt.value
+        if isinstance(value, dict) and value.get("type") == "tool_approval":
+            modes.add("per_call")
+            calls = [_per_call(value, interrupt.response_schema, path)]
+        elif isinstance(value, dict) and "action_requests" in value:
+            modes.add("batched")
+            request = _fields(value, path, *_REQUEST)
+            calls = _batched(request, snapshot.values, path)
+        else:
+            expected = f"a {_MIDDLEWARE} HITLRequest or ToolApprovalRequest"
+            raise _fail(path, expected, value)
+        pending = tuple(call.pending(questions) for call in calls)
+        allowed = tuple(call.allowed for call in calls)
+        reviews.append(Review(interrupt.id, value, pending, allowed))
+    if len(modes) > 1:
+        raise _fail("$.interrupts", "the interrupts of one interrupt_mode", "both")
+    refs = [p.ref for review in reviews for p in review.interrupts]
+    if len(set(refs)) != len(refs):
+        raise _fail("$.interrupts", "one review per tool call id", "a repeated id")
+    mode: Mode = modes.pop() if modes else "batched"
+    return Pause(thread_id, checkpoint_ns, checkpoint_id, mode, tuple(reviews))
+
+
+def _latest(config: RunnableConfig) -> RunnableConfig:
+    """*config* reading the thread's latest checkpoint, whatever it names."""
+    latest = config.copy()
+    configurable = dict(config.get("configurable", {}))
+    configurable.pop("checkpoint_id", None)
+    latest["configurable"] = configurable
+    return latest
+
+
+def _pinned(config: RunnableConfig, pause: Pause) -> RunnableConfig:
+    """*config* running from exactly the checkpoint *pause* was read from."""
+    pinned = config.copy()
+    pinned["configurable"] = {
+        **config.get("configurable", {}),
+        "checkpoint_ns": pause.checkpoint_ns,
+        "checkpoint_id": pause.checkpoint_id,
+    }
+    return pinned
+
+
+# -- admitting a resume ------------------------------------------------------
+
+
+def _not_allowed(resume: Resume, pause: Pause) -> list[Problem]:
+    """Decisions the call's review does not allow (the core cannot know)."""
+    reviewed = {
+        (pending.name, pending.ref): (pending, allowed)
+        for review in pause.reviews
+        for pending, allowed in zip(review.interrupts, review.allowed, strict=True)
+        if isinstance(pending.kind, ApprovalPending)
+    }
+    problems = []
+    for index, entry in enumerate(resume.restart):
+        pending, allowed = reviewed.get((entry.name, entry.ref), (None, frozenset()))
+        if pending is None:
+            continue
+        try:
+            decision = decision_from_json(entry.resumed)
+        except DecodeError:
+            continue  # the core reports it: schema_violation
+        verb = "approve" if isinstance(decision, Approve) else "reject"
+        if verb not in allowed:
+            message = (
+                f"{pending.id} ({pending.name}) allows "
+                f"{', '.join(sorted(allowed))}; not {verb}"
+            )
+            code = ProblemCode.ANSWER_NOT_ACCEPTED
+            problems.append(Problem(code, message, index, "restart", pending.id))
+    return problems
+
+
+async def _admit(  # noqa: PLR0913 - keyword-only options
+    pause: Pause,
+    resume: Resume,
+    store: Store,
+    *,
+    policy: ResumePolicy | None,
+    keep_until: datetime | None,
+    history: Callable[[], AsyncIterator[StateSnapshot]],
+) -> ResolvedResume:
+    """Authorize, tell a replay, refuse what the reviews forbid, validate, spend."""
+    policy = policy or ResumePolicy()
+    interrupts = pause.interrupts
+    turn = InterruptedTurn(
+        session=pause.thread_id,
+        turn_id=1,
+        messages=(),
+        interrupts=interrupts,
+        completed=(),
+        created_at=policy.now(),
+    )
+    await authorize_turn(turn, policy.authorize, policy.principal)
+    if await _answered(resume, pause, history):
+        message = (
+            f"the pause of thread {pause.thread_id!r} that this resume answers "
+            "was already resumed"
+        )
+        raise ResumeRejected([Problem(ProblemCode.CONSUMED, message)])
+    # A batched review takes a decision for every call: never partial.
+    partial = policy.allow_partial and pause.mode == "per_call"
+    checked = attrs.evolve(policy, authorize=None, allow_partial=partial)
+    refused = _not_allowed(resume, pause)
+    if refused:
+        try:
+            validate_resume(resume, turn, policy=checked)
+        except ResumeRejected as rejected:
+            raise ResumeRejected([*rejected.problems, *refused]) from None
+        raise ResumeRejected(refused)
+    return await admit(
+        resume,
+        interrupts,
+        store,
+        session=pause.thread_id,
+        key=pause.key,
+        policy=checked,
+        keep_until=keep_until,
+    )
+
+
+async def _answered(
+    resume: Resume, pause: Pause, history: Callable[[], AsyncIterator[StateSnapshot]]
+) -> bool:
+    """Whether *resume* answers none of *pause* but an earlier pause (a replay).
+
+    The thread's last `HISTORY` checkpoints are read, newest first; a
+    checkpoint read from the history lists its interrupts answered since,
+    so a per-call pause answered in part is found too.
+    """
+    asked = {(entry.name, entry.ref) for entry in resume.respond} | {
+        (entry.name, entry.ref) for entry in resume.restart
+    }
+    if not asked or asked & {(p.name, p.ref) for p in pause.interrupts}:
+        return False
+    async for snapshot in history():
+        try:
+            earlier = _read(snapshot, {})
+        except DecodeError:
+            continue
+        if asked & {(p.name, p.ref) for p in earlier.interrupts}:
+            return True
+    return False
+
+
+async def _each(snapshots: Iterable[StateSnapshot]) -> AsyncIterator[StateSnapshot]:
+    for snapshot in snapshots:
+        yield snapshot
+
+
+def _decision(entry: Respond | Restart) -> JSON:
+    """The middleware's decision for one validated answer."""
+    if isinstance(entry, Respond):
+        return {"type": "respond", "message": entry.output}
+    decision = decision_from_json(entry.resumed)
+    if isinstance(decision, Approve):
+        return {"type": "approve"}
+    return {"type": "reject", "message": decision.reason}
+
+
+def _command(pause: Pause, resolved: ResolvedResume) -> Command[str]:
+    """LangGraph's resume, keyed by interrupt id, built call id by call id."""
+    decided = {
+        answer.interrupt.id: _decision(answer.entry) for answer in resolved.answers
+    }
+    answers: dict[str, JSON] = {}
+    for review in pause.reviews:
+        if pause.mode == "batched":
+            decisions = [decided[pending.id] for pending in review.interrupts]
+            answers[review.id] = {"decisions": decisions}
+        elif (ref := review.interrupts[0].id) in decided:
+            answers[review.id] = decided[ref]
+    return Command(resume=answers)
+
+
+# -- the public functions ----------------------------------------------------
+
+
+def pending(
+    agent: Agent,
+    config: RunnableConfig,
+    *,
+    questions: Mapping[str, JSONSchema] | None = None,
+) -> Pause | None:
+    """Read what the agent's thread waits for, from its latest checkpoint.
+
+    Args:
+        agent: The agent (``create_agent(...)`` with a checkpointer).
+        config: Names the thread (``{"configurable": {"thread_id": ...}}``).
+        questions: Per tool name, the schema of a respond answer, for tools
+            whose review allows ``respond`` and not ``approve``; the answer
+            is a string in any case.
+
+    Returns:
+        The pause, or None when the thread waits for no review.
+
+    Raises:
+        DecodeError: if the checkpoint holds an interrupt that is not the
+            middleware's, or one whose calls cannot be told apart.
+    """
+    pause = _read(agent.get_state(_latest(config)), questions or {})
+    return pause if pause.reviews else None
+
+
+async def apending(
+    agent: Agent,
+    config: RunnableConfig,
+    *,
+    questions: Mapping[str, JSONSchema] | None = None,
+) -> Pause | None:
+    """`pending`, reading the checkpoint asynchronously.
+
+    Args:
+        agent: The agent (``create_agent(...)`` with a checkpointer).
+        config: Names the thread.
+        questions: Per tool name, the schema of a respond answer.
+
+    Returns:
+        The pause, or None when the thread waits for no review.
+
+    Raises:
+        DecodeError: as `pending`.
+    """
+    pause = _read(await agent.aget_state(_latest(config)), questions or {})
+    return pause if pause.reviews else None
+
+
+def resume(  # noqa: PLR0913 - keyword-only options
+    agent: Agent,
+    config: RunnableConfig,
+    resume: Resume,
+    store: Store,
+    *,
+    questions: Mapping[str, JSONSchema] | None = None,
+    policy: ResumePolicy | None = None,
+    keep_until: datetime | None = None,
+) -> Pause | None:
+    """Validate *resume* against the thread's pause, spend it, run the agent.
+
+    The pause is read from the agent's latest checkpoint. The principal is
+    authorized first; then decisions the call's review does not allow are
+    refused, the rest is validated by `interruption.admit` and the pause is
+    spent once in *store*. Only then are the middleware's decisions built,
+    one per tool call id, and the agent runs from the checkpoint that was
+    validated. Must not be called from a running event loop.
+
+    Args:
+        agent: The agent (``create_agent(...)`` with a checkpointer).
+        config: Names the thread; passed on to the run.
+        resume: What the client sent.
+        store: Where spent pauses are marked.
+        questions: Per tool name, the schema of a respond answer.
+        policy: Authorization, the clock, partial resumes (``per_call``
+            only: a batched review takes every decision at once).
+        keep_until: Keep the spent mark at least until then; None for ever.
+
+    Returns:
+        What the thread waits for next, or None when the run finished.
+
+    Raises:
+        ResumeRejected: with the core's codes; nothing ran and nothing was
+            spent, except for ``consumed`` (spent already).
+        DecodeError: as `pending`.
+        RuntimeError: if called from a running event loop.
+    """
+    questions = questions or {}
+    pause = _read(agent.get_state(_latest(config)), questions)
+    latest = _latest(config)
+
+    def history() -> AsyncIterator[StateSnapshot]:
+        return _each(agent.get_state_history(latest, limit=HISTORY))
+
+    resolved = run_sync(
+        _admit(
+            pause, resume, store, policy=policy, keep_until=keep_until, history=history
+        )
+    )
+    agent.invoke(_command(pause, resolved), _pinned(config, pause))
+    after = _read(agent.get_state(_latest(config)), questions)
+    return after if after.reviews else None
+
+
+async def aresume(  # noqa: PLR0913 - keyword-only options
+    agent: Agent,
+    config: RunnableConfig,
+    resume: Resume,
+    store: Store,
+    *,
+    questions: Mapping[str, JSONSchema] | None = None,
+    policy: ResumePolicy | None = None,
+    keep_until: datetime | None = None,
+) -> Pause | None:
+    """`resume`, running the agent asynchronously (``ainvoke``).
+
+    Args:
+        agent: The agent (``create_agent(...)`` with a checkpointer).
+        config: Names the thread; passed on to the run.
+        resume: What the client sent.
+        store: Where spent pauses are marked.
+        questions: Per tool name, the schema of a respond answer.
+        policy: Authorization, the clock, partial resumes (``per_call``).
+        keep_until: Keep the spent mark at least until then; None for ever.
+
+    Returns:
+        What the thread waits for next, or None when the run finished.
+
+    Raises:
+        ResumeRejected: as `resume`.
+        DecodeError: as `pending`.
+    """
+    questions = questions or {}
+    pause = _read(await agent.aget_state(_latest(config)), questions)
+    latest = _latest(config)
+
+    def history() -> AsyncIterator[StateSnapshot]:
+        return agent.aget_state_history(latest, limit=HISTORY)
+
+    resolved = await _admit(
+        pause, resume, store, policy=policy, keep_until=keep_until, history=history
+    )
+    await agent.ainvoke(_command(pause, resolved), _pinned(config, pause))
+    after = _read(await agent.aget_state(_latest(config)), questions)
+    return after if after.reviews else None
+
+
+# -- answers in the middleware's own shape ------------------------------------
+
+_TYPE: Final = frozenset({"type"})
+_ANSWER: Final[Mapping[str, _Shape]] = {
+    "approve": (_TYPE, frozenset()),
+    "reject": (_TYPE, frozenset({"message"})),
+    "respond": (_TYPE | {"message"}, frozenset()),
+    "edit": (_TYPE | {"edited_action"}, frozenset()),
+}
+_EDITED: Final[_Shape] = (frozenset({"name", "args"}), frozenset())
+
+
+def _entry(pending: PendingInterrupt, decision: JSON, path: str) -> Respond | Restart:
+    """One of the middleware's decisions, as an entry of a `Resume`."""
+    kind = decision.get("type") if isinstance(decision, dict) else None
+    if not isinstance(kind, str) or kind not in _ANSWER:
+        expected = f"one of {', '.join(map(repr, _DECISIONS))}"
+        raise _fail(f"{path}.type", expected, kind)
+    fields = _fields(decision, path, *_ANSWER[kind])
+    if kind == "approve":
+        return Restart(pending.name, pending.ref, "approve")
+    if kind == "reject":
+        message = _text(fields.get("message", ""), f"{path}.message", empty=True)
+        reason = message or DEFAULT_REJECTION
+        return Restart(pending.name, pending.ref, {"reject": {"reason": reason}})
+    if kind == "respond":
+        return Respond(
+            pending.name,
+            pending.ref,
+            _text(fields["message"], f"{path}.message", empty=True),
+        )
+    edited = _fields(fields["edited_action"], f"{path}.edited_action", *_EDITED)
+    name = _text(edited["name"], f"{path}.edited_action.name")
+    args = _args(edited["args"], f"{path}.edited_action.args")
+    if name != pending.name:
+        raise _fail(f"{path}.edited_action.name", repr(pending.name), name)
+    # An edit is an approval of other arguments: the core refuses it
+    # (``input_modified``) unless they are the original ones.
+    return Restart(pending.name, pending.ref, "approve", input=args)
+
+
+_Pair: TypeAlias = tuple[PendingInterrupt, JSON, str]
+"""A gated call, the decision for it, and where the decision sits."""
+
+
+def _positions(
+    review: Review,
+    answer: JSON,
+    path: str,
+    problems: list[Problem],
+    mismatches: list[Mismatch],
+) -> list[_Pair]:
+    """Pair a batched answer's decisions with the review's calls, by position."""
+    try:
+        body = _fields(answer, path, frozenset({"decisions"}), frozenset())
+    except DecodeError as error:
+        mismatches.extend(error.problems)
+        return []
+    decisions = body["decisions"]
+    if not isinstance(decisions, list):
+        mismatches.append(
+            Mismatch(f"{path}.decisions", "an array", describe(decisions))
+        )
+        return []
+    for extra in range(len(review.interrupts), len(decisions)):
+        message = (
+            f"decision {extra} of {review.id!r} has no call: the review "
+            f"lists {len(review.interrupts)}"
+        )
+        problems.append(Problem(ProblemCode.UNKNOWN_INTERRUPT, message))
+    return [
+        (pending, decision, f"{path}.decisions[{index}]")
+        for index, (pending, decision) in enumerate(
+            zip(review.interrupts, decisions, strict=False)
+        )
+    ]
+
+
+def from_decisions(pause: Pause, answers: Mapping[str, JSON]) -> Resume:
+    """Turn a reviewer UI's answers, in the middleware's shape, into a `Resume`.
+
+    Agent Chat UI and Agent Inbox answer a review by LangGraph interrupt
+    id: a batched ``HITLRequest`` with ``{"decisions": [...]}`` matched by
+    position, a per-call ``ToolApprovalRequest`` with one decision. The
+    positions are read against *pause* (the authoritative one, from
+    `pending`), so each decision becomes an entry keyed by its call's tool
+    call id; `resume` then validates it like any other. An ``edit`` becomes
+    an approval with other arguments (refused as ``input_modified`` unless
+    they are the original ones); a reject without a message gets
+    `DEFAULT_REJECTION`.
+
+    Args:
+        pause: What is pending, from `pending`.
+        answers: Per LangGraph interrupt id, the UI's answer.
+
+    Returns:
+        The resume, one entry per decision.
+
+    Raises:
+        DecodeError: if an answer is not the middleware's shape, listing
+            every problem with its path.
+        ResumeRejected: ``unknown_interrupt`` for an interrupt id that is
+            not pending, or a decision past the last gated call.
+    """
+    reviews = {review.id: review for review in pause.reviews}
+    entries: list[Respond | Restart] = []
+    problems: list[Problem] = []
+    mismatches: list[Mismatch] = []
+    for interrupt_id, answer in answers.items():
+        path = child_path("$", interrupt_id)
+        review = reviews.get(interrupt_id)
+        if review is None:
+            message = f"no pending review has interrupt id {interrupt_id!r}"
+            problems.append(Problem(ProblemCode.UNKNOWN_INTERRUPT, message))
+            continue
+        if pause.mode == "per_call":
+            pairs = [(review.interrupts[0], answer, path)]
+        else:
+            pairs = _positions(review, answer, path, problems, mismatches)
+        for pending, decision, where in pairs:
+            try:
+                entries.append(_entry(pending, decision, where))
+            except DecodeError as error:
+                mismatches.extend(error.problems)
+    if mismatches:
+        raise DecodeError(mismatches)
+    if problems:
+        raise ResumeRejected(problems)
+    return Resume(
+        respond=[entry for entry in entries if isinstance(entry, Respond)],
+        restart=[entry for entry in entries if isinstance(entry, Restart)],
+    )
