@@ -427,10 +427,7 @@ async def resume(  # noqa: PLR0913 - keyword-only options
 def _checked(
     items: Sequence[ToolApprovalItem], turn: InterruptedTurn
 ) -> tuple[PendingInterrupt, ...]:
-    try:
-        interrupts = _interrupts(items)
-    except ValueError as error:
-        _reject(f"token: expected a run state with distinct tool calls, got {error}")
+    interrupts = _interrupts(items)  # pause() refused any state it would refuse
     if interrupts != turn.interrupts:
         _reject(
             "token: expected the sealed interrupts to be the run state's, got others"
