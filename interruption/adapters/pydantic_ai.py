@@ -31,13 +31,14 @@ call as ``ToolRequest(tool_name, tool_call_id, args)`` and the payload
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import sqlite3
 import threading
 import uuid
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from pathlib import Path
-from typing import Final, Protocol, TypeVar, cast, final, runtime_checkable
+from typing import Any, Final, Protocol, TypeVar, cast, final, runtime_checkable
 
 import attrs
 import pydantic
@@ -50,6 +51,7 @@ try:
         ToolDenied,
         ToolReturn,
     )
+    from pydantic_ai._utils import run_until_complete
     from pydantic_ai.agent import AbstractAgent
     from pydantic_ai.conversation import Conversation, ConversationTypeAdapter
     from pydantic_ai.messages import ToolCallPart
@@ -66,7 +68,6 @@ from interruption._schemacheck import JSONSchema, check_schema
 from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
 from interruption.errors import DecodeError, Problem, ProblemCode, ResumeRejected
 from interruption.kinds import ApprovalPending, Custom
-from interruption.loop import run_sync
 from interruption.parts import ToolRequest
 from interruption.resume import Accepts, PendingInterrupt, Restart, Resume
 from interruption.store._base import Store, read_stored
@@ -87,6 +88,7 @@ __all__ = [
 
 DepsT = TypeVar("DepsT")
 OutputT = TypeVar("OutputT")
+T = TypeVar("T")
 
 ANY_JSON: Final[JSONSchema] = {}
 """The answer schema of a deferred call whose tool declared none."""
@@ -223,6 +225,22 @@ class _Kept:
     interrupts: tuple[PendingInterrupt, ...]
 
 
+def _run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run *coroutine* on the loop pydantic-ai's own ``run_sync`` drives.
+
+    ``agent.run_sync`` keeps one event loop per thread; ``asyncio.run``
+    would unset it, and mixing both in one thread would leak it. So the
+    sync twins use pydantic-ai's driver, after refusing a running loop.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return run_until_complete(coroutine)
+    coroutine.close()
+    msg = "called from a running event loop: await the async function instead"
+    raise RuntimeError(msg)
+
+
 def spent_key(run_id: str) -> str:
     """The key a `Store` spends when the paused run *run_id* is resumed.
 
@@ -354,7 +372,7 @@ def pause_sync(
         ValueError: as `pause`.
         RuntimeError: if called from inside a running event loop.
     """
-    return run_sync(pause(result, keeper, answer_schemas=answer_schemas))
+    return _run_sync(pause(result, keeper, answer_schemas=answer_schemas))
 
 
 def _unknown(run_id: object) -> ResumeRejected:
@@ -507,6 +525,6 @@ def resume_sync(  # noqa: PLR0913 - keyword-only options
         ValueError: as `resume`.
         RuntimeError: if called from inside a running event loop.
     """
-    return run_sync(
+    return _run_sync(
         _resume(agent, run_id, resume, keeper, store, deps=deps, policy=policy)
     )
