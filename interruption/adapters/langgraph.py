@@ -502,8 +502,6 @@ def _needs_parent(
 ) -> RunnableConfig | None:
     if snapshot.interrupts or not snapshot.next or not graph.interrupt_after_nodes:
         return None
-    if _breakpoints(graph.interrupt_before_nodes, snapshot.next):
-        return None
     return snapshot.parent_config
 
 
@@ -612,11 +610,10 @@ def _earlier(
 ) -> str | None:
     """The key of the latest earlier pause that *resume* answers, if any."""
     answered = _answered(resume)
-    for index, snapshot in enumerate(history):
+    for snapshot in history:
         if not snapshot.interrupts:
             continue
-        parent = history[index + 1] if index + 1 < len(history) else None
-        earlier = _pause(graph, snapshot, parent)
+        earlier = _pause(graph, snapshot, None)
         if answered and answered <= {(p.name, p.ref) for p in earlier.interrupts}:
             return earlier.key
     return None

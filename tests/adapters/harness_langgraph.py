@@ -119,8 +119,8 @@ class LangGraphHarness:
     async def pause(self, plan: Plan) -> Sequence[PendingInterrupt]:
         """Start a fresh thread with the plan; return what is pending."""
         self.world.thread = f"conformance-{next(self.world.threads)}"
-        message = {"messages": [HumanMessage(plan)]}
-        await asyncio.to_thread(self.graph.invoke, message, self.config)
+        first: State = {"messages": [HumanMessage(plan)]}
+        await asyncio.to_thread(lambda: self.graph.invoke(first, self.config))
         return await asyncio.to_thread(pending, self.graph, self.config)
 
     async def resume(self, answer: Resume) -> None:
