@@ -399,6 +399,8 @@ def _read(snapshot: StateSnapshot, questions: Mapping[str, JSONSchema]) -> Pause
     checkpoint_ns = _text(
         configurable.get("checkpoint_ns", ""), f"{where}.checkpoint_ns", empty=True
     )
+    if not snapshot.interrupts:  # a thread never started has no checkpoint
+        return Pause(thread_id, checkpoint_ns, "", "batched", ())
     checkpoint_id = _text(configurable.get("checkpoint_id"), f"{where}.checkpoint_id")
     reviews: list[Review] = []
     modes: set[Mode] = set()
@@ -423,8 +425,7 @@ def _read(snapshot: StateSnapshot, questions: Mapping[str, JSONSchema]) -> Pause
     refs = [p.ref for review in reviews for p in review.interrupts]
     if len(set(refs)) != len(refs):
         raise _fail("$.interrupts", "one review per tool call id", "a repeated id")
-    mode: Mode = modes.pop() if modes else "batched"
-    return Pause(thread_id, checkpoint_ns, checkpoint_id, mode, tuple(reviews))
+    return Pause(thread_id, checkpoint_ns, checkpoint_id, modes.pop(), tuple(reviews))
 
 
 def _latest(config: RunnableConfig) -> RunnableConfig:

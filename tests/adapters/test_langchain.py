@@ -1,0 +1,924 @@
+"""The LangChain agents adapter, driven through a real ``create_agent``."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from interruption import (
+    JSON,
+    ApprovalPending,
+    Custom,
+    DecodeError,
+    MemoryStore,
+    PendingInterrupt,
+    ProblemCode,
+    Respond,
+    Restart,
+    Resume,
+    ResumePolicy,
+    ResumeRejected,
+    SqliteStore,
+)
+from interruption.adapters import langchain
+from interruption.adapters.langchain import Pause, from_decisions, pending, resume
+from langchain.agents import create_agent
+from langchain.agents.middleware import HumanInTheLoopMiddleware, InterruptOnConfig
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import tool
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from langgraph.types import Interrupt, StateSnapshot, interrupt
+
+CONFIG: Final[RunnableConfig] = {"configurable": {"thread_id": "t-1"}}
+RAN: list[tuple[str, JSON]] = []
+SEEN: list[str] = []
+MODES: Final = ("batched", "per_call")
+
+
+def call(name: str, ref: str, **args: JSON) -> dict[str, object]:
+    """A tool call as a chat model emits it."""
+    return {"name": name, "args": args, "id": ref, "type": "tool_call"}
+
+
+class Script(BaseChatModel):
+    """Emits the n-th batch of tool calls at its n-th turn, then "done"."""
+
+    turns: list[list[dict[str, Any]]]
+
+    @property
+    def _llm_type(self) -> str:
+        return "script"
+
+    def bind_tools(self, *_args: object, **_kwargs: object) -> Script:
+        """The tools are known already."""
+        return self
+
+    def _generate(
+        self, messages: list[BaseMessage], *_args: object, **_kwargs: object
+    ) -> ChatResult:
+        turn = sum(isinstance(m, AIMessage) for m in messages)
+        if isinstance(messages[-1], ToolMessage):
+            SEEN.extend(str(m.content) for m in messages if isinstance(m, ToolMessage))
+        calls = self.turns[turn] if turn < len(self.turns) else []
+        message = AIMessage(content="" if calls else "done", tool_calls=calls)
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+@tool
+def transfer_money(to: str, amount: int) -> str:
+    """Send money."""
+    RAN.append(("transfer_money", {"to": to, "amount": amount}))
+    return f"sent {amount} to {to}"
+
+
+@tool
+def lookup(query: str) -> str:
+    """Look something up."""
+    RAN.append(("lookup", {"query": query}))
+    return "found"
+
+
+@tool
+def ask_user(question: str) -> str:
+    """Ask the user; a human answers in its place."""
+    RAN.append(("ask_user", {"question": question}))
+    return "unanswered"
+
+
+@tool
+def wild(question: str) -> str:
+    """A tool that pauses by itself, not through the middleware."""
+    return str(interrupt({"ask": question}))
+
+
+GATES: Final[dict[str, bool | InterruptOnConfig]] = {
+    "transfer_money": {"allowed_decisions": ["approve", "edit", "reject"]},
+    "ask_user": {"allowed_decisions": ["respond"]},
+}
+TWO: Final = [
+    call("transfer_money", "c-1", to="ACME", amount=1),
+    call("lookup", "c-2", query="rates"),
+    call("transfer_money", "c-3", to="BOB", amount=2),
+]
+
+
+def agent_for(
+    turns: list[list[dict[str, Any]]],
+    mode: str = "batched",
+    gates: dict[str, bool | InterruptOnConfig] | None = None,
+    saver: BaseCheckpointSaver[str] | None = None,
+) -> Any:
+    """A real agent with the HITL middleware, a script, and a checkpointer."""
+    middleware = HumanInTheLoopMiddleware(
+        interrupt_on=gates if gates is not None else GATES,
+        interrupt_mode=mode,  # type: ignore[arg-type]
+    )
+    return create_agent(
+        Script(turns=turns),
+        tools=[transfer_money, lookup, ask_user, wild],
+        middleware=[middleware],
+        checkpointer=saver if saver is not None else InMemorySaver(),
+    )
+
+
+def paused(agent: Any, config: RunnableConfig = CONFIG) -> Pause:
+    """Start the thread and return its pause."""
+    agent.invoke({"messages": [{"role": "user", "content": "go"}]}, config)
+    pause = pending(agent, config, questions={"ask_user": {"enum": ["Yes", "No"]}})
+    assert pause is not None
+    return pause
+
+
+def by_ref(pause: Pause) -> dict[str, PendingInterrupt]:
+    """The pause's calls by tool call id."""
+    return {p.ref: p for p in pause.interrupts}
+
+
+def transfers() -> list[JSON]:
+    """The arguments of every transfer that ran, in order."""
+    return [args for name, args in RAN if name == "transfer_money"]
+
+
+def codes(attempt: Callable[[], object]) -> tuple[ProblemCode, ...]:
+    """The codes of the rejection *attempt* raises."""
+    with pytest.raises(ResumeRejected) as caught:
+        attempt()
+    return caught.value.codes
+
+
+@pytest.fixture(autouse=True)
+def _clean() -> Iterator[None]:
+    RAN.clear()
+    SEEN.clear()
+    yield
+    RAN.clear()
+    SEEN.clear()
+
+
+@pytest.fixture(name="mode", params=MODES)
+def _mode(request: pytest.FixtureRequest) -> str:
+    """Both of the middleware's interrupt modes."""
+    mode: str = request.param
+    return mode
+
+
+class TestPending:
+    def test_each_gated_call_is_its_own_approval(self, mode: str) -> None:
+        """Each gated call is an ApprovalPending of its tool call id; no other is."""
+        pause = paused(agent_for([TWO], mode))
+        assert pause.mode == mode
+        assert [p.kind for p in pause.interrupts] == [
+            ApprovalPending("c-1"),
+            ApprovalPending("c-3"),
+        ]
+        first = pause.interrupts[0]
+        assert first.accepts.respond is None
+        assert first.tool is not None
+        assert first.tool.input == {"to": "ACME", "amount": 1}
+        assert first.payload["allowed_decisions"] == ["approve", "edit", "reject"]  # type: ignore[index,call-overload]
+
+    def test_batched_keeps_the_original_request(self) -> None:
+        """A batched pause carries the HITLRequest as the middleware raised it."""
+        (review,) = paused(agent_for([TWO])).reviews
+        assert isinstance(review.request, dict)
+        actions = review.request["action_requests"]
+        assert isinstance(actions, list)
+        assert [a["args"] for a in actions] == [  # type: ignore[call-overload,index]
+            {"to": "ACME", "amount": 1},
+            {"to": "BOB", "amount": 2},
+        ]
+        assert review.allowed == (frozenset({"approve", "edit", "reject"}),) * 2
+
+    def test_per_call_keeps_each_request(self) -> None:
+        """A per-call pause has one review per call, each its ToolApprovalRequest."""
+        pause = paused(agent_for([TWO], "per_call"))
+        requests = sorted(str(r.request["tool_call_id"]) for r in pause.reviews)  # type: ignore[call-overload,index]
+        assert requests == ["c-1", "c-3"]
+        assert all(r.request["type"] == "tool_approval" for r in pause.reviews)  # type: ignore[index,call-overload]
+
+    def test_a_respond_only_tool_is_a_question(self, mode: str) -> None:
+        """A respond-only call is Custom, answered by a string of its schema."""
+        pause = paused(agent_for([[call("ask_user", "q-1", question="Pay?")]], mode))
+        (question,) = pause.interrupts
+        assert question.kind == Custom()
+        assert question.accepts.respond == {
+            "allOf": [{"type": "string"}, {"enum": ["Yes", "No"]}]
+        }
+        assert question.accepts.restart is None
+
+    def test_an_undeclared_question_takes_any_string(self) -> None:
+        """Without a declared schema a question's answer is any string."""
+        agent = agent_for([[call("ask_user", "q-1", question="Pay?")]])
+        agent.invoke({"messages": [{"role": "user", "content": "go"}]}, CONFIG)
+        pause = pending(agent, CONFIG)
+        assert pause is not None
+        assert pause.interrupts[0].accepts.respond == {"type": "string"}
+
+    def test_nothing_pending_is_none(self) -> None:
+        """A thread that finished, or never started, waits for nothing."""
+        agent = agent_for([[call("lookup", "c-1", query="x")]])
+        assert pending(agent, CONFIG) is None
+        agent.invoke({"messages": [{"role": "user", "content": "go"}]}, CONFIG)
+        assert pending(agent, CONFIG) is None
+
+    def test_a_foreign_interrupt_is_refused(self) -> None:
+        """An interrupt the middleware did not raise is a DecodeError, not a guess."""
+        agent = agent_for([[call("wild", "w-1", question="?")]])
+        agent.invoke({"messages": [{"role": "user", "content": "go"}]}, CONFIG)
+        with pytest.raises(DecodeError) as caught:
+            pending(agent, CONFIG)
+        assert caught.value.path == "$.interrupts[0].value"
+
+    def test_indistinguishable_calls_are_refused(self) -> None:
+        """Two equal calls of which `when` gated one cannot be told apart: refused."""
+        gates: dict[str, bool | InterruptOnConfig] = {
+            "transfer_money": {
+                "allowed_decisions": ["approve", "reject"],
+                "when": lambda request: request.tool_call["id"] == "c-2",
+            }
+        }
+        same = [
+            call("transfer_money", "c-1", to="A", amount=1),
+            call("transfer_money", "c-2", to="A", amount=1),
+        ]
+        agent = agent_for([same], gates=gates)
+        agent.invoke({"messages": [{"role": "user", "content": "go"}]}, CONFIG)
+        with pytest.raises(DecodeError) as caught:
+            pending(agent, CONFIG)
+        assert caught.value.path == "$.interrupts[0].value.action_requests"
+
+    def test_equal_calls_all_gated_keep_their_order(self) -> None:
+        """Equal calls that are all gated are told apart by their order."""
+        same = [
+            call("transfer_money", "c-1", to="A", amount=1),
+            call("transfer_money", "c-2", to="A", amount=1),
+        ]
+        pause = paused(agent_for([same]))
+        assert [p.ref for p in pause.interrupts] == ["c-1", "c-2"]
+
+    def test_an_old_checkpoint_in_the_config_reads_the_latest(self) -> None:
+        """A config naming a checkpoint still reads the thread's latest pause."""
+        agent = agent_for([TWO, [call("transfer_money", "c-9", to="Z", amount=9)]])
+        first = paused(agent)
+        answer = Resume(restart=[p.approve() for p in first.interrupts])
+        resume(agent, CONFIG, answer, MemoryStore())
+        old: RunnableConfig = {
+            "configurable": {"thread_id": "t-1", "checkpoint_id": first.checkpoint_id}
+        }
+        later = pending(agent, old)
+        assert later is not None
+        assert [p.ref for p in later.interrupts] == ["c-9"]
+
+    def test_apending_reads_asynchronously(self, mode: str) -> None:
+        """The async reader sees the same pause."""
+        agent = agent_for([TWO], mode)
+        pause = paused(agent)
+        assert asyncio.run(langchain.apending(agent, CONFIG)) == pause
+        assert asyncio.run(langchain.apending(agent_for([TWO]), CONFIG)) is None
+
+    def test_the_key_names_the_thread_and_checkpoint(self) -> None:
+        """A pause is spent under its thread, checkpoint and waiting interrupt ids."""
+        pause = paused(agent_for([TWO], "per_call"))
+        assert pause.key.startswith('["langgraph","t-1","",')
+        assert pause.checkpoint_id in pause.key
+        assert all(review.id in pause.key for review in pause.reviews)
+
+
+class TestResume:
+    def test_decisions_reach_their_own_calls(self, mode: str) -> None:
+        """Two gated calls, answered out of order, each get their own decision."""
+        agent = agent_for([TWO], mode)
+        calls = by_ref(paused(agent))
+        answer = Resume(restart=[calls["c-3"].approve(), calls["c-1"].reject("no")])
+        assert resume(agent, CONFIG, answer, MemoryStore()) is None
+        assert sorted(RAN) == [
+            ("lookup", {"query": "rates"}),
+            ("transfer_money", {"to": "BOB", "amount": 2}),
+        ]
+        assert (
+            "User rejected the tool call for `transfer_money` with reason: no" in SEEN
+        )
+
+    def test_an_answer_reaches_the_model(self, mode: str) -> None:
+        """A respond to a question is what the model sees; the tool never runs."""
+        agent = agent_for([[call("ask_user", "q-1", question="Pay?")]], mode)
+        (question,) = paused(agent).interrupts
+        answer = Resume(respond=[question.respond("Yes")])
+        resume(agent, CONFIG, answer, MemoryStore(), questions={"ask_user": {}})
+        assert SEEN == ["Yes"]
+        assert RAN == []
+
+    def test_an_answer_outside_its_schema_is_refused(self, mode: str) -> None:
+        """A respond that breaks the declared schema is refused; nothing runs."""
+        agent = agent_for([[call("ask_user", "q-1", question="Pay?")]], mode)
+        paused(agent)
+        forged = Resume(respond=[Respond("ask_user", "q-1", "Maybe")])
+        questions: dict[str, dict[str, JSON]] = {"ask_user": {"enum": ["Yes", "No"]}}
+        refused = codes(
+            lambda: resume(agent, CONFIG, forged, MemoryStore(), questions=questions)
+        )
+        assert refused == (ProblemCode.SCHEMA_VIOLATION,)
+        assert SEEN == []
+
+    def test_a_decision_the_review_forbids_is_refused(self, mode: str) -> None:
+        """A decision its review does not allow is refused; nothing runs."""
+        gates: dict[str, bool | InterruptOnConfig] = {
+            "transfer_money": {"allowed_decisions": ["reject"]},
+            "lookup": {"allowed_decisions": ["approve"]},
+        }
+        turns = [[TWO[0], TWO[1]]]
+        agent = agent_for(turns, mode, gates)
+        calls = by_ref(paused(agent))
+        store = MemoryStore()
+        forbidden = Resume(restart=[calls["c-1"].approve(), calls["c-2"].reject("x")])
+        with pytest.raises(ResumeRejected) as rejected:
+            resume(agent, CONFIG, forbidden, store)
+        assert rejected.value.codes == (ProblemCode.ANSWER_NOT_ACCEPTED,) * 2
+        assert {p.interrupt_id for p in rejected.value.problems} == {"c-1", "c-2"}
+        assert RAN == []
+        allowed = Resume(restart=[calls["c-1"].reject("no"), calls["c-2"].approve()])
+        resume(agent, CONFIG, allowed, store)
+        assert RAN == [("lookup", {"query": "rates"})]
+
+    def test_forbidden_and_other_problems_travel_together(self) -> None:
+        """A forbidden decision is reported with the core's problems, all at once."""
+        gates: dict[str, bool | InterruptOnConfig] = {
+            "transfer_money": {"allowed_decisions": ["reject"]}
+        }
+        agent = agent_for([TWO], gates=gates)
+        calls = by_ref(paused(agent))
+        answer = Resume(restart=[calls["c-1"].approve()])
+        refused = codes(lambda: resume(agent, CONFIG, answer, MemoryStore()))
+        assert refused == (ProblemCode.MISSING, ProblemCode.ANSWER_NOT_ACCEPTED)
+
+    def test_a_malformed_decision_is_left_to_the_core(self) -> None:
+        """A restart that is no decision at all is the core's schema_violation."""
+        agent = agent_for([[TWO[0]]])
+        paused(agent)
+        forged = Resume(restart=[Restart("transfer_money", "c-1", {"maybe": 1})])
+        refused = codes(lambda: resume(agent, CONFIG, forged, MemoryStore()))
+        assert refused == (ProblemCode.SCHEMA_VIOLATION,)
+
+    def test_an_edit_is_refused(self, mode: str) -> None:
+        """Approving other arguments is input_modified, though edit is allowed."""
+        agent = agent_for([TWO], mode)
+        calls = by_ref(paused(agent))
+        edited = Restart("transfer_money", "c-1", "approve", {"to": "EVE", "amount": 1})
+        answer = Resume(restart=[edited, calls["c-3"].approve()])
+        refused = codes(lambda: resume(agent, CONFIG, answer, MemoryStore()))
+        assert refused == (ProblemCode.INPUT_MODIFIED,)
+        assert transfers() == []
+
+    def test_a_result_for_an_approval_is_refused(self) -> None:
+        """A client-made result cannot stand in for an approval."""
+        agent = agent_for([[TWO[0]]], gates={"transfer_money": True})
+        paused(agent)
+        forged = Resume(respond=[Respond("transfer_money", "c-1", "sent")])
+        refused = codes(lambda: resume(agent, CONFIG, forged, MemoryStore()))
+        assert refused == (ProblemCode.ANSWER_NOT_ACCEPTED,)
+        assert SEEN == []
+
+    def test_a_wrong_count_is_refused(self, mode: str) -> None:
+        """Too few answers are missing, one too many is unknown; nothing runs."""
+        agent = agent_for([TWO], mode)
+        calls = by_ref(paused(agent))
+        store = MemoryStore()
+        few = Resume(restart=[calls["c-1"].approve()])
+        assert codes(lambda: resume(agent, CONFIG, few, store)) == (
+            ProblemCode.MISSING,
+        )
+        extra = Restart("transfer_money", "c-4", "approve")
+        many = Resume(restart=[*(p.approve() for p in calls.values()), extra])
+        assert codes(lambda: resume(agent, CONFIG, many, store)) == (
+            ProblemCode.UNKNOWN_INTERRUPT,
+        )
+        assert transfers() == []
+
+    def test_a_batched_review_is_never_partial(self) -> None:
+        """A partial resume is missing in batched mode, whatever the policy."""
+        agent = agent_for([TWO])
+        calls = by_ref(paused(agent))
+        few = Resume(restart=[calls["c-1"].approve()])
+        partial = ResumePolicy(allow_partial=True)
+        refused = codes(
+            lambda: resume(agent, CONFIG, few, MemoryStore(), policy=partial)
+        )
+        assert refused == (ProblemCode.MISSING,)
+
+    def test_a_per_call_pause_may_be_answered_in_part(self) -> None:
+        """Per call, a partial resume runs its call; the rest stays pending."""
+        agent = agent_for([TWO], "per_call")
+        calls = by_ref(paused(agent))
+        store = MemoryStore()
+        partial = ResumePolicy(allow_partial=True)
+        first = Resume(restart=[calls["c-1"].approve()])
+        rest = resume(agent, CONFIG, first, store, policy=partial)
+        assert rest is not None
+        assert [p.ref for p in rest.interrupts] == ["c-3"]
+        assert codes(lambda: resume(agent, CONFIG, first, store, policy=partial)) == (
+            ProblemCode.CONSUMED,
+        )
+        resume(agent, CONFIG, Resume(restart=[calls["c-3"].reject("no")]), store)
+        assert [name for name, _ in RAN].count("transfer_money") == 1
+
+    def test_a_replay_is_consumed(self, mode: str) -> None:
+        """The same resume twice: the second is consumed; the calls ran once."""
+        agent = agent_for([TWO], mode)
+        calls = by_ref(paused(agent))
+        store = MemoryStore()
+        answer = Resume(restart=[p.approve() for p in calls.values()])
+        resume(agent, CONFIG, answer, store)
+        assert codes(lambda: resume(agent, CONFIG, answer, store)) == (
+            ProblemCode.CONSUMED,
+        )
+        assert len(RAN) == 3
+
+    def test_a_spent_pause_is_consumed_even_unrun(self) -> None:
+        """A pause spent in the store is consumed, whoever asks again at it."""
+        agent = agent_for([[TWO[0]]])
+        pause = paused(agent)
+        store = MemoryStore()
+        assert asyncio.run(store.spend(pause.key, None))
+        answer = Resume(restart=[pause.interrupts[0].approve()])
+        assert codes(lambda: resume(agent, CONFIG, answer, store)) == (
+            ProblemCode.CONSUMED,
+        )
+        assert RAN == []
+
+    def test_an_unknown_call_is_refused(self) -> None:
+        """An answer naming no call of this or an earlier pause is unknown."""
+        agent = agent_for([[TWO[0]]])
+        paused(agent)
+        forged = Resume(restart=[Restart("transfer_money", "c-404", "approve")])
+        assert codes(lambda: resume(agent, CONFIG, forged, MemoryStore())) == (
+            ProblemCode.UNKNOWN_INTERRUPT,
+            ProblemCode.MISSING,
+        )
+
+    def test_nothing_pending_is_refused(self) -> None:
+        """A thread that waits for nothing takes no resume."""
+        agent = agent_for([])
+        answer = Resume(restart=[Restart("transfer_money", "c-1", "approve")])
+        assert codes(lambda: resume(agent, CONFIG, answer, MemoryStore())) == (
+            ProblemCode.NOTHING_PENDING,
+        )
+
+    def test_a_refused_principal_learns_nothing(self) -> None:
+        """A refused principal gets only not_authorized, whatever it sent."""
+        gates: dict[str, bool | InterruptOnConfig] = {
+            "transfer_money": {"allowed_decisions": ["reject"]}
+        }
+        agent = agent_for([[TWO[0]]], gates=gates)
+        (only,) = paused(agent).interrupts
+        policy = ResumePolicy(authorize=lambda who, _p: who == "alice", principal="eve")
+        answer = Resume(restart=[only.approve()])
+        refused = codes(
+            lambda: resume(agent, CONFIG, answer, MemoryStore(), policy=policy)
+        )
+        assert refused == (ProblemCode.NOT_AUTHORIZED,)
+
+    def test_the_next_pause_is_returned(self) -> None:
+        """When the agent pauses again, resume returns the new pause."""
+        agent = agent_for([[TWO[0]], [call("transfer_money", "c-5", to="Z", amount=5)]])
+        first = paused(agent)
+        store = MemoryStore()
+        second = resume(
+            agent, CONFIG, Resume(restart=[first.interrupts[0].approve()]), store
+        )
+        assert second is not None
+        assert second.checkpoint_id != first.checkpoint_id
+        assert [p.ref for p in second.interrupts] == ["c-5"]
+        resume(agent, CONFIG, Resume(restart=[second.interrupts[0].approve()]), store)
+        assert len(RAN) == 2
+
+    def test_a_fresh_process_resumes_from_sqlite(
+        self, tmp_path: Path, mode: str
+    ) -> None:
+        """A fresh agent over a fresh checkpointer resumes the pause, once."""
+        database, spent = tmp_path / "checkpoints.db", tmp_path / "spent.db"
+
+        def process() -> Any:
+            connection = sqlite3.connect(database, check_same_thread=False)
+            return agent_for([TWO], mode, saver=SqliteSaver(connection))
+
+        calls = by_ref(paused(process()))
+        answer = Resume(restart=[calls["c-1"].approve(), calls["c-3"].reject("no")])
+        resume(process(), CONFIG, answer, SqliteStore(spent))
+        assert ("transfer_money", {"to": "ACME", "amount": 1}) in RAN
+        assert codes(lambda: resume(process(), CONFIG, answer, SqliteStore(spent))) == (
+            ProblemCode.CONSUMED,
+        )
+
+    def test_aresume_runs_asynchronously(self, tmp_path: Path, mode: str) -> None:
+        """The async resume validates, spends and runs through ainvoke."""
+
+        async def scenario() -> tuple[ProblemCode, ...]:
+            async with AsyncSqliteSaver.from_conn_string(
+                str(tmp_path / "checkpoints.db")
+            ) as saver:
+                agent = agent_for([TWO], mode, saver=saver)
+                start = {"messages": [{"role": "user", "content": "go"}]}
+                await agent.ainvoke(start, CONFIG)
+                pause = await langchain.apending(agent, CONFIG)
+                assert pause is not None
+                store = MemoryStore()
+                answer = Resume(restart=[p.approve() for p in pause.interrupts])
+                assert await langchain.aresume(agent, CONFIG, answer, store) is None
+                try:
+                    await langchain.aresume(agent, CONFIG, answer, store)
+                except ResumeRejected as rejected:
+                    return rejected.codes
+                return ()
+
+        assert asyncio.run(scenario()) == (ProblemCode.CONSUMED,)
+        assert len(RAN) == 3
+
+    def test_sync_resume_refuses_a_running_loop(self) -> None:
+        """The sync resume cannot run inside an event loop; nothing is spent."""
+        agent = agent_for([[TWO[0]]])
+        (only,) = paused(agent).interrupts
+        store = MemoryStore()
+        answer = Resume(restart=[only.approve()])
+
+        async def inside() -> None:
+            resume(agent, CONFIG, answer, store)
+
+        with pytest.raises(RuntimeError, match="running event loop"):
+            asyncio.run(inside())
+        resume(agent, CONFIG, answer, store)
+        assert len(RAN) == 1
+
+
+class Frozen:
+    """An agent stub over fixed snapshots: a checkpoint as damaged as a test needs."""
+
+    def __init__(
+        self, now: StateSnapshot, history: Sequence[StateSnapshot] = ()
+    ) -> None:
+        self.now = now
+        self.history = history
+
+    def get_state(self, _config: RunnableConfig) -> StateSnapshot:
+        """The fixed latest snapshot."""
+        return self.now
+
+    async def aget_state(self, config: RunnableConfig) -> StateSnapshot:
+        """The fixed latest snapshot."""
+        return self.get_state(config)
+
+    def get_state_history(
+        self, _config: RunnableConfig, *, limit: int | None = None
+    ) -> Iterator[StateSnapshot]:
+        """The fixed history."""
+        return iter(self.history[:limit])
+
+    async def aget_state_history(  # pragma: no cover - the sync path reads it
+        self, _config: RunnableConfig, *, limit: int | None = None
+    ) -> Any:
+        """The fixed history."""
+        for snapshot in self.history[:limit]:
+            yield snapshot
+
+    def invoke(self, _input: object, _config: RunnableConfig) -> object:
+        """Never reached by a refused resume."""
+        raise AssertionError  # pragma: no cover
+
+    async def ainvoke(self, _input: object, _config: RunnableConfig) -> object:
+        """Never reached by a refused resume."""
+        raise AssertionError  # pragma: no cover
+
+
+def damaged(
+    snapshot: StateSnapshot, *values: JSON, schema: object = None
+) -> StateSnapshot:
+    """*snapshot* with its interrupts replaced by ones carrying *values*."""
+    interrupts = tuple(
+        Interrupt(value, f"i-{index}", response_schema=schema)  # type: ignore[arg-type]
+        for index, value in enumerate(values)
+    )
+    return snapshot._replace(interrupts=interrupts)
+
+
+def request(**changes: JSON) -> dict[str, JSON]:
+    """The batched request of one transfer, with *changes*."""
+    base: dict[str, JSON] = {
+        "action_requests": [
+            {"name": "transfer_money", "args": {"to": "ACME", "amount": 1}}
+        ],
+        "review_configs": [
+            {"action_name": "transfer_money", "allowed_decisions": ["approve"]}
+        ],
+    }
+    return {**base, **changes}
+
+
+PER_CALL: Final[dict[str, JSON]] = {
+    "type": "tool_approval",
+    "tool_call_id": "c-1",
+    "name": "transfer_money",
+    "args": {"to": "ACME", "amount": 1},
+    "description": "",
+}
+APPROVE_ONLY: Final = {"properties": {"type": {"const": "approve"}}}
+
+
+class TestDamagedCheckpoints:
+    @pytest.mark.parametrize(
+        ("values", "where"),
+        [
+            ([request(action_requests=[])], ".value.action_requests"),
+            ([request(review_configs=[])], ".value.review_configs"),
+            (
+                [request(action_requests=[{"name": "transfer_money", "args": 1}])],
+                ".action_requests[0].args",
+            ),
+            (
+                [
+                    request(
+                        review_configs=[
+                            {"action_name": "lookup", "allowed_decisions": ["approve"]}
+                        ]
+                    )
+                ],
+                ".review_configs[0].action_name",
+            ),
+            (
+                [
+                    request(
+                        review_configs=[
+                            {
+                                "action_name": "transfer_money",
+                                "allowed_decisions": "all",
+                            }
+                        ]
+                    )
+                ],
+                ".review_configs[0].allowed_decisions",
+            ),
+            (
+                [
+                    request(
+                        review_configs=[
+                            {
+                                "action_name": "transfer_money",
+                                "allowed_decisions": ["approve", "maybe"],
+                            }
+                        ]
+                    )
+                ],
+                ".review_configs[0].allowed_decisions[1]",
+            ),
+            ([request(extra=1)], ".value.extra"),
+            ([request(), PER_CALL], "$.interrupts"),
+            ([PER_CALL, PER_CALL], "$.interrupts"),
+        ],
+    )
+    def test_a_damaged_request_names_its_path(
+        self, values: list[JSON], where: str
+    ) -> None:
+        """A checkpoint the middleware could not write is a DecodeError there."""
+        real = agent_for([[TWO[0]]])
+        paused(real)
+        snapshot = damaged(real.get_state(CONFIG), *values, schema=APPROVE_ONLY)
+        with pytest.raises(DecodeError) as caught:
+            pending(Frozen(snapshot), CONFIG)
+        assert caught.value.path.endswith(where)
+
+    def test_a_per_call_schema_must_be_the_middlewares(self) -> None:
+        """A per-call interrupt without a decision schema is refused."""
+        real = agent_for([[TWO[0]]])
+        paused(real)
+        snapshot = damaged(real.get_state(CONFIG), PER_CALL, schema=None)
+        with pytest.raises(DecodeError) as caught:
+            pending(Frozen(snapshot), CONFIG)
+        assert caught.value.path == "$.interrupts[0].response_schema"
+
+    def test_a_single_decision_schema_is_read(self) -> None:
+        """A per-call tool allowing one decision lists just that decision."""
+        real = agent_for([[TWO[0]]])
+        paused(real)
+        snapshot = damaged(real.get_state(CONFIG), PER_CALL, schema=APPROVE_ONLY)
+        pause = pending(Frozen(snapshot), CONFIG)
+        assert pause is not None
+        assert pause.reviews[0].allowed == (frozenset({"approve"}),)
+
+    def test_a_batch_without_its_message_is_refused(self) -> None:
+        """A batched request with no AI message to align with is refused."""
+        real = agent_for([[TWO[0]]])
+        paused(real)
+        snapshot = real.get_state(CONFIG)._replace(values={"messages": []})
+        with pytest.raises(DecodeError) as caught:
+            pending(Frozen(snapshot), CONFIG)
+        assert caught.value.path == "$.values.messages"
+
+    def test_a_replay_is_found_past_foreign_checkpoints(self) -> None:
+        """The history search skips unreadable checkpoints, finds the pause."""
+        real = agent_for([[TWO[0]]])
+        pause = paused(real)
+        now = real.get_state(CONFIG)
+        finished = now._replace(interrupts=())
+        history = [damaged(now, "not the middleware's"), now]
+        answer = Resume(restart=[pause.interrupts[0].approve()])
+        stub = Frozen(finished, history)
+        assert codes(lambda: resume(stub, CONFIG, answer, MemoryStore())) == (
+            ProblemCode.CONSUMED,
+        )
+
+
+def ui_answers(pause: Pause, decisions: dict[str, JSON]) -> dict[str, JSON]:
+    """What a reviewer UI sends: per interrupt id, in the middleware's shape."""
+    if pause.mode == "per_call":
+        return {r.id: decisions[r.interrupts[0].ref] for r in pause.reviews}
+    (review,) = pause.reviews
+    return {review.id: {"decisions": [decisions[p.ref] for p in review.interrupts]}}
+
+
+class TestFromDecisions:
+    def test_positions_become_tool_call_ids(self, mode: str) -> None:
+        """A UI's decisions become entries keyed by the calls they sit at."""
+        agent = agent_for([TWO], mode)
+        pause = paused(agent)
+        answers = ui_answers(
+            pause,
+            {"c-1": {"type": "reject", "message": "no"}, "c-3": {"type": "approve"}},
+        )
+        converted = from_decisions(pause, answers)
+        assert sorted(converted.restart, key=lambda r: r.ref) == [
+            Restart("transfer_money", "c-1", {"reject": {"reason": "no"}}),
+            Restart("transfer_money", "c-3", "approve"),
+        ]
+        resume(agent, CONFIG, converted, MemoryStore())
+        assert ("transfer_money", {"to": "BOB", "amount": 2}) in RAN
+        assert ("transfer_money", {"to": "ACME", "amount": 1}) not in RAN
+
+    def test_a_bare_reject_gets_a_reason(self) -> None:
+        """A reject without a message carries the default reason."""
+        pause = paused(agent_for([[TWO[0]]]))
+        converted = from_decisions(
+            pause, ui_answers(pause, {"c-1": {"type": "reject"}})
+        )
+        reason: JSON = {"reject": {"reason": langchain.DEFAULT_REJECTION}}
+        assert converted.restart == (Restart("transfer_money", "c-1", reason),)
+
+    def test_a_respond_becomes_a_respond(self) -> None:
+        """A respond decision is the client's answer to a question."""
+        pause = paused(agent_for([[call("ask_user", "q-1", question="?")]]))
+        answers = ui_answers(pause, {"q-1": {"type": "respond", "message": "Yes"}})
+        assert from_decisions(pause, answers).respond == (
+            Respond("ask_user", "q-1", "Yes"),
+        )
+
+    def test_an_edit_is_an_approval_of_other_arguments(self) -> None:
+        """An edit keeps its arguments, so that the validator refuses changed ones."""
+        agent = agent_for([[TWO[0]]])
+        pause = paused(agent)
+        same: dict[str, JSON] = {
+            "name": "transfer_money",
+            "args": {"to": "ACME", "amount": 1},
+        }
+        unchanged: JSON = {"type": "edit", "edited_action": same}
+        changed: JSON = {
+            "type": "edit",
+            "edited_action": {**same, "args": {"to": "EVE", "amount": 1}},
+        }
+        assert from_decisions(pause, ui_answers(pause, {"c-1": unchanged})).restart == (
+            Restart("transfer_money", "c-1", "approve", {"to": "ACME", "amount": 1}),
+        )
+        edit = from_decisions(pause, ui_answers(pause, {"c-1": changed}))
+        assert codes(lambda: resume(agent, CONFIG, edit, MemoryStore())) == (
+            ProblemCode.INPUT_MODIFIED,
+        )
+
+    def test_an_edit_cannot_switch_tools(self) -> None:
+        """An edit naming another tool is malformed."""
+        pause = paused(agent_for([[TWO[0]]]))
+        switched: JSON = {
+            "type": "edit",
+            "edited_action": {"name": "lookup", "args": {"query": "x"}},
+        }
+        with pytest.raises(DecodeError) as caught:
+            from_decisions(pause, ui_answers(pause, {"c-1": switched}))
+        assert caught.value.path.endswith(".decisions[0].edited_action.name")
+
+    @pytest.mark.parametrize(
+        ("decision", "where"),
+        [
+            ({"type": "maybe"}, ".decisions[0].type"),
+            ("approve", ".decisions[0].type"),
+            ({"type": "approve", "note": "ok"}, ".decisions[0].note"),
+            ({"type": "respond"}, ".decisions[0].message"),
+            ({"type": "reject", "message": 3}, ".decisions[0].message"),
+            ({"type": "edit", "edited_action": {"name": "x"}}, ".edited_action.args"),
+        ],
+    )
+    def test_a_malformed_decision_names_its_path(
+        self, decision: JSON, where: str
+    ) -> None:
+        """A decision not in the middleware's shape is a DecodeError at its path."""
+        pause = paused(agent_for([[TWO[0]]]))
+        with pytest.raises(DecodeError) as caught:
+            from_decisions(pause, ui_answers(pause, {"c-1": decision}))
+        assert caught.value.path.endswith(where)
+
+    @pytest.mark.parametrize("body", [[], {"decisions": "all"}, {"all": []}])
+    def test_a_malformed_batch_is_refused(self, body: JSON) -> None:
+        """A batched answer must be an object with a decisions array."""
+        pause = paused(agent_for([[TWO[0]]]))
+        with pytest.raises(DecodeError):
+            from_decisions(pause, {pause.reviews[0].id: body})
+
+    def test_unknown_targets_are_refused(self) -> None:
+        """An unknown interrupt id and a decision past the last call are unknown."""
+        pause = paused(agent_for([[TWO[0]]]))
+        (review,) = pause.reviews
+        approve: JSON = {"type": "approve"}
+        answers: dict[str, JSON] = {
+            review.id: {"decisions": [approve, approve]},
+            "elsewhere": {"decisions": [approve]},
+        }
+        with pytest.raises(ResumeRejected) as caught:
+            from_decisions(pause, answers)
+        assert caught.value.codes == (ProblemCode.UNKNOWN_INTERRUPT,) * 2
+
+
+class TestForgeries:
+    @settings(
+        max_examples=25,
+        suppress_health_check=[HealthCheck.function_scoped_fixture],
+    )
+    @given(
+        entries=st.lists(
+            st.tuples(
+                st.sampled_from(["transfer_money", "lookup", "ask_user"]),
+                st.sampled_from(["c-1", "c-3", "c-2", "c-9"]),
+                st.sampled_from(
+                    [
+                        "approve",
+                        {"reject": {"reason": "no"}},
+                        {"approve": {"note": None}},
+                        "yes",
+                        None,
+                        {"to": "EVE"},
+                    ]
+                ),
+                st.sampled_from([None, {"to": "EVE", "amount": 1}]),
+                st.booleans(),
+            ),
+            max_size=4,
+        )
+    )
+    def test_a_resume_runs_only_what_it_validly_approved(
+        self, entries: Sequence[tuple[str, str, JSON, JSON, bool]]
+    ) -> None:
+        """Any resume: refused with nothing run, or just the approved calls ran."""
+        RAN.clear()
+        agent = agent_for([TWO])
+        paused(agent)
+        respond = [Respond(n, r, d) for n, r, d, _, as_result in entries if as_result]
+        restart = [
+            Restart(n, r, d, i) for n, r, d, i, as_result in entries if not as_result
+        ]
+        try:
+            resume(
+                agent, CONFIG, Resume(respond=respond, restart=restart), MemoryStore()
+            )
+        except ResumeRejected:
+            assert RAN == []
+            assert pending(agent, CONFIG) is not None
+            return
+        approved = {r.ref for r in restart if r.resumed != {"reject": {"reason": "no"}}}
+        ran = {
+            "c-1" if a == {"to": "ACME", "amount": 1} else "c-3"
+            for n, a in RAN
+            if n == "transfer_money"
+        }
+        assert ran == approved
+
+
+def test_a_missing_extra_names_it() -> None:
+    """Without LangChain installed, importing the adapter names the extra."""
+    code = (
+        "import sys; sys.modules['langchain'] = None\n"
+        "try:\n"
+        "    import interruption.adapters.langchain\n"
+        "except ImportError as error:\n"
+        "    print(error)\n"
+    )
+    out = subprocess.run(  # noqa: S603 - this interpreter, a fixed script
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert "pip install 'interruption[langgraph]'" in out.stdout
