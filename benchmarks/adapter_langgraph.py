@@ -1,0 +1,130 @@
+"""Time one pause → resume cycle of LangGraph, alone and adapted.
+
+Run with ``python benchmarks/adapter_langgraph.py``. One *cycle*: a one-node
+graph on ``InMemorySaver`` pauses in its node with a yes/no question, is
+resumed with "Yes" on the same thread, and the node finishes; a new thread
+each cycle.
+
+* *LangGraph alone* — the node calls ``interrupt(payload)``; the client reads
+  the pending id from ``get_state(config).interrupts`` and resumes with
+  ``invoke(Command(resume={id: "Yes"}))``.
+* *with the adapter* — the node calls `ask(Confirm(...))`; the client reads
+  `pending` (typed `PendingInterrupt`s) and calls `resume`, which reads the
+  checkpoint again, validates the `Resume`, spends the pause once in a
+  `MemoryStore` and sends the id-keyed ``Command``; the node checks the
+  answer it gets back.
+
+Both interleaved, best of several repeats; before timing, each must pause,
+finish and hand the node "Yes" exactly once per cycle.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Final, TypedDict
+
+from interruption import Confirm, MemoryStore, Resume
+from interruption.adapters.langgraph import ask, pending, resume
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Command, interrupt
+
+from _common import best_us, machine_load, table
+
+FRAMEWORK: Final = "LangGraph 1.2"
+
+QUESTION: Final = Confirm("Invoice", "Pay INV-7 today?")
+
+
+class State(TypedDict, total=False):
+    """What the node got."""
+
+    answer: str
+
+
+class Bench:
+    """Two graphs (plain interrupt, adapter ask) and a new thread per cycle."""
+
+    def __init__(self) -> None:
+        self.answers: list[str] = []
+        self.threads = itertools.count()
+        self.store = MemoryStore()
+        payload = {"type": "confirm", "title": "Invoice", "text": "Pay INV-7 today?"}
+
+        def plain(_state: State) -> State:
+            answer = str(interrupt(payload))
+            self.answers.append(answer)
+            return {"answer": answer}
+
+        def typed(_state: State) -> State:
+            answer = ask(QUESTION)
+            self.answers.append(answer)
+            return {"answer": answer}
+
+        self.plain = self._graph(plain)
+        self.typed = self._graph(typed)
+
+    @staticmethod
+    def _graph(node: object) -> CompiledStateGraph[State]:
+        builder = StateGraph(State)
+        builder.add_node("node", node)  # type: ignore[call-overload]
+        builder.add_edge(START, "node")
+        builder.add_edge("node", END)
+        return builder.compile(checkpointer=InMemorySaver())
+
+    def _config(self) -> RunnableConfig:
+        return {"configurable": {"thread_id": f"t-{next(self.threads)}"}}
+
+    def alone(self) -> object:
+        """One cycle through LangGraph alone."""
+        config = self._config()
+        self.plain.invoke({}, config)
+        (found,) = self.plain.get_state(config).interrupts
+        return self.plain.invoke(Command(resume={found.id: "Yes"}), config)
+
+    def adapted(self) -> object:
+        """One cycle through the adapter."""
+        config = self._config()
+        self.typed.invoke({}, config)
+        (question,) = pending(self.typed, config)
+        answer = Resume(respond=[question.respond("Yes")])
+        return resume(self.typed, config, answer, self.store)
+
+    def check(self) -> None:
+        """Each cycle must pause, finish, and hand the node "Yes" once."""
+        for cycle in (self.alone, self.adapted):
+            self.answers.clear()
+            cycle()
+            if self.answers != ["Yes"]:
+                msg = f"{cycle.__name__}: the node got {self.answers}"
+                raise AssertionError(msg)
+
+
+def measure() -> tuple[str, float, float]:
+    """Time one cycle alone and with the adapter, interleaved.
+
+    Returns:
+        (framework, LangGraph-alone µs, with-adapter µs).
+    """
+    bench = Bench()
+    bench.check()
+    alone, adapted = best_us(bench.alone, bench.adapted, repeats=10)
+    return FRAMEWORK, alone, adapted
+
+
+def main() -> None:
+    """Print the table."""
+    framework, alone, adapted = measure()
+    print(machine_load())
+    header = ["cycle", "µs", "ratio"]
+    rows = [
+        [f"{framework}, alone", f"{alone:,.1f}", "1.00x"],
+        ["with the adapter", f"{adapted:,.1f}", f"{adapted / alone:.2f}x"],
+    ]
+    print(table(header, rows))
+
+
+if __name__ == "__main__":
+    main()
