@@ -325,16 +325,17 @@ async def pause(
 
     The run's `Conversation` (messages, deferred requests, usage) is kept in
     *keeper* under a fresh id, as bytes: nothing the caller still holds can
-    change what a resume runs.
+    change what a resume runs. The interrupts returned are derived from that
+    record, exactly as a resume derives them.
 
     Args:
         result: What ``agent.run`` returned; it paused when its output is a
             `DeferredToolRequests` (the agent's ``output_type`` must allow
             one).
         keeper: Where the paused run is kept.
-        answer_schemas: The answer schema of each deferred (``CallDeferred``) tool,
-            by tool name; a tool without one takes any JSON. Kept with the
-            run, so a resume checks against what the client was shown.
+        answer_schemas: The answer schema of each deferred (``CallDeferred``)
+            tool, by tool name; a tool without one takes any JSON. Kept with
+            the run, so a resume checks against what the client was shown.
 
     Returns:
         The paused run (its id and interrupts), or None if the run finished.
@@ -342,7 +343,6 @@ async def pause(
     Raises:
         ValueError: if a schema in *answer_schemas* cannot be run
             (``SchemaError``).
-        TypeError: if a call's arguments are not JSON.
     """
     requests = result.output
     if not isinstance(requests, DeferredToolRequests):
@@ -351,10 +351,11 @@ async def pause(
     conversation = dataclasses.replace(
         result.conversation, deferred_tool_requests=requests
     )
-    interrupts = _interrupts(requests, schemas)
     run_id = uuid.uuid4().hex
-    await keeper.keep(run_id, _encode(schemas, conversation))
-    return PausedRun(run_id, interrupts)
+    record = _encode(schemas, conversation)
+    kept = _decode(run_id, record)  # what the client sees is what resume checks
+    await keeper.keep(run_id, record)
+    return PausedRun(run_id, kept.interrupts)
 
 
 def pause_sync(

@@ -466,6 +466,9 @@ class TestRefusals:
         assert isinstance(call, ToolCallPart)
         assert isinstance(call.args, dict)
         cast("dict[str, object]", call.args)["to"] = "MALLORY"
+        tool = setup.paused.interrupts[0].tool
+        assert tool is not None
+        assert tool.input == TRANSFER  # what the client was shown is a copy
         setup.resume(Resume(restart=[setup.paused.interrupts[0].approve()]))
         assert setup.world.transfers == [TRANSFER]
 
