@@ -380,6 +380,9 @@ async def resume(  # noqa: PLR0913 - keyword-only options
             *agent*; every problem of *answer*; ``consumed`` for a pause
             already resumed. Nothing ran and nothing was spent then, except
             for ``consumed``.
+        Exception: whatever ``Runner.run`` raises (a model's or a tool's
+            failure, ``MaxTurnsExceeded``) propagates; the pause is spent by
+            then, so a failed continuation is not resumed again.
     """
     policy = policy or ResumePolicy()
     opened = sealer.open_with_claims(token, now=policy.now())
