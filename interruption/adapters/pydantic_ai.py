@@ -63,7 +63,8 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess
     )
     raise ImportError(_MISSING) from error
 
-from interruption._json import JSON, Mismatch, canonical
+from interruption._json import JSON, Mismatch
+from interruption._parse import ENCODE
 from interruption._schemacheck import JSONSchema, check_schema
 from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
 from interruption.errors import DecodeError, Problem, ProblemCode, ResumeRejected
@@ -250,7 +251,7 @@ def spent_key(run_id: str) -> str:
     Returns:
         A key no other adapter or session uses.
     """
-    return canonical(["pydantic_ai", run_id]).decode()
+    return ENCODE(["pydantic_ai", run_id])
 
 
 def _answer_schemas(answers: Mapping[str, JSONSchema] | None) -> dict[str, JSONSchema]:
@@ -290,7 +291,7 @@ def _interrupts(
 def _encode(answers: Mapping[str, JSONSchema], conversation: Conversation) -> bytes:
     """One record: the answer schemas, a newline, the conversation (JSON)."""
     return (
-        canonical(dict(answers))
+        ENCODE(dict(answers)).encode()
         + _SEPARATOR
         + ConversationTypeAdapter.dump_json(conversation)
     )

@@ -1,0 +1,135 @@
+"""Time one pause → resume cycle of pydantic-ai, alone and adapted.
+
+Run with ``python benchmarks/adapter_pydantic_ai.py``. One *cycle*: a
+`FunctionModel` asks for a ``requires_approval`` tool, so the run ends with
+`DeferredToolRequests`; the run is resumed with the call approved; the tool
+runs and the model answers.
+
+* *pydantic-ai alone* — its own durable flow: the run's `Conversation` is
+  serialized with ``ConversationTypeAdapter`` (what a server would keep),
+  read back, answered with ``requests.build_results(approvals={id: True})``
+  and continued with ``agent.run(conversation=..., deferred_tool_results=...)``.
+* *with the adapter* — `pause` (serialize the conversation, derive the
+  interrupts from the record, keep it in a `MemoryKeeper`) and `resume`
+  (load the record, validate the `Resume` against it, spend the run id once
+  in a `MemoryStore`, build the results, continue).
+
+Both run on one event loop, interleaved, best of several repeats; before
+timing, each must pause, finish and run the tool exactly once per cycle.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Final
+
+from interruption import MemoryStore, Resume
+from interruption.adapters.pydantic_ai import MemoryKeeper, pause, resume
+from pydantic_ai import Agent, DeferredToolRequests
+from pydantic_ai.conversation import ConversationTypeAdapter
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from _common import best_us, machine_load, table
+
+FRAMEWORK: Final = "pydantic-ai 2.68"
+
+Output = str | DeferredToolRequests
+
+
+def _answer(messages: list[ModelMessage], _info: AgentInfo) -> ModelResponse:
+    if any(isinstance(part, ToolReturnPart) for part in messages[-1].parts):
+        return ModelResponse(parts=[TextPart("done")])
+    return ModelResponse(parts=[ToolCallPart("ping", {"n": 1}, "call-1")])
+
+
+class Bench:
+    """One agent, one model, one loop."""
+
+    def __init__(self) -> None:
+        self.runs = 0
+        self.agent: Agent[None, Output] = Agent(
+            FunctionModel(_answer), output_type=[str, DeferredToolRequests]
+        )
+
+        @self.agent.tool_plain(requires_approval=True)
+        def ping(n: int) -> int:
+            """Reply."""
+            self.runs += 1
+            return n
+
+        del ping
+        self.loop = asyncio.new_event_loop()
+        self.keeper = MemoryKeeper()
+        self.store = MemoryStore()
+
+    async def _alone(self) -> str:
+        result = await self.agent.run("go")
+        kept = ConversationTypeAdapter.dump_json(result.conversation)
+        conversation = ConversationTypeAdapter.validate_json(kept)
+        requests = conversation.deferred_tool_requests
+        assert requests is not None
+        approvals = {call.tool_call_id: True for call in requests.approvals}
+        results = requests.build_results(approvals=approvals)
+        done = await self.agent.run(
+            conversation=conversation, deferred_tool_results=results
+        )
+        return str(done.output)
+
+    async def _adapted(self) -> str:
+        paused = await pause(await self.agent.run("go"), self.keeper)
+        assert paused is not None
+        answer = Resume(restart=[pending.approve() for pending in paused.interrupts])
+        done = await resume(self.agent, paused.id, answer, self.keeper, self.store)
+        return str(done.output)
+
+    def alone(self) -> str:
+        """One cycle through pydantic-ai alone."""
+        return self.loop.run_until_complete(self._alone())
+
+    def adapted(self) -> str:
+        """One cycle through the adapter."""
+        return self.loop.run_until_complete(self._adapted())
+
+    def check(self) -> None:
+        """Each cycle must pause, finish, and run the tool exactly once."""
+        for cycle in (self.alone, self.adapted):
+            before = self.runs
+            if cycle() != "done" or self.runs != before + 1:
+                msg = f"{cycle.__name__}: expected one finished cycle, one tool run"
+                raise AssertionError(msg)
+
+
+def measure() -> tuple[str, float, float]:
+    """Time one cycle alone and with the adapter, interleaved.
+
+    Returns:
+        (framework, pydantic-ai-alone µs, with-adapter µs).
+    """
+    bench = Bench()
+    bench.check()
+    alone, adapted = best_us(bench.alone, bench.adapted, repeats=10)
+    bench.loop.close()
+    return FRAMEWORK, alone, adapted
+
+
+def main() -> None:
+    """Print the table."""
+    framework, alone, adapted = measure()
+    print(machine_load())
+    header = ["cycle", "µs", "ratio"]
+    rows = [
+        [f"{framework}, alone", f"{alone:,.1f}", "1.00x"],
+        ["with the adapter", f"{adapted:,.1f}", f"{adapted / alone:.2f}x"],
+    ]
+    print(table(header, rows))
+
+
+if __name__ == "__main__":
+    main()
