@@ -107,8 +107,8 @@ HISTORY: Final = 64
 """How many checkpoints back a resume that fits no pending call is looked
 for, to tell a replay (``consumed``) from a forgery."""
 
-# Names the middleware is known by, so a wrong import fails here, not later.
 _MIDDLEWARE: Final = HumanInTheLoopMiddleware.__name__
+"""The middleware's name, for messages (its import is what needs the extra)."""
 
 
 class Agent(Protocol):
@@ -198,7 +198,7 @@ class Pause:
         unanswered calls wait on, so the ids tell the two pauses apart.
         """
         waiting = sorted(review.id for review in self.reviews)
-        parts = ["langgraph", self.thread_id, self.checkpoint_ns, self.checkpoint_id]
+        parts = ["langchain", self.thread_id, self.checkpoint_ns, self.checkpoint_id]
         return json.dumps([*parts, waiting], separators=(",", ":"))
 
 

@@ -293,7 +293,7 @@ class TestPending:
     def test_the_key_names_the_thread_and_checkpoint(self) -> None:
         """A pause is spent under its thread, checkpoint and waiting interrupt ids."""
         pause = paused(agent_for([TWO], "per_call"))
-        assert pause.key.startswith('["langgraph","t-1","",')
+        assert pause.key.startswith('["langchain","t-1","",')
         assert pause.checkpoint_id in pause.key
         assert all(review.id in pause.key for review in pause.reviews)
 
