@@ -41,9 +41,9 @@ from pathlib import Path
 from typing import Any, Final, Protocol, TypeVar, cast, final, runtime_checkable
 
 import attrs
-import pydantic
 
 try:
+    import pydantic
     from pydantic_ai import (
         DeferredToolRequests,
         DeferredToolResults,

@@ -206,10 +206,11 @@ def by_id(paused: PausedRun) -> dict[str, PendingInterrupt]:
 
 
 class TestImport:
-    def test_a_missing_extra_is_named(self) -> None:
-        """Without pydantic-ai, importing the adapter names the extra to install."""
+    @pytest.mark.parametrize("missing", ["pydantic_ai", "pydantic"])
+    def test_a_missing_extra_is_named(self, missing: str) -> None:
+        """Without pydantic-ai (or pydantic), importing the adapter names the extra."""
         code = (
-            "import sys; sys.modules['pydantic_ai'] = None\n"
+            f"import sys; sys.modules[{missing!r}] = None\n"
             "try:\n"
             "    import interruption.adapters.pydantic_ai\n"
             "except ImportError as error:\n"
