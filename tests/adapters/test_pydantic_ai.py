@@ -47,6 +47,7 @@ from interruption.adapters.pydantic_ai import (
 from interruption.approval import DECISION_SCHEMA
 from pydantic_ai import (
     Agent,
+    ApprovalRequired,
     CallDeferred,
     DeferredToolRequests,
     DeferredToolResults,
@@ -405,6 +406,38 @@ class TestResume:
         answer = Resume(restart=[paused.interrupts[0].approve()])
         resume_sync(agent, paused.id, answer, keeper, MemoryStore(), deps="ops")
         assert used == ["ops"]
+        del wipe
+
+    def test_a_tool_asking_for_approval_itself_runs_once_approved(self) -> None:
+        """A tool raising ApprovalRequired pauses as an approval and runs once."""
+        wiped: list[str] = []
+
+        def model(messages: list[ModelMessage], _info: AgentInfo) -> ModelResponse:
+            if len(messages) == 1:
+                return ModelResponse(parts=[ToolCallPart("wipe", {"disk": "d1"}, "w1")])
+            return ModelResponse(parts=[TextPart("done")])
+
+        agent: Agent[None, Output] = Agent(
+            FunctionModel(model), output_type=[str, DeferredToolRequests]
+        )
+
+        @agent.tool
+        def wipe(ctx: RunContext[None], disk: str) -> str:
+            """Wipe a disk, once a human approved."""
+            if not ctx.tool_call_approved:
+                raise ApprovalRequired
+            wiped.append(disk)
+            return "wiped"
+
+        keeper, store = MemoryKeeper(), MemoryStore()
+        paused = pause_sync(agent.run_sync("go"), keeper)
+        assert paused is not None
+        (pending,) = paused.interrupts
+        assert pending.kind == ApprovalPending("w1")
+        resume_sync(
+            agent, paused.id, Resume(restart=[pending.approve()]), keeper, store
+        )
+        assert wiped == ["d1"]
         del wipe
 
     def test_resume_is_async_too(self) -> None:
