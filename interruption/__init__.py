@@ -72,6 +72,7 @@ from interruption.validation import (
     ResumePolicy,
     Spend,
     admit,
+    pause_key,
     validate_and_spend,
     validate_resume,
 )
@@ -155,6 +156,7 @@ __all__ = [
     "json_equal",
     "json_schema",
     "loads",
+    "pause_key",
     "resume_turn",
     "resume_turn_stream",
     "resume_turn_sync",

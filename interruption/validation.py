@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal, TypeAlias, final
 
 import attrs
 
-from interruption._json import json_equal
+from interruption._json import digest, json_equal
 from interruption._schemacheck import JSONSchema, conforms, schema_mismatches
 from interruption.errors import Problem, ProblemCode, ResumeRejected
 from interruption.parts import ToolResponse
@@ -42,6 +42,7 @@ __all__ = [
     "Spend",
     "admit",
     "authorize_turn",
+    "pause_key",
     "utc_now",
     "validate_and_spend",
     "validate_resume",
@@ -514,3 +515,22 @@ async def admit(  # noqa: PLR0913 - keyword-only options
         return await store.spend(key, keep_until)
 
     return await validate_and_spend(resume, turn, spend, policy=policy)
+
+
+def pause_key(framework: str, *parts: str) -> str:
+    """The key that spends one pause a framework keeps, whoever reads it.
+
+    Two adapters that can see the same pause (LangGraph's own interrupts
+    and LangChain's middleware, both in one checkpoint) must spend it under
+    the same key, or it could be resumed once through each: they build it
+    here from the same parts.
+
+    Args:
+        framework: Whose state holds the pause (``"langgraph"``).
+        *parts: What identifies the pause there (thread, namespace,
+            checkpoint id, the ids of the interrupts still waiting).
+
+    Returns:
+        A fixed-size key (a SHA-256 of the parts' canonical JSON).
+    """
+    return f"{framework}:{digest([framework, *parts])}"

@@ -27,7 +27,6 @@ the middleware's shape (Agent Chat UI, Agent Inbox) into a `Resume`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from datetime import datetime
 from typing import Final, Literal, Protocol, TypeAlias, final
@@ -63,6 +62,7 @@ from interruption.validation import (
     ResumePolicy,
     admit,
     authorize_turn,
+    pause_key,
     validate_resume,
 )
 
@@ -198,8 +198,13 @@ class Pause:
         unanswered calls wait on, so the ids tell the two pauses apart.
         """
         waiting = sorted(review.id for review in self.reviews)
-        parts = ["langchain", self.thread_id, self.checkpoint_ns, self.checkpoint_id]
-        return json.dumps([*parts, waiting], separators=(",", ":"))
+        return pause_key(
+            "langgraph",
+            self.thread_id,
+            self.checkpoint_ns,
+            self.checkpoint_id,
+            *waiting,
+        )
 
 
 # -- reading the checkpoint ---------------------------------------------------

@@ -55,7 +55,7 @@ from interruption.loop import run_sync
 from interruption.parts import ToolRequest
 from interruption.prompts import Confirm, Input
 from interruption.resume import Accepts, PendingInterrupt, Respond, Restart, Resume
-from interruption.validation import ResumePolicy, admit
+from interruption.validation import ResumePolicy, admit, pause_key
 from interruption.wire import json_schema, structure, unstructure
 
 try:
@@ -528,13 +528,13 @@ def _pause(
         sends[shown.id] = wire
     scheduled = () if snapshot.interrupts else _scheduled(graph, snapshot, parent)
     interrupts.extend(scheduled)
-    place: JSON = [
+    key = pause_key(
+        "langgraph",
         thread,
         str(configurable.get("checkpoint_ns", "")),
         str(configurable.get("checkpoint_id", "")),
         *sorted(pending.id for pending in interrupts),
-    ]
-    key = f"langgraph:{digest(place)}"
+    )
     return _Pause(thread, key, tuple(interrupts), sends, bool(scheduled))
 
 

@@ -27,8 +27,10 @@ from interruption import (
     ResumePolicy,
     ResumeRejected,
     SqliteStore,
+    pause_key,
 )
 from interruption.adapters import langchain
+from interruption.adapters import langgraph as langgraph_adapter
 from interruption.adapters.langchain import Pause, from_decisions, pending, resume
 from langchain.agents import create_agent
 from langchain.agents.middleware import HumanInTheLoopMiddleware, InterruptOnConfig
@@ -290,12 +292,16 @@ class TestPending:
         assert asyncio.run(langchain.apending(agent, CONFIG)) == pause
         assert asyncio.run(langchain.apending(agent_for([TWO]), CONFIG)) is None
 
-    def test_the_key_names_the_thread_and_checkpoint(self) -> None:
-        """A pause is spent under its thread, checkpoint and waiting interrupt ids."""
-        pause = paused(agent_for([TWO], "per_call"))
-        assert pause.key.startswith('["langchain","t-1","",')
-        assert pause.checkpoint_id in pause.key
-        assert all(review.id in pause.key for review in pause.reviews)
+    @pytest.mark.parametrize("mode", MODES)
+    def test_one_pause_has_one_key_whichever_adapter_reads_it(self, mode: str) -> None:
+        """The middleware's pause is spent under the LangGraph adapter's key too."""
+        agent = agent_for([TWO], mode)
+        pause = paused(agent)
+        waiting = sorted(review.id for review in pause.reviews)
+        assert pause.key == pause_key(
+            "langgraph", "t-1", "", pause.checkpoint_id, *waiting
+        )
+        assert pause.key == langgraph_adapter._read(agent, CONFIG).key
 
 
 class TestResume:
