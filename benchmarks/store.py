@@ -153,12 +153,15 @@ async def check_session(store: Store) -> None:
     (pending,) = paused.interrupts
     assert isinstance(pending.kind, ApprovalPending)
     saved = await store.load_turn(session.id)
-    assert saved == paused.turn, "the store did not keep the pause"
+    assert saved is not None, "the store did not keep the pause"
+    assert saved.turn.turn_id == paused.turn.turn_id, "the store kept another turn"
     done = await session.resume(Resume(restart=[pending.approve()]), turn_id=1)
     assert done.finish_reason == "stop", done.finish_reason
     assert done.message == DONE
     assert RUNS.session == before + 1, "the tool did not run exactly once"
-    assert await store.is_consumed(session.id, 1), "the turn was not consumed"
+    settled = await store.load_turn(session.id, 1)
+    assert settled is not None, "the turn is gone"
+    assert settled.state == "completed", "the turn was not consumed and finished"
     assert not await session.pending()
     history = await store.load_history(session.id)
     assert history == done.messages, "the store did not keep the history"

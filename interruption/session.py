@@ -46,7 +46,7 @@ from interruption.resume import (
     Resume,
 )
 from interruption.schedule import PauseSchedule
-from interruption.store._base import Step, Store, turn_expiry
+from interruption.store._base import Step, Store, StoredTurn, turn_expiry
 from interruption.tools import Tool
 from interruption.validation import (
     Answer,
@@ -140,6 +140,7 @@ class Session:
         self.max_turns = max_turns
         self.on_tool_error: OnToolError = on_tool_error
         self.now = now or utc_now
+        self._history: tuple[Message, ...] = ()
 
     def _options(self) -> LoopOptions:
         return {
@@ -157,15 +158,29 @@ class Session:
         moment = turn_expiry(turn)
         return moment is not None and moment <= self.now()
 
-    async def _open_turn(self) -> InterruptedTurn | None:
-        turn = await self.store.load_turn(self.id)
-        if (
-            turn is None
-            or self._expired(turn)
-            or await self.store.is_consumed(self.id, turn.turn_id)
-        ):
+    async def _current_history(self) -> tuple[Message, ...]:
+        """The session's history: what this object read, plus what is new.
+
+        The history is append-only, so only messages beyond those already
+        read are fetched: a cycle's cost does not grow with the conversation.
+        """
+        newer = await self.store.load_history(self.id, len(self._history))
+        if newer:
+            self._history = (*self._history, *newer)
+        return self._history
+
+    async def _whole(self, stored: StoredTurn) -> InterruptedTurn:
+        """*stored*'s turn with its messages, from the history."""
+        history = self._history
+        if len(history) < stored.history_len:
+            history = await self._current_history()
+        return stored.with_history(history)
+
+    async def _open(self) -> StoredTurn | None:
+        stored = await self.store.load_turn(self.id)
+        if stored is None or stored.state != "open" or self._expired(stored.turn):
             return None
-        return turn
+        return stored
 
     async def _close_expired(self, turn: InterruptedTurn) -> None:
         """Close an expired turn: each paused call gets its answer in history.
@@ -195,7 +210,7 @@ class Session:
             answers.append(Respond(request.name, ref, output))
             responses.append(ToolResponse(request.name, ref, output))
         history = (*turn.messages, Message(Role.TOOL, tuple(responses)))
-        if not await self.store.close_turn(turn, Resume(answers), None, history):
+        if not await self.store.finish(turn, history, close=Resume(answers)):
             message = (
                 f"session {self.id!r}: turn {turn.turn_id} was answered or closed "
                 "while it expired; send again"
@@ -205,6 +220,11 @@ class Session:
     async def send(self, messages: Sequence[Message] | str) -> GenerateResult:
         """Add messages to the conversation and run until it ends or pauses.
 
+        A turn whose interrupts all expired no longer blocks the session:
+        it is closed first, each paused call answered in the history by its
+        declared expiry answer (with ``expiry_answers``) or by a response
+        saying it expired.
+
         Args:
             messages: New messages, or one user text.
 
@@ -212,58 +232,52 @@ class Session:
             How it ended; when interrupted, ``result.turn.turn_id`` is what a
             client echoes with its resume.
 
-        A turn whose interrupts all expired no longer blocks the session:
-        it is closed first, each paused call answered in the history by its
-        declared expiry answer (with ``expiry_answers``) or by a response
-        saying it expired.
-
         Raises:
             RuntimeError: if the session is paused (resume it first) or a
                 continuation is unfinished (a crash: `recover` it first).
         """
         latest = await self.store.load_turn(self.id)
-        if latest is not None and await self.store.claimed(self.id):
+        if latest is not None and latest.state == "consumed":
             msg = (
                 f"session {self.id!r} has an unfinished continuation: wait for it, "
                 "or call recover() if its process died"
             )
             raise RuntimeError(msg)
-        if latest is not None and not await self.store.is_consumed(
-            self.id, latest.turn_id
-        ):
-            if not self._expired(latest):
+        if latest is not None and latest.state == "open":
+            if not self._expired(latest.turn):
                 msg = (
                     f"session {self.id!r} is paused: resume its pending "
                     "interrupts first"
                 )
                 raise RuntimeError(msg)
-            await self._close_expired(latest)
+            await self._close_expired(await self._whole(latest))
         new = (
             [Message.of_text(Role.USER, messages)]
             if isinstance(messages, str)
             else list(messages)
         )
-        history = list(await self.store.load_history(self.id) or ()) + new
+        history = [*await self._current_history(), *new]
         result = await last_result(
             generate_stream(self.model, history, session=self.id, **self._options())
         )
+        turn = None
         if result.turn is not None:
-            turn_id = latest.turn_id + 1 if latest is not None else 1
+            turn_id = latest.turn.turn_id + 1 if latest is not None else 1
             turn = attrs.evolve(result.turn, turn_id=turn_id)
             result = attrs.evolve(result, turn=turn)
-            await self.store.save_turn(turn)
-        else:
-            await self.store.save_history(self.id, result.messages)
+        await self.store.save(self.id, result.messages, turn)
+        self._history = result.messages
         return result
 
     async def pending(self) -> tuple[PendingInterrupt, ...]:
         """Return what is pending (empty when the session is not paused)."""
-        turn = await self._open_turn()
-        return turn.interrupts if turn is not None else ()
+        stored = await self._open()
+        return stored.turn.interrupts if stored is not None else ()
 
     async def pending_turn(self) -> InterruptedTurn | None:
         """Return the open interrupted turn, or None."""
-        return await self._open_turn()
+        stored = await self._open()
+        return await self._whole(stored) if stored is not None else None
 
     def _policy(self, principal: str | None) -> ResumePolicy:
         return ResumePolicy(
@@ -297,41 +311,37 @@ class Session:
                 (it is asked first); ``consumed`` when this turn was already
                 resumed (a replay or a lost race).
         """
-        latest = await self.store.load_turn(self.id)
-        if latest is None:
-            message = f"session {self.id!r} has nothing to resume: it never paused"
-            raise _rejected(ProblemCode.UNKNOWN_INTERRUPT, message)
-        turn = latest
-        if turn_id is not None and turn_id != latest.turn_id:
-            earlier = await self.store.load_turn(self.id, turn_id)
-            if earlier is None:
+        stored = await self.store.load_turn(self.id, turn_id)
+        if stored is None:
+            if turn_id is None or await self.store.load_turn(self.id) is None:
+                message = f"session {self.id!r} has nothing to resume: it never paused"
+            else:
                 message = f"session {self.id!r} has no turn {turn_id}"
-                raise _rejected(ProblemCode.UNKNOWN_INTERRUPT, message)
-            turn = earlier
-        policy = self._policy(principal)
+            raise _rejected(ProblemCode.UNKNOWN_INTERRUPT, message)
+        turn = await self._whole(stored)
 
         async def spent() -> bool:
-            return await self.store.is_consumed(self.id, turn.turn_id)
+            return stored.state != "open"
 
         async def spend(kept: Resume) -> bool:
             return await self.store.consume(turn, kept, principal)
 
         resolved = await validate_and_spend(
-            resume, turn, spend, policy=policy, spent=spent
+            resume, turn, spend, policy=self._policy(principal), spent=spent
         )
         return await self._continue(resolved)
 
     async def _continue(
         self, resolved: ResolvedResume, steps: Sequence[Step] | None = None
     ) -> GenerateResult:
-        """Continue a consumed turn, recording every step; then complete it.
+        """Continue a consumed turn, recording every step; then finish it.
 
         With *steps* (recorded before a crash), continue where they stop.
         """
         turn = resolved.turn
 
         async def record(step: Step) -> None:
-            await self.store.record(self.id, turn.turn_id, step)
+            await self.store.record(self.id, turn.turn_id, (step,))
 
         runner = _runner(self.model, self.id, self._options())
         events = (
@@ -340,11 +350,8 @@ class Session:
             else _recovery(runner, resolved, steps, record)
         )
         result = await last_result(events)
-        if result.turn is not None:
-            await self.store.save_turn(result.turn)
-        else:
-            await self.store.save_history(self.id, result.messages)
-        await self.store.complete(self.id, turn.turn_id)
+        await self.store.finish(turn, result.messages, result.turn)
+        self._history = result.messages
         return result
 
     async def recover(self) -> GenerateResult | None:
@@ -355,40 +362,15 @@ class Session:
         continues from the last recorded step: recorded messages are not
         asked of the model again and tools whose results were recorded do
         not run again. What may run twice is a tool call that was running
-        when the process died (its result was never recorded). A
-        continuation whose outcome was saved before the crash is only marked
-        complete, and that outcome is returned. Call it when no other
-        process is continuing this session (at start-up, say): a
+        when the process died (its result was never recorded). Call it when
+        no other process is continuing this session (at start-up, say): a
         continuation still running looks the same as one that died.
         """
-        result = None
-        for turn, kept, steps in await self.store.claimed(self.id):
-            saved = await self._saved_outcome(turn)
-            if saved is not None:
-                await self.store.complete(self.id, turn.turn_id)
-                result = saved
-                continue
-            result = await self._continue(_as_resolved(turn, kept), steps)
-        return result
-
-    async def _saved_outcome(self, turn: InterruptedTurn) -> GenerateResult | None:
-        """The outcome of *turn*'s continuation if it was saved, else None."""
-        latest = await self.store.load_turn(self.id)
-        if latest is not None and latest.turn_id > turn.turn_id:
-            return GenerateResult(
-                "interrupted",
-                latest.messages[-1],
-                latest.messages,
-                latest.interrupts,
-                latest,
-            )
-        history = await self.store.load_history(self.id) or ()
-        if len(history) <= len(turn.messages):
+        stored = await self.store.load_turn(self.id)
+        if stored is None or stored.state != "consumed" or stored.resume is None:
             return None
-        last = history[-1]
-        said = next(m for m in reversed(history) if m.role is Role.MODEL)
-        stopped = last.role is Role.MODEL and not last.tool_requests
-        return GenerateResult("stop" if stopped else "max_turns", said, history)
+        turn = await self._whole(stored)
+        return await self._continue(_as_resolved(turn, stored.resume), stored.steps)
 
     # --- sync twins ----------------------------------------------------------
 

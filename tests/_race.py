@@ -40,10 +40,10 @@ def _race(  # noqa: PLR0913, PLR0917 - one process's whole brief
             store = PostgresStore(where, schema=schema)
             await store.open()
         try:
-            turn = await store.load_turn("s-1", 1)
-            assert turn is not None
+            stored = await store.load_turn("s-1", 1)
+            assert stored is not None
             await asyncio.to_thread(barrier.wait, 60)
-            return await store.consume(turn, resume, None)
+            return await store.consume(stored.turn, resume, None)
         finally:
             await store.close()
 

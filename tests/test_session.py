@@ -39,7 +39,7 @@ from interruption import (
 )
 from interruption.session import Session
 from interruption.store import MemoryStore, PostgresStore, SqliteStore, Store
-from interruption.store._base import Claimed, Step, turn_expiry
+from interruption.store._base import Step, StoredTurn, turn_expiry
 from interruption.testing import ScriptedModel
 from psycopg import sql
 
@@ -329,21 +329,24 @@ class Wrapped:
     def __init__(self, inner: Store) -> None:
         self.inner = inner
 
-    async def save_history(self, session: str, messages: Sequence[Message]) -> None:
+    async def load_history(
+        self, session: str, start: int = 0
+    ) -> tuple[Message, ...] | None:
         """Delegate."""
-        await self.inner.save_history(session, messages)
+        return await self.inner.load_history(session, start)
 
-    async def load_history(self, session: str) -> tuple[Message, ...] | None:
+    async def save(
+        self,
+        session: str,
+        history: Sequence[Message],
+        turn: InterruptedTurn | None = None,
+    ) -> None:
         """Delegate."""
-        return await self.inner.load_history(session)
-
-    async def save_turn(self, turn: InterruptedTurn) -> None:
-        """Delegate."""
-        await self.inner.save_turn(turn)
+        await self.inner.save(session, history, turn)
 
     async def load_turn(
         self, session: str, turn_id: int | None = None
-    ) -> InterruptedTurn | None:
+    ) -> StoredTurn | None:
         """Delegate."""
         return await self.inner.load_turn(session, turn_id)
 
@@ -353,31 +356,23 @@ class Wrapped:
         """Delegate."""
         return await self.inner.consume(turn, resume, principal)
 
-    async def close_turn(
+    async def record(self, session: str, turn_id: int, steps: Sequence[Step]) -> None:
+        """Delegate."""
+        await self.inner.record(session, turn_id, steps)
+
+    async def finish(
         self,
         turn: InterruptedTurn,
-        resume: Resume,
-        principal: str | None,
         history: Sequence[Message],
+        following: InterruptedTurn | None = None,
+        *,
+        close: Resume | None = None,
+        principal: str | None = None,
     ) -> bool:
         """Delegate."""
-        return await self.inner.close_turn(turn, resume, principal, history)
-
-    async def record(self, session: str, turn_id: int, step: Step) -> None:
-        """Delegate."""
-        await self.inner.record(session, turn_id, step)
-
-    async def complete(self, session: str, turn_id: int) -> None:
-        """Delegate."""
-        await self.inner.complete(session, turn_id)
-
-    async def claimed(self, session: str) -> Sequence[Claimed]:
-        """Delegate."""
-        return await self.inner.claimed(session)
-
-    async def is_consumed(self, session: str, turn_id: int) -> bool:
-        """Delegate."""
-        return await self.inner.is_consumed(session, turn_id)
+        return await self.inner.finish(
+            turn, history, following, close=close, principal=principal
+        )
 
     async def spend(self, key: str, keep_until: datetime | None) -> bool:
         """Delegate."""
@@ -390,6 +385,12 @@ class Wrapped:
     async def close(self) -> None:
         """Delegate."""
         await self.inner.close()
+
+
+def is_consumed(store: Store, runner: asyncio.Runner, turn_id: int = 1) -> bool:
+    """Whether the session's turn *turn_id* was consumed (or closed)."""
+    stored = runner.run(store.load_turn(SESSION, turn_id))
+    return stored is not None and stored.state != "open"
 
 
 class Gated(Wrapped):
@@ -518,18 +519,28 @@ class CrashingStore(Wrapped):
             raise Crash
         return won
 
-    async def record(self, session: str, turn_id: int, step: Step) -> None:
+    async def record(self, session: str, turn_id: int, steps: Sequence[Step]) -> None:
         """Delegate; die after the nth record, if told to."""
-        await self.inner.record(session, turn_id, step)
+        await self.inner.record(session, turn_id, steps)
         self.records -= 1
         if self.at == "after record" and self.records == 0:
             raise Crash
 
-    async def complete(self, session: str, turn_id: int) -> None:
-        """Die before completing, if told to."""
+    async def finish(
+        self,
+        turn: InterruptedTurn,
+        history: Sequence[Message],
+        following: InterruptedTurn | None = None,
+        *,
+        close: Resume | None = None,
+        principal: str | None = None,
+    ) -> bool:
+        """Die before finishing, if told to."""
         if self.at == "before complete":
             raise Crash
-        await self.inner.complete(session, turn_id)
+        return await self.inner.finish(
+            turn, history, following, close=close, principal=principal
+        )
 
 
 class TestCrashSafety:
@@ -580,8 +591,10 @@ class TestCrashSafety:
         """Recover reuses recorded results and runs only the calls never recorded."""
         paused = self.crash(runner, open_session, store, "pay twice", at)
         first, second = (pending.ref for pending in paused.interrupts)
-        ((_, _, steps),) = runner.run(store.claimed(SESSION))
-        recorded = [step for step in steps if isinstance(step, ToolResponse)]
+        stored = runner.run(store.load_turn(SESSION, 1))
+        assert stored is not None
+        assert stored.state == "consumed"
+        recorded = [step for step in stored.steps if isinstance(step, ToolResponse)]
         ran = {amount: log[f"transfer_money {amount}"] for amount in (125_000, 130_000)}
         if at == "after consume":
             assert (recorded, ran) == ([], {125_000: 0, 130_000: 0})
@@ -673,50 +686,54 @@ class TestCrashSafety:
         log: RunLog,
         runner: asyncio.Runner,
     ) -> None:
-        """A crash after the final history was saved: recover only completes it."""
+        """A crash after the final answer was recorded: recover asks nothing again."""
         paused = self.crash(runner, open_session, store, "pay", "before complete")
-        saved = runner.run(store.load_history(SESSION))
         survivor = open_session(on=reopen())
         final = runner.run(survivor.recover())
         assert final is not None
         assert final.finish_reason == "stop"
-        assert final.messages == saved
+        assert final.message.text.startswith("done: ")
         assert isinstance(survivor.model, ScriptedModel)
         assert survivor.model.requests == []
         assert log["transfer_money"] == 1
+        assert runner.run(store.load_history(SESSION)) == final.messages
         self.assert_settled(runner, survivor, paused)
 
-    def test_a_saved_max_turns_outcome_is_returned_as_such(
+    def test_recovery_keeps_to_the_turns_left(
         self,
         store: Store,
         tools: list[Tool[Any, Any, Any]],
         clock: Clock,
         runner: asyncio.Runner,
     ) -> None:
-        """Crashed after saving a max_turns ending: recover reports max_turns."""
+        """A continuation that used its model calls before the crash ends max_turns."""
         script = [
             Message(Role.MODEL, (transfer(),)),
             Message(Role.MODEL, (ToolRequest("lookup", input={}),)),
         ]
-        options: dict[str, Any] = {"id": SESSION, "approver": APPROVER, "now": clock}
-        session = Session(store, ScriptedModel(script), tools, max_turns=1, **options)
+        options: dict[str, Any] = {
+            "id": SESSION,
+            "approver": APPROVER,
+            "now": clock,
+            "max_turns": 1,
+        }
+        session = Session(store, ScriptedModel(script), tools, **options)
         paused = runner.run(session.send("pay"))
         dying = Session(
             CrashingStore(store, "before complete"),
             ScriptedModel(script[1:]),
             tools,
-            max_turns=1,
             **options,
         )
         with pytest.raises(Crash):
             runner.run(dying.resume(yes_to(paused.interrupts)))
-        final = runner.run(
-            Session(store, ScriptedModel([]), tools, **options).recover()
-        )
+        model = ScriptedModel([])
+        final = runner.run(Session(store, model, tools, **options).recover())
         assert final is not None
         assert final.finish_reason == "max_turns"
         assert [r.name for r in final.message.tool_requests] == ["lookup"]
         assert final.messages[-1].role is Role.TOOL
+        assert model.requests == []
 
     def test_an_expiry_answer_survives_a_crash(
         self,
@@ -827,9 +844,11 @@ class TestRecoveryOfEveryStep:
             return names == ["lookup"]
 
         class Dies(Wrapped):
-            async def record(self, session: str, turn_id: int, step: Step) -> None:
-                await self.inner.record(session, turn_id, step)
-                if fatal(step):
+            async def record(
+                self, session: str, turn_id: int, steps: Sequence[Step]
+            ) -> None:
+                await self.inner.record(session, turn_id, steps)
+                if any(fatal(step) for step in steps):
                     raise Crash
 
         dying = Session(Dies(store), FollowUp(), tools, id=SESSION, now=clock)
@@ -857,7 +876,7 @@ class TestRecoveryOfEveryStep:
         clock.advance(timedelta(minutes=2))
 
         class Late(Wrapped):
-            async def close_turn(self, *_args: Any) -> bool:
+            async def finish(self, *_args: Any, **_options: Any) -> bool:
                 return False
 
         late = Session(Late(store), FollowUp(), tools, id=SESSION, now=clock)
@@ -874,9 +893,11 @@ class TestRecoveryOfEveryStep:
         )
 
         class DiesInLookup(Wrapped):
-            async def record(self, session: str, turn_id: int, step: Step) -> None:
-                await self.inner.record(session, turn_id, step)
-                if isinstance(step, Message) and step.tool_requests:
+            async def record(
+                self, session: str, turn_id: int, steps: Sequence[Step]
+            ) -> None:
+                await self.inner.record(session, turn_id, steps)
+                if any(isinstance(s, Message) and s.tool_requests for s in steps):
                     raise Crash
 
         dying = Session(DiesInLookup(store), FollowUp(), tools, id=SESSION, now=clock)
@@ -996,7 +1017,7 @@ class TestAuthorization:
                     assert pending.name not in problem.message
         assert "anonymous" in error.problems[0].message
         assert log["transfer_money"] == 0
-        assert not runner.run(store.is_consumed(SESSION, 1))
+        assert not is_consumed(store, runner)
         assert runner.run(session.pending()) == paused.interrupts
 
     @pytest.mark.parametrize(
@@ -1036,7 +1057,7 @@ class TestAuthorization:
         )
         assert error.codes == (ProblemCode.NOT_AUTHORIZED,)
         assert log["transfer_money"] == 0
-        assert not runner.run(store.is_consumed(SESSION, 1))
+        assert not is_consumed(store, runner)
         allowed = open_session()
         final = runner.run(allowed.resume(yes_to(paused.interrupts), turn_id=1))
         assert final.finish_reason == "stop"
@@ -1084,7 +1105,7 @@ class TestAuthorization:
         assert error.codes == (ProblemCode.NOT_AUTHORIZED,)
         assert isinstance(error.__cause__, LookupError)
         assert runner.run(session.pending()) == paused.interrupts
-        assert not runner.run(store.is_consumed(SESSION, 1))
+        assert not is_consumed(store, runner)
 
     def test_a_refused_principal_cannot_take_expiry_answers(
         self,
@@ -1108,7 +1129,7 @@ class TestAuthorization:
                 runner, session.resume(Resume(), turn_id=1, principal=principal)
             )
             assert error.codes == (ProblemCode.NOT_AUTHORIZED,)
-        assert not runner.run(store.is_consumed(SESSION, 1))
+        assert not is_consumed(store, runner)
         final = runner.run(session.resume(Resume(), turn_id=1, principal="alice"))
         assert final.finish_reason == "stop"
         assert principal_of(store, SESSION, 1) == "alice"
@@ -1221,7 +1242,7 @@ class TestExpiry:
         error = rejection(runner, session.resume(yes_to(paused.interrupts), turn_id=1))
         assert error.codes == (ProblemCode.EXPIRED,)
         assert log["transfer_money"] == 0
-        assert not runner.run(store.is_consumed(SESSION, 1))
+        assert not is_consumed(store, runner)
 
     def test_an_expired_question_is_answered_by_its_expiry_answer(
         self, open_session: OpenSession, clock: Clock, runner: asyncio.Runner
@@ -1348,7 +1369,9 @@ class TestForgery:
                 assert set(caught.value.codes) == codes, name
                 assert ledger.runs == runs, name
                 assert len(model.requests) == 1, name
-            assert not await store.is_consumed(session.id, turn.turn_id)
+            kept = await store.load_turn(session.id, turn.turn_id)
+            assert kept is not None
+            assert kept.state == "open"
             assert await session.pending() == turn.interrupts
             final = await session.resume(resume, turn_id=turn.turn_id)
             assert final.finish_reason == "stop"

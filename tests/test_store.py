@@ -1,17 +1,15 @@
 import asyncio
 import concurrent.futures
-import uuid
-from datetime import UTC, datetime, timedelta
+import sqlite3
+from contextlib import closing
+from datetime import UTC, datetime
 from pathlib import Path
 
 import attrs
 import interruption.store
 import psycopg
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from interruption import JSON
-from interruption._json import MAX_DEPTH
+from interruption import JSON, dumps
 from interruption.kinds import Custom
 from interruption.parts import Message, Role, ToolRequest, ToolResponse
 from interruption.resume import (
@@ -22,7 +20,10 @@ from interruption.resume import (
     Resume,
 )
 from interruption.store import PostgresStore, SqliteStore, Store
+from interruption.store._postgres import _MIGRATIONS as POSTGRES_MIGRATIONS
 from interruption.store._postgres import _wake
+from interruption.store._sqlite import _MIGRATIONS as SQLITE_MIGRATIONS
+from interruption.testing.store_contract import CONTRACT, Check
 from psycopg import sql
 
 from tests._race import RACERS, race_processes
@@ -77,311 +78,38 @@ def turn(  # noqa: PLR0913 - keyword-only knobs of one sample
 
 class TestStore:
     def test_is_a_store(self, store: Store) -> None:
-        """Every store satisfies the Store protocol."""
+        """Each store satisfies the runtime-checkable protocol."""
         assert isinstance(store, Store)
 
-    def test_history_round_trips(self, store: Store, runner: asyncio.Runner) -> None:
-        """A saved history loads back equal, and saving again replaces it."""
-        first = (Message.of_text(Role.USER, "hi"),)
-        second = (*first, Message.of_text(Role.MODEL, "héllo \u2603"))
-
-        async def go() -> None:
-            assert await store.load_history("s-1") is None
-            await store.save_history("s-1", list(first))
-            assert await store.load_history("s-1") == first
-            await store.save_history("s-1", second)
-            assert await store.load_history("s-1") == second
-            assert await store.load_history("s-2") is None
-
-        runner.run(go())
-
-    def test_save_turn_keeps_turn_and_history(
-        self, store: Store, runner: asyncio.Runner
+    @pytest.mark.parametrize("check", CONTRACT, ids=lambda check: check.__name__)
+    def test_meets_the_contract(
+        self, store: Store, runner: asyncio.Runner, check: Check
     ) -> None:
-        """Saving a turn keeps it and makes its messages the session's history."""
-        saved = turn(text="paused here")
-
-        async def go() -> None:
-            await store.save_turn(saved)
-            assert await store.load_turn("s-1") == saved
-            assert await store.load_history("s-1") == saved.messages
-
-        runner.run(go())
-
-    def test_load_turn_latest_and_by_id(
-        self, store: Store, runner: asyncio.Runner
-    ) -> None:
-        """Without an id the latest turn loads; with one, that turn."""
-        turns = [turn(turn_id) for turn_id in (1, 2, 10)]
-
-        async def go() -> None:
-            for saved in turns:
-                await store.save_turn(saved)
-            await store.save_turn(turn(99, session="s-2"))
-            assert await store.load_turn("s-1") == turns[-1]
-            assert await store.load_turn("s-1", 2) == turns[1]
-            assert await store.load_turn("s-1", 3) is None
-            assert await store.load_turn("s-3") is None
-            assert await store.load_turn("s-3", 1) is None
-
-        runner.run(go())
-
-    def test_duplicate_turn_id_is_refused(
-        self, store: Store, runner: asyncio.Runner
-    ) -> None:
-        """A second turn with a session's existing id is a ValueError."""
-
-        async def go() -> None:
-            await store.save_turn(turn(1))
-            with pytest.raises(ValueError, match="already has turn 1"):
-                await store.save_turn(turn(1, text="again"))
-            assert await store.load_turn("s-1", 1) == turn(1)
-            await store.save_turn(turn(1, session="s-2"))
-
-        runner.run(go())
-
-    def test_consume_wins_once(self, store: Store, runner: asyncio.Runner) -> None:
-        """The first consume of a turn wins; every later one loses."""
-
-        async def go() -> None:
-            await store.save_turn(turn(1))
-            assert not await store.is_consumed("s-1", 1)
-            assert await store.consume(turn(1), RESUME, "alice")
-            assert await store.is_consumed("s-1", 1)
-            assert not await store.consume(turn(1), RESUME, "alice")
-            assert not await store.consume(turn(1), Resume(), None)
-
-        runner.run(go())
-
-    def test_consume_of_missing_turn_loses(
-        self, store: Store, runner: asyncio.Runner
-    ) -> None:
-        """Consuming a turn that does not exist returns False."""
-
-        async def go() -> None:
-            await store.save_turn(turn(1))
-            assert not await store.consume(turn(2), RESUME, None)
-            assert not await store.consume(turn(1, session="s-2"), RESUME, None)
-            assert not await store.is_consumed("s-1", 2)
-            assert not await store.is_consumed("s-1", 1)
-
-        runner.run(go())
-
-    def test_concurrent_consumes_have_one_winner(
-        self, store: Store, runner: asyncio.Runner
-    ) -> None:
-        """Of 20 concurrent consumes of one turn, exactly one wins."""
-
-        async def go() -> list[bool]:
-            await store.save_turn(turn(1))
-            return await asyncio.gather(
-                *(store.consume(turn(1), RESUME, f"p{n}") for n in range(RACERS))
-            )
-
-        assert sorted(runner.run(go())) == [False] * (RACERS - 1) + [True]
-
-    def test_claimed_lists_unfinished_turns(
-        self, store: Store, runner: asyncio.Runner
-    ) -> None:
-        """Consumed, unfinished turns are claimed with their resume and steps."""
-        first = ToolResponse("pay", "b", {"ok": True})
-        second = ToolResponse("pay", "a", 1)
-        redone = ToolResponse("pay", "b", {"ok": False})
-
-        async def go() -> None:
-            for turn_id in (1, 2, 3):
-                await store.save_turn(turn(turn_id))
-            assert list(await store.claimed("s-1")) == []
-            assert await store.consume(turn(2), RESUME, "alice")
-            assert await store.consume(turn(1), Resume(), None)
-            assert list(await store.claimed("s-1")) == [
-                (turn(1), Resume(), ()),
-                (turn(2), RESUME, ()),
-            ]
-            await store.record("s-1", 2, first)
-            await store.record("s-1", 2, second)
-            assert list(await store.claimed("s-1"))[1] == (
-                turn(2),
-                RESUME,
-                (first, second),
-            )
-            said = Message.of_text(Role.MODEL, "done")
-            await store.record("s-1", 2, said)
-            await store.record("s-1", 2, redone)
-            assert list(await store.claimed("s-1"))[1][2] == (
-                first,
-                second,
-                said,
-                redone,
-            )
-            await store.complete("s-1", 1)
-            assert list(await store.claimed("s-1")) == [
-                (turn(2), RESUME, (first, second, said, redone))
-            ]
-            await store.complete("s-1", 2)
-            assert list(await store.claimed("s-1")) == []
-            assert list(await store.claimed("s-2")) == []
-
-        runner.run(go())
-
-    def test_turn_ids_only_grow(self, store: Store, runner: asyncio.Runner) -> None:
-        """A turn id at or below the session's latest is refused, even after expiry."""
-
-        async def go() -> None:
-            await store.save_turn(turn(1, expires_at=NOW - timedelta(hours=1)))
-            await store.save_turn(turn(3))
-            await store.expire(NOW + timedelta(days=1))
-            for used in (1, 2, 3):
-                with pytest.raises(ValueError, match="expected a turn id above"):
-                    await store.save_turn(turn(used, text="again"))
-            assert await store.load_turn("s-1", 1) == turn(
-                1, expires_at=NOW - timedelta(hours=1)
-            )
-            await store.save_turn(turn(4))
-
-        runner.run(go())
-
-    def test_consume_is_bound_to_the_turn_it_validated(
-        self, store: Store, runner: asyncio.Runner
-    ) -> None:
-        """A turn with the same number but another creation time is not consumed."""
-        other = attrs.evolve(turn(1), created_at=NOW + timedelta(seconds=1))
-
-        async def go() -> None:
-            await store.save_turn(turn(1))
-            assert not await store.consume(other, RESUME, None)
-            assert not await store.close_turn(other, RESUME, None, ())
-            assert not await store.is_consumed("s-1", 1)
-            assert await store.consume(turn(1), RESUME, None)
-
-        runner.run(go())
-
-    def test_close_turn_consumes_saves_and_completes_at_once(
-        self, store: Store, runner: asyncio.Runner
-    ) -> None:
-        """close_turn wins once, writes the history, and leaves nothing claimed."""
-        closed = (Message.of_text(Role.USER, "hi"), Message.of_text(Role.MODEL, "ok"))
-
-        async def go() -> None:
-            await store.save_turn(turn(1))
-            assert await store.close_turn(turn(1), RESUME, "alice", closed)
-            assert not await store.close_turn(turn(1), RESUME, "alice", ())
-            assert not await store.consume(turn(1), RESUME, None)
-            assert await store.is_consumed("s-1", 1)
-            assert await store.load_history("s-1") == closed
-            assert list(await store.claimed("s-1")) == []
-
-        runner.run(go())
-
-    def test_spend_is_single_use(self, store: Store, runner: asyncio.Runner) -> None:
-        """A key is spent once: True the first time, False ever after."""
-
-        async def go() -> None:
-            assert await store.spend("k-1", NOW)
-            assert not await store.spend("k-1", NOW)
-            assert not await store.spend("k-1", None)
-            assert await store.spend("k-2", None)
-            spent = await asyncio.gather(
-                *(store.spend("k-3", None) for _ in range(RACERS))
-            )
-            assert sorted(spent) == [False] * (RACERS - 1) + [True]
-
-        runner.run(go())
-
-    def test_expire_forgets_only_marks_past_their_time(
-        self, store: Store, runner: asyncio.Runner
-    ) -> None:
-        """Marks kept until a past moment go; later and endless ones stay spent."""
-
-        async def go() -> None:
-            later = NOW + timedelta(hours=1)
-            assert await store.spend("old", NOW)
-            assert await store.spend("live", later)
-            assert await store.spend("forever", None)
-            assert await store.expire(NOW - timedelta(seconds=1)) == 0
-            assert await store.expire(NOW) == 1
-            assert await store.spend("old", NOW)
-            assert not await store.spend("live", later)
-            assert not await store.spend("forever", None)
-
-        runner.run(go())
-
-    def test_expire_keeps_turns(self, store: Store, runner: asyncio.Runner) -> None:
-        """Expiry forgets spent marks only; an expired turn stays, for its session."""
-
-        async def go() -> None:
-            await store.save_turn(turn(1, expires_at=NOW - timedelta(minutes=1)))
-            assert await store.expire(NOW) == 0
-            assert await store.load_turn("s-1") is not None
-
-        runner.run(go())
-
-    @settings(
-        max_examples=10,
-        deadline=None,
-        suppress_health_check=[HealthCheck.function_scoped_fixture],
-    )
-    @given(depth=st.integers(min_value=0, max_value=MAX_DEPTH))
-    def test_whatever_was_built_and_saved_reads_back(
-        self, store: Store, runner: asyncio.Runner, depth: int
-    ) -> None:
-        """Every JSON field at the deepest a record accepts survives the store."""
-        value = nested(depth)
-        session = f"deep-{depth}-{uuid.uuid4().hex}"
-        call = ToolRequest("ask_user", "call-1", value)
-        deep_turn = InterruptedTurn(
-            session=session,
-            turn_id=1,
-            messages=(Message(Role.MODEL, (call,)),),
-            interrupts=(
-                PendingInterrupt(
-                    id="call-1",
-                    kind=Custom(),
-                    payload=value,
-                    tool=call,
-                    accepts=Accepts(respond={}),
-                ),
-            ),
-            completed=(ToolResponse("lookup", "call-0", value),),
-            created_at=NOW,
-        )
-        resume = Resume(respond=(Respond("ask_user", "call-1", value),))
-        said = Message(Role.MODEL, (ToolRequest("lookup", "call-2", value),))
-        result = ToolResponse("lookup", "call-2", value)
-
-        async def go() -> None:
-            await store.save_turn(deep_turn)
-            assert await store.load_turn(session) == deep_turn
-            assert await store.load_history(session) == deep_turn.messages
-            assert await store.consume(deep_turn, resume, None)
-            await store.record(session, 1, said)
-            await store.record(session, 1, result)
-            assert list(await store.claimed(session)) == [
-                (deep_turn, resume, (said, result))
-            ]
-
-        runner.run(go())
-
-    def test_a_large_recorded_result_reads_back(
-        self, store: Store, runner: asyncio.Runner
-    ) -> None:
-        """A result beyond the wire's 1 MiB default is recorded and claimed back."""
-        big = ToolResponse("lookup", "call-9", "x" * (2 * 1_048_576))
-
-        async def go() -> None:
-            await store.save_turn(turn(1))
-            assert await store.consume(turn(1), RESUME, None)
-            await store.record("s-1", 1, big)
-            assert list(await store.claimed("s-1")) == [(turn(1), RESUME, (big,))]
-
-        runner.run(go())
+        """Every store passes every check of the public store contract."""
+        runner.run(check(store))
 
     def test_close_is_repeatable(self, store: Store, runner: asyncio.Runner) -> None:
         """A used store closes, and the fixture's second close is harmless."""
 
         async def go() -> None:
-            await store.save_history("s-1", ())
+            await store.save("s-1", ())
             await store.close()
+
+        runner.run(go())
+
+    def test_the_store_keeps_no_copy_of_the_history_per_turn(
+        self, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """A turn saved after a long history reads back without its messages."""
+
+        async def go() -> None:
+            history = tuple(Message.of_text(Role.USER, f"m{n}") for n in range(50))
+            paused = attrs.evolve(turn(1), messages=(*history, *turn(1).messages))
+            await store.save("s-1", paused.messages, paused)
+            stored = await store.load_turn("s-1")
+            assert stored is not None
+            assert stored.turn.messages == ()
+            assert stored.history_len == len(paused.messages)
 
         runner.run(go())
 
@@ -404,15 +132,19 @@ class TestSqliteStore:
 
         async def save() -> None:
             store = SqliteStore(path)
-            await store.save_turn(turn(1))
+            await store.save("s-1", turn(1).messages, turn(1))
             await store.close()
 
         async def load() -> InterruptedTurn | None:
             store = SqliteStore(path)
             try:
-                return await store.load_turn("s-1")
+                stored = await store.load_turn("s-1")
+                history = await store.load_history("s-1")
             finally:
                 await store.close()
+            assert stored is not None
+            assert history is not None
+            return stored.with_history(history)
 
         asyncio.run(save())
         assert asyncio.run(load()) == turn(1)
@@ -420,8 +152,10 @@ class TestSqliteStore:
     def test_a_private_in_memory_database(self, runner: asyncio.Runner) -> None:
         """':memory:' gives a working store with nothing on disk."""
         store = SqliteStore(":memory:")
-        runner.run(store.save_turn(turn(1)))
-        assert runner.run(store.load_turn("s-1")) == turn(1)
+        runner.run(store.save("s-1", turn(1).messages, turn(1)))
+        stored = runner.run(store.load_turn("s-1"))
+        assert stored is not None
+        assert stored.state == "open"
         runner.run(store.close())
 
     def test_commits_are_durable_unless_asked_otherwise(self, tmp_path: Path) -> None:
@@ -437,6 +171,45 @@ class TestSqliteStore:
         with pytest.raises(ValueError, match="expected 'FULL' or 'NORMAL'"):
             SqliteStore(tmp_path / "c.db", synchronous="OFF")  # type: ignore[arg-type]
 
+    def test_a_version_1_file_is_migrated_with_its_data(self, tmp_path: Path) -> None:
+        """History, turns, results of version 1 read back after the migration."""
+        path = tmp_path / "v1.db"
+        old = turn(1)
+        history = (*turn(1).messages, Message.of_text(Role.USER, "later"))
+        result = ToolResponse("ask_user", "call-1", "Yes")
+        with closing(sqlite3.connect(path)) as db, db:
+            db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+            for statement in SQLITE_MIGRATIONS[1].split(";"):
+                db.execute(statement)
+            db.execute("INSERT INTO schema_version VALUES (1)")
+            db.execute(
+                "INSERT INTO sessions VALUES (?, ?, ?)",
+                ("s-1", dumps(history), "2026-11-21T23:00:00+00:00"),
+            )
+            db.execute(
+                "INSERT INTO turns (session, turn_id, body, consumed_at, resume) "
+                "VALUES (?, ?, ?, ?, ?)",
+                ("s-1", 1, dumps(old), "2026-11-21T23:01:00", dumps(RESUME)),
+            )
+            db.execute(
+                "INSERT INTO results VALUES (?, ?, ?, ?)",
+                ("s-1", 1, "call-1", dumps(result)),
+            )
+        store = SqliteStore(path)
+        try:
+            assert store.schema_version == 2
+            assert asyncio.run(store.load_history("s-1")) == history
+            stored = asyncio.run(store.load_turn("s-1"))
+            assert stored is not None
+            assert stored.with_history(history) == old
+            assert (stored.state, stored.resume, stored.steps) == (
+                "consumed",
+                RESUME,
+                (result,),
+            )
+        finally:
+            asyncio.run(store.close())
+
     def test_newer_schema_is_refused(self, tmp_path: Path) -> None:
         """A database from a newer version of the library is a RuntimeError."""
         path = tmp_path / "store.db"
@@ -450,7 +223,7 @@ class TestSqliteStore:
         """Of 20 OS processes consuming one turn in one file, exactly one wins."""
         path = tmp_path / "store.db"
         store = SqliteStore(path)
-        asyncio.run(store.save_turn(turn(1)))
+        asyncio.run(store.save("s-1", turn(1).messages, turn(1)))
         asyncio.run(store.close())
         outcomes = race_processes("sqlite", str(path), RESUME)
         assert sorted(outcomes) == [False] * (RACERS - 1) + [True]
@@ -474,6 +247,39 @@ class TestPostgresStore:
                 )
             ).fetchall()
         assert rows == [(1,), (2,)]
+
+    def test_a_version_1_schema_is_migrated_with_its_data(
+        self, postgres_dsn: str, pg_schema: str
+    ) -> None:
+        """History and turns of version 1 read back after the migration."""
+        old = turn(1)
+        history = (*turn(1).messages, Message.of_text(Role.USER, "later"))
+        with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+            conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(pg_schema)))
+            conn.execute(
+                sql.SQL("SET search_path TO {}").format(sql.Identifier(pg_schema))
+            )
+            conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+            conn.execute(POSTGRES_MIGRATIONS[1])
+            conn.execute("INSERT INTO schema_version VALUES (1)")
+            conn.execute(
+                "INSERT INTO sessions VALUES (%s, %s, now())", ("s-1", dumps(history))
+            )
+            conn.execute(
+                "INSERT INTO turns (session, turn_id, body) VALUES (%s, %s, %s)",
+                ("s-1", 1, dumps(old)),
+            )
+
+        async def go() -> None:
+            async with PostgresStore(postgres_dsn, schema=pg_schema) as store:
+                assert await store.schema_version() == 2
+                assert await store.load_history("s-1") == history
+                stored = await store.load_turn("s-1")
+                assert stored is not None
+                assert stored.with_history(history) == old
+                assert stored.state == "open"
+
+        asyncio.run(go())
 
     def test_newer_schema_is_refused(self, postgres_dsn: str, pg_schema: str) -> None:
         """A schema from a newer version of the library is a RuntimeError."""
@@ -503,8 +309,10 @@ class TestPostgresStore:
 
         async def go() -> None:
             async with PostgresStore(dsn) as store:
-                await store.save_turn(turn(1))
-                assert await store.load_turn("s-1") == turn(1)
+                await store.save("s-1", turn(1).messages, turn(1))
+                stored = await store.load_turn("s-1")
+                assert stored is not None
+                assert stored.turn.turn_id == 1
 
         try:
             asyncio.run(go())
@@ -524,7 +332,7 @@ class TestPostgresStore:
         store = PostgresStore(postgres_dsn, schema=pg_schema)
 
         async def go() -> None:
-            await store.save_history("s-1", ())
+            await store.save("s-1", ())
             await store.open()
             assert await store.load_history("s-1") == ()
             await store.close()
@@ -536,9 +344,11 @@ class TestPostgresStore:
     ) -> None:
         """Used from a second event loop (as sync callers do), the store reconnects."""
         store = PostgresStore(postgres_dsn, schema=pg_schema)
-        asyncio.run(store.save_turn(turn(1)))
+        asyncio.run(store.save("s-1", turn(1).messages, turn(1)))
         assert asyncio.run(store.consume(turn(1), RESUME, None))
-        assert asyncio.run(store.is_consumed("s-1", 1))
+        stored = asyncio.run(store.load_turn("s-1"))
+        assert stored is not None
+        assert stored.state == "consumed"
         asyncio.run(store.close())
 
     def test_closed_store_refuses_calls(
@@ -577,7 +387,7 @@ class TestPostgresStore:
             async with PostgresStore(
                 postgres_dsn, schema=pg_schema, max_size=2
             ) as store:
-                await store.save_turn(turn(1))
+                await store.save("s-1", turn(1).messages, turn(1))
                 outcomes = await asyncio.gather(
                     *(store.consume(turn(1), RESUME, None) for _ in range(RACERS))
                 )
@@ -684,7 +494,7 @@ class TestPostgresStore:
     ) -> None:
         """Event loops in several threads share one store; one consume wins."""
         store = PostgresStore(postgres_dsn, schema=pg_schema, max_size=2)
-        asyncio.run(store.save_turn(turn(1)))
+        asyncio.run(store.save("s-1", turn(1).messages, turn(1)))
 
         async def consume_many() -> list[bool]:
             return await asyncio.gather(
@@ -770,7 +580,7 @@ class TestPostgresStore:
 
         async def save() -> None:
             async with PostgresStore(postgres_dsn, schema=pg_schema) as store:
-                await store.save_turn(turn(1))
+                await store.save("s-1", turn(1).messages, turn(1))
 
         asyncio.run(save())
         outcomes = race_processes("postgres", postgres_dsn, RESUME, pg_schema)

@@ -1,17 +1,35 @@
-"""The `Store` protocol: what a session keeps, and the one-winner consume."""
+"""The `Store` protocol: what a session keeps, and the one-winner consume.
+
+A session's history is kept once, append-only: a turn refers to its place
+in it (how many messages it had when it paused) instead of carrying a copy,
+so what a store keeps grows linearly with the conversation, and one cycle's
+work does not grow with it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Protocol, TypeAlias, TypeVar, runtime_checkable
+from typing import Literal, Protocol, TypeAlias, TypeVar, final, runtime_checkable
+
+import attrs
 
 from interruption._json import STORED_BYTES, STORED_DEPTH
+from interruption.kinds import ApprovalPending
 from interruption.parts import Message, ToolResponse
-from interruption.resume import InterruptedTurn, Resume
-from interruption.wire import loads
+from interruption.resume import Accepts, InterruptedTurn, Resume
+from interruption.wire import dumps, loads
 
-__all__ = ["Claimed", "Step", "Store", "read_stored", "turn_expiry"]
+__all__ = [
+    "State",
+    "Step",
+    "Store",
+    "StoredTurn",
+    "read_stored",
+    "stored_turn_json",
+    "turn_expiry",
+    "turn_from_json",
+]
 
 T = TypeVar("T")
 
@@ -19,50 +37,86 @@ Step: TypeAlias = Message | ToolResponse
 """What a continuation records as it goes: a message it added to the
 history (the model's, or a batch's tool responses), or one tool result."""
 
-Claimed: TypeAlias = tuple[InterruptedTurn, Resume, tuple[Step, ...]]
-"""A spent turn whose continuation never completed: the turn, the answers
-kept when it was spent, and the steps recorded since, in order."""
+State: TypeAlias = Literal["open", "consumed", "completed"]
+"""Where a turn is: answerable; spent, its continuation running (or cut
+short by a crash); or done with."""
+
+
+@final
+@attrs.frozen
+class StoredTurn:
+    """A turn as a store keeps it: the turn, where it is, what was done.
+
+    Attributes:
+        turn: The interrupted turn, its ``messages`` empty: they are the
+            first *history_len* messages of the session's history.
+        history_len: How many messages the history had when it paused.
+        state: ``"open"``, ``"consumed"`` or ``"completed"``.
+        resume: The answers kept when it was consumed, else None.
+        principal: Who consumed it, else None.
+        steps: What its continuation recorded, in order (while consumed).
+    """
+
+    turn: InterruptedTurn
+    history_len: int
+    state: State
+    resume: Resume | None = None
+    principal: str | None = None
+    steps: tuple[Step, ...] = ()
+
+    def with_history(self, history: Sequence[Message]) -> InterruptedTurn:
+        """The whole turn, its messages taken from the session's *history*."""
+        return attrs.evolve(self.turn, messages=tuple(history[: self.history_len]))
 
 
 @runtime_checkable
 class Store(Protocol):
-    """Durable pending state for sessions.
+    """Durable pending state for sessions: eight calls, each one transaction.
 
-    A session's *history* is its authoritative conversation. Each interrupted
-    turn is saved once, under a turn id the session never used before, and
-    *consumed* at most once: `consume` is an atomic compare-and-set, so of
-    any number of concurrent resumes of one turn exactly one wins. While the
-    winner continues, every step it takes is *recorded*, so that a crash
-    loses nothing: `claimed` lists turns that were consumed but never
-    completed, with their kept resume and recorded steps, for
-    `Session.recover` to finish without running a finished tool again.
-
-    Turns are never deleted: their ids are never reused, and a turn that
-    expired unanswered is closed by its session (`close_turn`). Sealed
-    turns, which live in tokens instead, are spent with `spend`.
+    A session's *history* is append-only. Each interrupted turn is saved
+    once, under a turn id the session never used before, and *consumed* at
+    most once: `consume` is an atomic compare-and-set, so of any number of
+    concurrent resumes of one turn exactly one wins. While the winner
+    continues, every step it takes is *recorded*, so that a crash loses
+    nothing; `load_turn` returns a consumed turn with its steps, for
+    `Session.recover`. `finish` ends a turn's continuation (or closes an
+    expired or cancelled turn) and saves what followed, in one transaction.
+    Turns are never deleted. Sealed turns and adapters' pauses, which live
+    elsewhere, are spent with `spend`.
 
     All methods are coroutines; implementations: `MemoryStore`,
-    `SqliteStore`, `PostgresStore`.
+    `SqliteStore`, `PostgresStore`; `interruption.testing.store_contract`
+    holds the tests a third-party store must pass.
     """
 
-    async def save_history(self, session: str, messages: Sequence[Message]) -> None:
-        """Replace *session*'s history (creating the session if new)."""
+    async def load_history(
+        self, session: str, start: int = 0
+    ) -> tuple[Message, ...] | None:
+        """Return *session*'s history from message *start* on.
 
-    async def load_history(self, session: str) -> tuple[Message, ...] | None:
-        """Return *session*'s history, or None if there is no such session."""
+        Returns:
+            None if there is no such session.
+        """
 
-    async def save_turn(self, turn: InterruptedTurn) -> None:
-        """Keep an interrupted turn (and its history) as the session's open turn.
+    async def save(
+        self,
+        session: str,
+        history: Sequence[Message],
+        turn: InterruptedTurn | None = None,
+    ) -> None:
+        """Append what *history* has beyond what is kept; keep *turn* if given.
+
+        *history* is the whole conversation, of which the store already
+        keeps a prefix; *turn* (its messages ignored) paused at its end.
 
         Raises:
-            ValueError: if the session already has a turn with this id or a
-                later one: turn ids only grow.
+            ValueError: if *turn*'s id is not above the session's latest.
         """
 
     async def load_turn(
         self, session: str, turn_id: int | None = None
-    ) -> InterruptedTurn | None:
-        """Return a turn (the latest when *turn_id* is None), or None."""
+    ) -> StoredTurn | None:
+        """Return a turn with its state (the latest when *turn_id* is None)."""
 
     async def consume(
         self, turn: InterruptedTurn, resume: Resume, principal: str | None
@@ -70,34 +124,32 @@ class Store(Protocol):
         """Claim *turn* for one resume; True for exactly one caller, ever.
 
         The claim is bound to the turn's identity (session, turn id and
-        creation time), not only its number. False when no such turn exists
-        or it was already consumed (or closed).
+        creation time), not only its number. False when no such turn is
+        open (it does not exist, or was consumed or closed).
         """
 
-    async def close_turn(
+    async def record(self, session: str, turn_id: int, steps: Sequence[Step]) -> None:
+        """Append steps taken while continuing a consumed turn, at once."""
+
+    async def finish(
         self,
         turn: InterruptedTurn,
-        resume: Resume,
-        principal: str | None,
         history: Sequence[Message],
+        following: InterruptedTurn | None = None,
+        *,
+        close: Resume | None = None,
+        principal: str | None = None,
     ) -> bool:
-        """Consume *turn*, save *history* and complete it, in one transaction.
+        """Complete *turn*, append *history*'s new messages, keep *following*.
 
-        For a turn that ends without a continuation (it expired, or was
-        cancelled): True for exactly one caller, as `consume`.
+        With *close* (a turn that ends without a continuation: expired,
+        cancelled), the turn is consumed with it first, as `consume` would,
+        in the same transaction.
+
+        Returns:
+            False only with *close*, when the turn was not open; nothing
+            was written then.
         """
-
-    async def record(self, session: str, turn_id: int, step: Step) -> None:
-        """Append a step taken while continuing a consumed turn."""
-
-    async def complete(self, session: str, turn_id: int) -> None:
-        """Mark a consumed turn's continuation as finished."""
-
-    async def claimed(self, session: str) -> Sequence[Claimed]:
-        """Consumed turns whose continuation never completed (after a crash)."""
-
-    async def is_consumed(self, session: str, turn_id: int) -> bool:
-        """Tell whether a turn was already consumed (or closed)."""
 
     async def spend(self, key: str, keep_until: datetime | None) -> bool:
         """Spend *key* once: True the first time only.
@@ -115,6 +167,34 @@ class Store(Protocol):
 
     async def close(self) -> None:
         """Release connections."""
+
+
+def stored_turn_json(turn: InterruptedTurn) -> str:
+    """A turn as stores keep it: no messages, approvals without schemas.
+
+    An approval's accepted answers follow from its kind
+    (`PendingInterrupt.allowed`), so the decision schema is not copied into
+    every record.
+    """
+    interrupts = tuple(
+        attrs.evolve(pending, accepts=Accepts())
+        if isinstance(pending.kind, ApprovalPending)
+        else pending
+        for pending in turn.interrupts
+    )
+    return dumps(attrs.evolve(turn, messages=(), interrupts=interrupts))
+
+
+def turn_from_json(text: str | bytes) -> InterruptedTurn:
+    """Read a turn `stored_turn_json` wrote (messages empty, schemas back)."""
+    turn = read_stored(text, InterruptedTurn)
+    interrupts = tuple(
+        attrs.evolve(pending, accepts=pending.allowed)
+        if isinstance(pending.kind, ApprovalPending)
+        else pending
+        for pending in turn.interrupts
+    )
+    return attrs.evolve(turn, interrupts=interrupts)
 
 
 def read_stored(text: str | bytes, cls: type[T]) -> T:

@@ -11,7 +11,7 @@ import attrs
 
 from interruption.parts import Message
 from interruption.resume import InterruptedTurn, Resume
-from interruption.store._base import Claimed, Step
+from interruption.store._base import State, Step, StoredTurn
 
 __all__ = ["MemoryStore"]
 
@@ -19,10 +19,17 @@ __all__ = ["MemoryStore"]
 @attrs.define
 class _Row:
     turn: InterruptedTurn
+    history_len: int
     resume: Resume | None = None
     principal: str | None = None
     completed: bool = False
     steps: list[Step] = attrs.Factory(list)
+
+    @property
+    def state(self) -> State:
+        if self.completed:
+            return "completed"
+        return "open" if self.resume is None else "consumed"
 
 
 @final
@@ -35,51 +42,75 @@ class MemoryStore:
 
     def __init__(self) -> None:
         self._lock = asyncio.Lock()
-        self._history: dict[str, tuple[Message, ...]] = {}
+        self._history: dict[str, list[Message]] = {}
         self._turns: dict[str, dict[int, _Row]] = {}
         self._spent: dict[str, datetime | None] = {}
 
-    async def save_history(self, session: str, messages: Sequence[Message]) -> None:
-        """Replace *session*'s history."""
-        self._history[session] = tuple(messages)
+    async def load_history(
+        self, session: str, start: int = 0
+    ) -> tuple[Message, ...] | None:
+        """Return *session*'s history from message *start* on, or None."""
+        history = self._history.get(session)
+        return tuple(history[start:]) if history is not None else None
 
-    async def load_history(self, session: str) -> tuple[Message, ...] | None:
-        """Return *session*'s history, or None."""
-        return self._history.get(session)
+    def _append(self, session: str, history: Sequence[Message]) -> None:
+        kept = self._history.setdefault(session, [])
+        kept.extend(history[len(kept) :])
 
-    async def save_turn(self, turn: InterruptedTurn) -> None:
-        """Keep *turn* and its history.
-
-        Raises:
-            ValueError: if the session already has a turn with this id or a
-                later one.
-        """
-        turns = self._turns.setdefault(turn.session, {})
+    def _check_id(self, turn: InterruptedTurn) -> None:
+        turns = self._turns.get(turn.session)
         if turns and turn.turn_id <= max(turns):
             msg = (
                 f"session {turn.session!r} already has turn {max(turns)}: "
                 f"expected a turn id above it, got {turn.turn_id}"
             )
             raise ValueError(msg)
-        turns[turn.turn_id] = _Row(turn)
-        self._history[turn.session] = turn.messages
+
+    def _keep(self, turn: InterruptedTurn, history_len: int) -> None:
+        self._check_id(turn)
+        turns = self._turns.setdefault(turn.session, {})
+        turns[turn.turn_id] = _Row(attrs.evolve(turn, messages=()), history_len)
+
+    async def save(
+        self,
+        session: str,
+        history: Sequence[Message],
+        turn: InterruptedTurn | None = None,
+    ) -> None:
+        """Append *history*'s new messages; keep *turn*, if given.
+
+        Raises:
+            ValueError: if *turn*'s id is not above the session's latest.
+        """
+        if turn is not None:
+            self._keep(turn, len(history))
+        self._append(session, history)
 
     async def load_turn(
         self, session: str, turn_id: int | None = None
-    ) -> InterruptedTurn | None:
-        """Return a turn (the latest when *turn_id* is None), or None."""
+    ) -> StoredTurn | None:
+        """Return a turn with its state (the latest when *turn_id* is None)."""
         turns = self._turns.get(session)
         if not turns:
             return None
         row = turns.get(max(turns) if turn_id is None else turn_id)
-        return row.turn if row is not None else None
+        if row is None:
+            return None
+        return StoredTurn(
+            row.turn,
+            row.history_len,
+            row.state,
+            row.resume,
+            row.principal,
+            tuple(row.steps) if row.state == "consumed" else (),
+        )
 
     def _claim(
         self, turn: InterruptedTurn, resume: Resume, principal: str | None
     ) -> _Row | None:
         """Mark *turn* consumed if it is open and the same turn; else None."""
         row = self._turns.get(turn.session, {}).get(turn.turn_id)
-        if row is None or row.resume is not None:
+        if row is None or row.resume is not None or row.completed:
             return None
         if row.turn.created_at != turn.created_at:
             return None
@@ -94,42 +125,38 @@ class MemoryStore:
         async with self._lock:
             return self._claim(turn, resume, principal) is not None
 
-    async def close_turn(
+    async def record(self, session: str, turn_id: int, steps: Sequence[Step]) -> None:
+        """Append steps of a consumed turn's continuation."""
+        self._turns[session][turn_id].steps.extend(steps)
+
+    async def finish(
         self,
         turn: InterruptedTurn,
-        resume: Resume,
-        principal: str | None,
         history: Sequence[Message],
+        following: InterruptedTurn | None = None,
+        *,
+        close: Resume | None = None,
+        principal: str | None = None,
     ) -> bool:
-        """Consume *turn*, save *history* and complete it, at once."""
+        """Complete *turn* (consuming it first with *close*); save what followed.
+
+        Raises:
+            ValueError: if *following*'s id is not above the session's latest.
+        """
         async with self._lock:
-            row = self._claim(turn, resume, principal)
-            if row is None:
-                return False
+            if following is not None:
+                self._check_id(following)
+            if close is not None:
+                row = self._claim(turn, close, principal)
+                if row is None:
+                    return False
+            else:
+                row = self._turns[turn.session][turn.turn_id]
+            if following is not None:
+                self._keep(following, len(history))
             row.completed = True
-            self._history[turn.session] = tuple(history)
+            self._append(turn.session, history)
             return True
-
-    async def is_consumed(self, session: str, turn_id: int) -> bool:
-        """Tell whether a turn was consumed."""
-        row = self._turns.get(session, {}).get(turn_id)
-        return row is not None and row.resume is not None
-
-    async def record(self, session: str, turn_id: int, step: Step) -> None:
-        """Append a step of a consumed turn's continuation."""
-        self._turns[session][turn_id].steps.append(step)
-
-    async def complete(self, session: str, turn_id: int) -> None:
-        """Mark a consumed turn's continuation as finished."""
-        self._turns[session][turn_id].completed = True
-
-    async def claimed(self, session: str) -> list[Claimed]:
-        """Consumed turns whose continuation never completed, with their steps."""
-        return [
-            (row.turn, row.resume, tuple(row.steps))
-            for _, row in sorted(self._turns.get(session, {}).items())
-            if row.resume is not None and not row.completed
-        ]
 
     async def spend(self, key: str, keep_until: datetime | None) -> bool:
         """Spend *key* once; True the first time only."""

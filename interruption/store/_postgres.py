@@ -33,7 +33,15 @@ from psycopg.rows import TupleRow
 
 from interruption.parts import Message, ToolResponse
 from interruption.resume import InterruptedTurn, Resume
-from interruption.store._base import Claimed, Step, read_stored, turn_expiry
+from interruption.store._base import (
+    State,
+    Step,
+    StoredTurn,
+    read_stored,
+    stored_turn_json,
+    turn_expiry,
+    turn_from_json,
+)
 from interruption.wire import dumps
 
 __all__ = ["PostgresStore"]
@@ -73,6 +81,20 @@ _MIGRATIONS: Final[dict[int, LiteralString]] = {
     """,
     2: """
     ALTER TABLE turns ADD COLUMN created_at TIMESTAMPTZ;
+    ALTER TABLE turns ADD COLUMN history_len BIGINT;
+    UPDATE turns SET history_len = jsonb_array_length((body::jsonb) -> 'messages');
+    CREATE TABLE messages (
+        session TEXT NOT NULL,
+        seq BIGINT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (session, seq)
+    );
+    INSERT INTO messages (session, seq, body)
+        SELECT sessions.session, each.n - 1, each.value::text
+        FROM sessions,
+            jsonb_array_elements(sessions.history::jsonb) WITH ORDINALITY
+            AS each(value, n);
+    ALTER TABLE sessions DROP COLUMN history;
     CREATE TABLE steps (
         session TEXT NOT NULL,
         turn_id BIGINT NOT NULL,
@@ -339,76 +361,77 @@ class PostgresStore:
             row = await cursor.fetchone()
         return int(row[0]) if row is not None else 0
 
-    async def save_history(self, session: str, messages: Sequence[Message]) -> None:
-        """Replace *session*'s history (creating the session if new).
+    async def load_history(
+        self, session: str, start: int = 0
+    ) -> tuple[Message, ...] | None:
+        """Return *session*'s history from message *start* on.
 
         Args:
             session: The session id.
-            messages: The whole conversation.
-        """
-        async with self._connection() as conn:
-            await self._put_history(conn, session, messages)
-
-    @staticmethod
-    async def _put_history(
-        conn: _Connection, session: str, messages: Sequence[Message]
-    ) -> None:
-        await conn.execute(
-            "INSERT INTO sessions (session, history, updated_at) "
-            "VALUES (%s, %s, now()) "
-            "ON CONFLICT (session) DO UPDATE SET history = excluded.history, "
-            "updated_at = excluded.updated_at",
-            (session, dumps(tuple(messages))),
-        )
-
-    async def load_history(self, session: str) -> tuple[Message, ...] | None:
-        """Return *session*'s history.
-
-        Args:
-            session: The session id.
+            start: The first message wanted (0 for all).
 
         Returns:
-            The conversation, or None if there is no such session.
+            The messages, or None if there is no such session.
         """
         async with self._connection() as conn:
             cursor = await conn.execute(
-                "SELECT history FROM sessions WHERE session = %s", (session,)
+                "SELECT s.session IS NOT NULL, coalesce(array_agg(m.body "
+                "ORDER BY m.seq) FILTER (WHERE m.seq IS NOT NULL), '{}') "
+                "FROM (SELECT %s AS wanted) w "
+                "LEFT JOIN sessions s ON s.session = w.wanted "
+                "LEFT JOIN messages m ON m.session = w.wanted AND m.seq >= %s "
+                "GROUP BY s.session",
+                (session, start),
             )
             row = await cursor.fetchone()
-        if row is None:
+        if row is None or not row[0]:
             return None
-        return read_stored(str(row[0]), tuple[Message, ...])
+        return tuple(read_stored(str(body), Message) for body in row[1])
 
-    async def save_turn(self, turn: InterruptedTurn) -> None:
-        """Keep *turn* as its session's open turn, and its history.
+    @staticmethod
+    async def _append(
+        conn: _Connection, session: str, history: Sequence[Message]
+    ) -> None:
+        cursor = await conn.execute(
+            "INSERT INTO sessions (session, updated_at) VALUES (%s, now()) "
+            "ON CONFLICT (session) DO UPDATE SET updated_at = excluded.updated_at "
+            "RETURNING (SELECT count(*) FROM messages WHERE session = %s)",
+            (session, session),
+        )
+        row = await cursor.fetchone()
+        kept = int(row[0]) if row is not None else 0
+        if len(history) > kept:
+            await conn.execute(
+                "INSERT INTO messages (session, seq, body) "
+                "SELECT %s, t.seq, t.body FROM unnest(%s::bigint[], %s::text[]) "
+                "AS t(seq, body)",
+                (
+                    session,
+                    list(range(kept, len(history))),
+                    [dumps(message) for message in history[kept:]],
+                ),
+            )
 
-        Args:
-            turn: The interrupted turn.
-
-        Raises:
-            ValueError: if the session already has a turn with this id or a
-                later one.
-        """
-        saved = False
+    @staticmethod
+    async def _keep(conn: _Connection, turn: InterruptedTurn, history_len: int) -> None:
         try:
-            async with self._connection() as conn, conn.transaction():
-                cursor = await conn.execute(
-                    "INSERT INTO turns (session, turn_id, body, expires_at, "
-                    "created_at) SELECT %s, %s, %s, %s, %s WHERE NOT EXISTS "
-                    "(SELECT 1 FROM turns WHERE session = %s AND turn_id >= %s)",
-                    (
-                        turn.session,
-                        turn.turn_id,
-                        dumps(turn),
-                        _utc(turn_expiry(turn)),
-                        _utc(turn.created_at),
-                        turn.session,
-                        turn.turn_id,
-                    ),
-                )
-                saved = cursor.rowcount == 1
-                if saved:
-                    await self._put_history(conn, turn.session, turn.messages)
+            cursor = await conn.execute(
+                "INSERT INTO turns (session, turn_id, body, history_len, "
+                "expires_at, created_at) SELECT %s, %s, %s, %s, %s, %s "
+                "WHERE NOT EXISTS "
+                "(SELECT 1 FROM turns WHERE session = %s AND turn_id >= %s)",
+                (
+                    turn.session,
+                    turn.turn_id,
+                    stored_turn_json(turn),
+                    history_len,
+                    _utc(turn_expiry(turn)),
+                    _utc(turn.created_at),
+                    turn.session,
+                    turn.turn_id,
+                ),
+            )
+            saved = cursor.rowcount == 1
         except errors.UniqueViolation:
             saved = False
         if not saved:
@@ -418,10 +441,31 @@ class PostgresStore:
             )
             raise ValueError(msg)
 
+    async def save(
+        self,
+        session: str,
+        history: Sequence[Message],
+        turn: InterruptedTurn | None = None,
+    ) -> None:
+        """Append *history*'s new messages and keep *turn*, in one transaction.
+
+        Args:
+            session: The session id.
+            history: The whole conversation; the new messages are appended.
+            turn: A turn that paused at the end of *history*, or None.
+
+        Raises:
+            ValueError: if *turn*'s id is not above the session's latest.
+        """
+        async with self._connection() as conn, conn.transaction():
+            if turn is not None:
+                await self._keep(conn, turn, len(history))
+            await self._append(conn, session, history)
+
     async def load_turn(
         self, session: str, turn_id: int | None = None
-    ) -> InterruptedTurn | None:
-        """Return one of *session*'s turns.
+    ) -> StoredTurn | None:
+        """Return one of *session*'s turns with its state.
 
         Args:
             session: The session id.
@@ -431,21 +475,40 @@ class PostgresStore:
             The turn, or None if there is none.
         """
         async with self._connection() as conn:
-            if turn_id is None:
-                cursor = await conn.execute(
-                    "SELECT body FROM turns WHERE session = %s "
-                    "ORDER BY turn_id DESC LIMIT 1",
-                    (session,),
-                )
-            else:
-                cursor = await conn.execute(
-                    "SELECT body FROM turns WHERE session = %s AND turn_id = %s",
-                    (session, turn_id),
-                )
+            cursor = await conn.execute(
+                "SELECT t.body, t.history_len, t.consumed_at IS NOT NULL, "
+                "t.completed_at IS NOT NULL, t.resume, t.principal, "
+                "coalesce(array_agg(s.kind ORDER BY s.seq) "
+                "FILTER (WHERE s.seq IS NOT NULL), '{}'), "
+                "coalesce(array_agg(s.body ORDER BY s.seq) "
+                "FILTER (WHERE s.seq IS NOT NULL), '{}') "
+                "FROM (SELECT * FROM turns WHERE session = %s "
+                "AND (%s::bigint IS NULL OR turn_id = %s) "
+                "ORDER BY turn_id DESC LIMIT 1) t "
+                "LEFT JOIN steps s ON s.session = t.session AND s.turn_id = t.turn_id "
+                "AND t.consumed_at IS NOT NULL AND t.completed_at IS NULL "
+                "GROUP BY t.body, t.history_len, t.consumed_at, t.completed_at, "
+                "t.resume, t.principal",
+                (session, turn_id, turn_id),
+            )
             row = await cursor.fetchone()
         if row is None:
             return None
-        return read_stored(str(row[0]), InterruptedTurn)
+        body, history_len, consumed, completed, resume, principal, kinds, steps = row
+        state: State = "completed" if completed else "consumed" if consumed else "open"
+        return StoredTurn(
+            turn_from_json(str(body)),
+            int(history_len),
+            state,
+            read_stored(str(resume), Resume) if resume is not None else None,
+            principal,
+            tuple(
+                read_stored(str(step), Message)
+                if kind == "message"
+                else read_stored(str(step), ToolResponse)
+                for kind, step in zip(kinds, steps, strict=True)
+            ),
+        )
 
     async def consume(
         self, turn: InterruptedTurn, resume: Resume, principal: str | None
@@ -459,10 +522,10 @@ class PostgresStore:
 
         Returns:
             True for the one caller that claimed the turn; False when the turn
-            does not exist (as validated) or was already consumed.
+            is not open (as validated).
         """
         async with self._connection() as conn:
-            return await self._claim(conn, turn, resume, principal, completed=False)
+            return await self._claim(conn, turn, resume, principal)
 
     @staticmethod
     async def _claim(
@@ -470,18 +533,14 @@ class PostgresStore:
         turn: InterruptedTurn,
         resume: Resume,
         principal: str | None,
-        *,
-        completed: bool,
     ) -> bool:
         cursor = await conn.execute(
-            "UPDATE turns SET consumed_at = now(), resume = %s, principal = %s, "
-            "completed_at = CASE WHEN %s THEN now() END "
+            "UPDATE turns SET consumed_at = now(), resume = %s, principal = %s "
             "WHERE session = %s AND turn_id = %s "
             "AND (created_at = %s OR created_at IS NULL) AND consumed_at IS NULL",
             (
                 dumps(resume),
                 principal,
-                completed,
                 turn.session,
                 turn.turn_id,
                 _utc(turn.created_at),
@@ -489,118 +548,71 @@ class PostgresStore:
         )
         return cursor.rowcount == 1
 
-    async def close_turn(
-        self,
-        turn: InterruptedTurn,
-        resume: Resume,
-        principal: str | None,
-        history: Sequence[Message],
-    ) -> bool:
-        """Consume *turn*, save *history* and complete it, in one transaction.
-
-        Args:
-            turn: The turn to close, as it was loaded.
-            resume: The answers that close it, kept for the record.
-            principal: Who closed it, or None.
-            history: The session's history, closed.
-
-        Returns:
-            True for the one caller that closed it, as `consume`.
-        """
-        async with self._connection() as conn, conn.transaction():
-            if not await self._claim(conn, turn, resume, principal, completed=True):
-                return False
-            await self._put_history(conn, turn.session, history)
-            return True
-
-    async def is_consumed(self, session: str, turn_id: int) -> bool:
-        """Tell whether a turn was consumed.
-
-        Args:
-            session: The session id.
-            turn_id: The turn.
-
-        Returns:
-            True if it exists and was consumed.
-        """
-        async with self._connection() as conn:
-            cursor = await conn.execute(
-                "SELECT consumed_at IS NOT NULL FROM turns "
-                "WHERE session = %s AND turn_id = %s",
-                (session, turn_id),
-            )
-            row = await cursor.fetchone()
-        return row is not None and row[0] is True
-
-    async def record(self, session: str, turn_id: int, step: Step) -> None:
-        """Append a step taken while continuing a consumed turn.
+    async def record(self, session: str, turn_id: int, steps: Sequence[Step]) -> None:
+        """Append steps taken while continuing a consumed turn, in one statement.
 
         Args:
             session: The session id.
             turn_id: The consumed turn.
-            step: A message added to the history, or one tool result.
+            steps: Messages added to the history, and tool results, in order.
         """
-        kind = "message" if isinstance(step, Message) else "result"
+        kinds = ["message" if isinstance(step, Message) else "result" for step in steps]
         async with self._connection() as conn:
             await conn.execute(
                 "INSERT INTO steps (session, turn_id, seq, kind, body) "
-                "SELECT %s, %s, coalesce(max(seq), 0) + 1, %s, %s FROM steps "
-                "WHERE session = %s AND turn_id = %s",
-                (session, turn_id, kind, dumps(step), session, turn_id),
+                "SELECT %s, %s, base.n + t.i, t.kind, t.body "
+                "FROM (SELECT coalesce(max(seq), 0) AS n FROM steps "
+                "WHERE session = %s AND turn_id = %s) base, "
+                "unnest(%s::text[], %s::text[]) WITH ORDINALITY AS t(kind, body, i)",
+                (
+                    session,
+                    turn_id,
+                    session,
+                    turn_id,
+                    kinds,
+                    [dumps(step) for step in steps],
+                ),
             )
 
-    async def complete(self, session: str, turn_id: int) -> None:
-        """Mark a consumed turn's continuation as finished.
+    async def finish(
+        self,
+        turn: InterruptedTurn,
+        history: Sequence[Message],
+        following: InterruptedTurn | None = None,
+        *,
+        close: Resume | None = None,
+        principal: str | None = None,
+    ) -> bool:
+        """Complete *turn* (consuming it first with *close*); save what followed.
 
         Args:
-            session: The session id.
-            turn_id: The consumed turn.
+            turn: The consumed turn whose continuation ended (or the open turn
+                to close).
+            history: The whole conversation now; new messages are appended.
+            following: The turn it paused at next, or None.
+            close: The answers that close an open turn (expired, cancelled).
+            principal: Who closed it.
+
+        Returns:
+            False only with *close*, when the turn was not open.
+
+        Raises:
+            ValueError: if *following*'s id is not above the session's latest.
         """
-        async with self._connection() as conn:
+        async with self._connection() as conn, conn.transaction():
+            if close is not None and not await self._claim(
+                conn, turn, close, principal
+            ):
+                return False
+            if following is not None:
+                await self._keep(conn, following, len(history))
             await conn.execute(
                 "UPDATE turns SET completed_at = now() "
                 "WHERE session = %s AND turn_id = %s",
-                (session, turn_id),
+                (turn.session, turn.turn_id),
             )
-
-    async def claimed(self, session: str) -> list[Claimed]:
-        """List consumed turns whose continuation never completed.
-
-        Args:
-            session: The session id.
-
-        Returns:
-            Each such turn with its kept resume and recorded steps, in
-            order, oldest turn first.
-        """
-        async with self._connection() as conn:
-            cursor = await conn.execute(
-                "SELECT t.body, t.resume, "
-                "coalesce(array_agg(s.kind ORDER BY s.seq) "
-                "FILTER (WHERE s.seq IS NOT NULL), '{}'), "
-                "coalesce(array_agg(s.body ORDER BY s.seq) "
-                "FILTER (WHERE s.seq IS NOT NULL), '{}') "
-                "FROM turns t LEFT JOIN steps s "
-                "ON s.session = t.session AND s.turn_id = t.turn_id "
-                "WHERE t.session = %s AND t.consumed_at IS NOT NULL "
-                "AND t.completed_at IS NULL "
-                "GROUP BY t.session, t.turn_id ORDER BY t.turn_id",
-                (session,),
-            )
-            rows = await cursor.fetchall()
-        return [
-            (
-                read_stored(str(body), InterruptedTurn),
-                read_stored(str(resume), Resume),
-                tuple(
-                    read_stored(str(step), Message)
-                    if kind == "message"
-                    else read_stored(str(step), ToolResponse)
-                    for kind, step in zip(kinds, steps, strict=True)
-                ),
-            )
-            for body, resume, kinds, steps in rows
-        ]
+            await self._append(conn, turn.session, history)
+            return True
 
     async def spend(self, key: str, keep_until: datetime | None) -> bool:
         """Spend *key* once.

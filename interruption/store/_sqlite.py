@@ -22,7 +22,15 @@ from typing import Final, Literal, final
 
 from interruption.parts import Message, ToolResponse
 from interruption.resume import InterruptedTurn, Resume
-from interruption.store._base import Claimed, Step, read_stored, turn_expiry
+from interruption.store._base import (
+    State,
+    Step,
+    StoredTurn,
+    read_stored,
+    stored_turn_json,
+    turn_expiry,
+    turn_from_json,
+)
 from interruption.wire import dumps
 
 __all__ = ["SqliteStore"]
@@ -62,6 +70,18 @@ _MIGRATIONS: Final[dict[int, str]] = {
     """,
     2: """
     ALTER TABLE turns ADD COLUMN created_at TEXT;
+    ALTER TABLE turns ADD COLUMN history_len INTEGER;
+    UPDATE turns SET history_len = json_array_length(body, '$.messages');
+    CREATE TABLE messages (
+        session TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (session, seq)
+    );
+    INSERT INTO messages (session, seq, body)
+        SELECT sessions.session, CAST(each.key AS INTEGER), each.value
+        FROM sessions, json_each(sessions.history) AS each;
+    ALTER TABLE sessions DROP COLUMN history;
     CREATE TABLE steps (
         session TEXT NOT NULL,
         turn_id INTEGER NOT NULL,
@@ -93,10 +113,6 @@ def _iso(moment: datetime | None) -> str | None:
         if moment is not None
         else None
     )
-
-
-def _history_json(messages: Sequence[Message]) -> str:
-    return dumps(tuple(messages))
 
 
 def _step(kind: str, body: str) -> Step:
@@ -182,83 +198,129 @@ class SqliteStore:
             row = self._db.execute("SELECT max(version) FROM schema_version").fetchone()
         return int(row[0])
 
-    async def save_history(self, session: str, messages: Sequence[Message]) -> None:
-        """Replace *session*'s history."""
-        with self._write() as db:
-            self._put_history(db, session, messages)
+    async def load_history(
+        self, session: str, start: int = 0
+    ) -> tuple[Message, ...] | None:
+        """Return *session*'s history from message *start* on, or None."""
+        with self._lock:
+            known = self._db.execute(
+                "SELECT 1 FROM sessions WHERE session = ?", (session,)
+            ).fetchone()
+            rows = self._db.execute(
+                "SELECT body FROM messages WHERE session = ? AND seq >= ? ORDER BY seq",
+                (session, start),
+            ).fetchall()
+        if known is None:
+            return None
+        return tuple(read_stored(body, Message) for (body,) in rows)
 
-    def _put_history(
-        self, db: sqlite3.Connection, session: str, messages: Sequence[Message]
+    @staticmethod
+    def _append(
+        db: sqlite3.Connection, session: str, history: Sequence[Message]
     ) -> None:
+        (kept,) = db.execute(
+            "SELECT count(*) FROM messages WHERE session = ?", (session,)
+        ).fetchone()
+        db.executemany(
+            "INSERT INTO messages (session, seq, body) VALUES (?, ?, ?)",
+            [
+                (session, seq, dumps(message))
+                for seq, message in enumerate(history[kept:], start=kept)
+            ],
+        )
         db.execute(
-            "INSERT INTO sessions (session, history, updated_at) VALUES (?, ?, ?) "
-            "ON CONFLICT (session) DO UPDATE SET history = excluded.history, "
-            "updated_at = excluded.updated_at",
-            (session, _history_json(messages), _now()),
+            "INSERT INTO sessions (session, updated_at) VALUES (?, ?) "
+            "ON CONFLICT (session) DO UPDATE SET updated_at = excluded.updated_at",
+            (session, _now()),
         )
 
-    async def load_history(self, session: str) -> tuple[Message, ...] | None:
-        """Return *session*'s history, or None."""
-        with self._lock:
-            row = self._db.execute(
-                "SELECT history FROM sessions WHERE session = ?", (session,)
-            ).fetchone()
-        return read_stored(row[0], tuple[Message, ...]) if row else None
+    @staticmethod
+    def _keep(db: sqlite3.Connection, turn: InterruptedTurn, history_len: int) -> None:
+        (last,) = db.execute(
+            "SELECT max(turn_id) FROM turns WHERE session = ?", (turn.session,)
+        ).fetchone()
+        if last is not None and turn.turn_id <= last:
+            msg = (
+                f"session {turn.session!r} already has turn {last}: "
+                f"expected a turn id above it, got {turn.turn_id}"
+            )
+            raise ValueError(msg)
+        db.execute(
+            "INSERT INTO turns (session, turn_id, body, history_len, expires_at, "
+            "created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                turn.session,
+                turn.turn_id,
+                stored_turn_json(turn),
+                history_len,
+                _iso(turn_expiry(turn)),
+                _iso(turn.created_at),
+            ),
+        )
 
-    async def save_turn(self, turn: InterruptedTurn) -> None:
-        """Keep *turn* and its history.
+    async def save(
+        self,
+        session: str,
+        history: Sequence[Message],
+        turn: InterruptedTurn | None = None,
+    ) -> None:
+        """Append *history*'s new messages and keep *turn*, in one transaction.
 
         Raises:
-            ValueError: if the session already has a turn with this id or a
-                later one.
+            ValueError: if *turn*'s id is not above the session's latest.
         """
         with self._write() as db:
-            (last,) = db.execute(
-                "SELECT max(turn_id) FROM turns WHERE session = ?", (turn.session,)
-            ).fetchone()
-            if last is not None and turn.turn_id <= last:
-                msg = (
-                    f"session {turn.session!r} already has turn {last}: "
-                    f"expected a turn id above it, got {turn.turn_id}"
-                )
-                raise ValueError(msg)
-            db.execute(
-                "INSERT INTO turns (session, turn_id, body, expires_at, created_at) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (
-                    turn.session,
-                    turn.turn_id,
-                    dumps(turn),
-                    _iso(turn_expiry(turn)),
-                    _iso(turn.created_at),
-                ),
-            )
-            self._put_history(db, turn.session, turn.messages)
+            if turn is not None:
+                self._keep(db, turn, len(history))
+            self._append(db, session, history)
 
     async def load_turn(
         self, session: str, turn_id: int | None = None
-    ) -> InterruptedTurn | None:
-        """Return a turn (the latest when *turn_id* is None), or None."""
+    ) -> StoredTurn | None:
+        """Return a turn with its state (the latest when *turn_id* is None)."""
+        columns = (
+            "SELECT turn_id, body, history_len, consumed_at IS NOT NULL, "
+            "completed_at IS NOT NULL, resume, principal FROM turns WHERE session = ?"
+        )
         with self._lock:
             if turn_id is None:
                 row = self._db.execute(
-                    "SELECT body FROM turns WHERE session = ? ORDER BY turn_id DESC "
-                    "LIMIT 1",
+                    f"{columns} ORDER BY turn_id DESC LIMIT 1",
                     (session,),
                 ).fetchone()
             else:
                 row = self._db.execute(
-                    "SELECT body FROM turns WHERE session = ? AND turn_id = ?",
+                    f"{columns} AND turn_id = ?",
                     (session, turn_id),
                 ).fetchone()
-        return read_stored(row[0], InterruptedTurn) if row else None
+            if row is None:
+                return None
+            found, body, history_len, consumed, completed, resume, principal = row
+            steps = (
+                self._db.execute(
+                    "SELECT kind, body FROM steps WHERE session = ? AND turn_id = ? "
+                    "ORDER BY seq",
+                    (session, found),
+                ).fetchall()
+                if consumed and not completed
+                else []
+            )
+        state: State = "completed" if completed else "consumed" if consumed else "open"
+        return StoredTurn(
+            turn_from_json(body),
+            int(history_len),
+            state,
+            read_stored(resume, Resume) if resume is not None else None,
+            principal,
+            tuple(_step(kind, step) for kind, step in steps),
+        )
 
     async def consume(
         self, turn: InterruptedTurn, resume: Resume, principal: str | None
     ) -> bool:
         """Claim *turn* for one resume; True for one caller, across processes."""
         with self._write() as db:
-            return self._claim(db, turn, resume, principal, completed=False)
+            return self._claim(db, turn, resume, principal)
 
     @staticmethod
     def _claim(
@@ -266,19 +328,15 @@ class SqliteStore:
         turn: InterruptedTurn,
         resume: Resume,
         principal: str | None,
-        *,
-        completed: bool,
     ) -> bool:
-        now = _now()
         cursor = db.execute(
-            "UPDATE turns SET consumed_at = ?, resume = ?, principal = ?, "
-            "completed_at = ? WHERE session = ? AND turn_id = ? "
+            "UPDATE turns SET consumed_at = ?, resume = ?, principal = ? "
+            "WHERE session = ? AND turn_id = ? "
             "AND (created_at = ? OR created_at IS NULL) AND consumed_at IS NULL",
             (
-                now,
+                _now(),
                 dumps(resume),
                 principal,
-                now if completed else None,
                 turn.session,
                 turn.turn_id,
                 _iso(turn.created_at),
@@ -286,73 +344,57 @@ class SqliteStore:
         )
         return cursor.rowcount == 1
 
-    async def close_turn(
-        self,
-        turn: InterruptedTurn,
-        resume: Resume,
-        principal: str | None,
-        history: Sequence[Message],
-    ) -> bool:
-        """Consume *turn*, save *history* and complete it, in one transaction."""
+    async def record(self, session: str, turn_id: int, steps: Sequence[Step]) -> None:
+        """Append steps of a consumed turn's continuation, in one transaction."""
         with self._write() as db:
-            if not self._claim(db, turn, resume, principal, completed=True):
-                return False
-            self._put_history(db, turn.session, history)
-            return True
-
-    async def is_consumed(self, session: str, turn_id: int) -> bool:
-        """Tell whether a turn was consumed."""
-        with self._lock:
-            row = self._db.execute(
-                "SELECT consumed_at IS NOT NULL FROM turns WHERE session = ? AND "
-                "turn_id = ?",
+            (last,) = db.execute(
+                "SELECT coalesce(max(seq), 0) FROM steps "
+                "WHERE session = ? AND turn_id = ?",
                 (session, turn_id),
             ).fetchone()
-        return bool(row and row[0])
-
-    async def record(self, session: str, turn_id: int, step: Step) -> None:
-        """Append a step of a consumed turn's continuation."""
-        kind = "message" if isinstance(step, Message) else "result"
-        with self._write() as db:
-            db.execute(
-                "INSERT INTO steps (session, turn_id, seq, kind, body) VALUES "
-                "(?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM steps "
-                "WHERE session = ? AND turn_id = ?), ?, ?)",
-                (session, turn_id, session, turn_id, kind, dumps(step)),
+            db.executemany(
+                "INSERT INTO steps (session, turn_id, seq, kind, body) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [
+                    (
+                        session,
+                        turn_id,
+                        seq,
+                        "message" if isinstance(step, Message) else "result",
+                        dumps(step),
+                    )
+                    for seq, step in enumerate(steps, start=last + 1)
+                ],
             )
 
-    async def complete(self, session: str, turn_id: int) -> None:
-        """Mark a consumed turn's continuation as finished."""
+    async def finish(
+        self,
+        turn: InterruptedTurn,
+        history: Sequence[Message],
+        following: InterruptedTurn | None = None,
+        *,
+        close: Resume | None = None,
+        principal: str | None = None,
+    ) -> bool:
+        """Complete *turn* (consuming it first with *close*); save what followed.
+
+        One transaction: the history, the following turn and the completion
+        are written together or not at all.
+
+        Raises:
+            ValueError: if *following*'s id is not above the session's latest.
+        """
         with self._write() as db:
+            if close is not None and not self._claim(db, turn, close, principal):
+                return False
+            if following is not None:
+                self._keep(db, following, len(history))
             db.execute(
                 "UPDATE turns SET completed_at = ? WHERE session = ? AND turn_id = ?",
-                (_now(), session, turn_id),
+                (_now(), turn.session, turn.turn_id),
             )
-
-    async def claimed(self, session: str) -> list[Claimed]:
-        """Consumed turns whose continuation never completed, with their steps."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT turn_id, body, resume FROM turns WHERE session = ? "
-                "AND consumed_at IS NOT NULL AND completed_at IS NULL ORDER BY turn_id",
-                (session,),
-            ).fetchall()
-            found = []
-            for turn_id, body, resume in rows:
-                steps = self._db.execute(
-                    "SELECT kind, body FROM steps WHERE session = ? AND turn_id = ? "
-                    "ORDER BY seq",
-                    (session, turn_id),
-                ).fetchall()
-                found.append((body, resume, steps))
-        return [
-            (
-                read_stored(body, InterruptedTurn),
-                read_stored(resume, Resume),
-                tuple(_step(kind, step) for kind, step in steps),
-            )
-            for body, resume, steps in found
-        ]
+            self._append(db, turn.session, history)
+            return True
 
     async def spend(self, key: str, keep_until: datetime | None) -> bool:
         """Spend *key* once; True the first time only, across processes."""

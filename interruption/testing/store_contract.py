@@ -1,0 +1,286 @@
+"""The contract every `Store` must meet, as checks anyone can run.
+
+A third-party store (Redis, DynamoDB, ...) is a `Store` when it passes
+every check of `CONTRACT`. Each check is a coroutine function taking a
+fresh, empty store and raising `AssertionError` when the store breaks a
+guarantee, so any test runner can drive it::
+
+    @pytest.mark.parametrize("check", CONTRACT, ids=lambda c: c.__name__)
+    def test_my_store(check: Check) -> None:
+        asyncio.run(check(MyStore()))
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from datetime import UTC, datetime, timedelta
+from typing import Any, Final, TypeAlias
+
+import attrs
+
+from interruption._json import JSON, MAX_DEPTH
+from interruption.approval import DECISION_SCHEMA
+from interruption.kinds import ApprovalPending, Custom
+from interruption.parts import Message, Role, ToolRequest, ToolResponse
+from interruption.resume import (
+    Accepts,
+    InterruptedTurn,
+    PendingInterrupt,
+    Respond,
+    Resume,
+)
+from interruption.store._base import Store
+
+__all__ = ["CONTRACT", "NOW", "Check", "turn"]
+
+Check: TypeAlias = Callable[[Store], Coroutine[Any, Any, None]]
+"""One check: takes a fresh, empty store."""
+
+NOW: Final = datetime(2026, 11, 21, 23, 0, tzinfo=UTC)
+"""The moment the sample turns paused."""
+
+RESUME: Final = Resume(respond=(Respond("ask_user", "call-1", "Yes"),))
+RACERS: Final = 20
+
+
+def _history(length: int, session: str = "s-1") -> tuple[Message, ...]:
+    return tuple(
+        Message.of_text(Role.USER if n % 2 == 0 else Role.MODEL, f"{session} {n}")
+        for n in range(length)
+    )
+
+
+def turn(
+    turn_id: int = 1,
+    *,
+    session: str = "s-1",
+    created_at: datetime = NOW,
+    value: JSON = "?",
+) -> InterruptedTurn:
+    """A turn pausing a question and an approval, with a finished sibling."""
+    ask = ToolRequest("ask_user", "call-1", {"question": value})
+    pay = ToolRequest("transfer_money", "call-2", {"to": "ACME", "amount": 5})
+    return InterruptedTurn(
+        session=session,
+        turn_id=turn_id,
+        messages=(Message(Role.MODEL, (ask, pay, ToolRequest("lookup", "call-0"))),),
+        interrupts=(
+            PendingInterrupt(
+                id="call-1",
+                kind=Custom(),
+                payload=value,
+                tool=ask,
+                accepts=Accepts(respond={"enum": ["Yes", "No"]}),
+            ),
+            PendingInterrupt(
+                id="call-2",
+                kind=ApprovalPending("call-2"),
+                payload={"tool": pay.name, "input": pay.input},
+                tool=pay,
+                accepts=Accepts(restart=DECISION_SCHEMA),
+            ),
+        ),
+        completed=(ToolResponse("lookup", "call-0", value),),
+        created_at=created_at,
+    )
+
+
+async def _paused(store: Store, turn_id: int = 1, **changes: Any) -> InterruptedTurn:  # noqa: ANN401
+    """Save a history ending in a turn that paused; return the turn."""
+    paused = turn(turn_id, **changes)
+    history = (*_history(2 * turn_id, paused.session), *paused.messages)
+    await store.save(paused.session, history, paused)
+    return attrs.evolve(paused, messages=history)
+
+
+async def history_is_appended_and_read_from_any_point(store: Store) -> None:
+    """Save appends only what is new; load_history reads from any message."""
+    assert await store.load_history("s-1") is None
+    await store.save("s-1", _history(2))
+    await store.save("s-1", _history(5))
+    assert await store.load_history("s-1") == _history(5)
+    assert await store.load_history("s-1", 3) == _history(5)[3:]
+    assert await store.load_history("s-1", 5) == ()
+    assert await store.load_history("s-2") is None
+
+
+async def a_turn_is_kept_at_its_place_in_the_history(store: Store) -> None:
+    """A saved turn loads open, its messages being the history up to it."""
+    paused = await _paused(store)
+    stored = await store.load_turn("s-1")
+    assert stored is not None
+    assert (stored.state, stored.resume, stored.steps) == ("open", None, ())
+    assert stored.history_len == len(paused.messages)
+    history = await store.load_history("s-1")
+    assert history is not None
+    assert stored.with_history(history) == paused
+    assert stored.turn.interrupts[1].accepts == Accepts(restart=DECISION_SCHEMA)
+
+
+async def turns_load_latest_or_by_id(store: Store) -> None:
+    """load_turn finds the latest, or one by id; None for what is not there."""
+    for turn_id in (1, 2, 5):
+        await _paused(store, turn_id)
+    latest, second = await store.load_turn("s-1"), await store.load_turn("s-1", 2)
+    assert latest is not None
+    assert latest.turn.turn_id == 5
+    assert second is not None
+    assert second.turn.turn_id == 2
+    assert await store.load_turn("s-1", 3) is None
+    assert await store.load_turn("s-9") is None
+
+
+async def turn_ids_only_grow(store: Store) -> None:
+    """A turn id at or below the latest is refused, and nothing is written."""
+    await _paused(store, 3)
+    before = await store.load_history("s-1")
+    for used in (1, 3):
+        try:
+            await store.save("s-1", _history(20), turn(used))
+        except ValueError:
+            pass
+        else:
+            msg = f"turn {used} was saved after turn 3"
+            raise AssertionError(msg)
+    assert await store.load_history("s-1") == before
+    await _paused(store, 4)
+
+
+async def a_turn_is_consumed_once(store: Store) -> None:
+    """The first consume wins; every later one loses; the state says so."""
+    paused = await _paused(store)
+    assert await store.consume(paused, RESUME, "alice")
+    assert not await store.consume(paused, RESUME, "eve")
+    stored = await store.load_turn("s-1")
+    assert stored is not None
+    assert (stored.state, stored.resume, stored.principal) == (
+        "consumed",
+        RESUME,
+        "alice",
+    )
+
+
+async def concurrent_consumes_have_one_winner(store: Store) -> None:
+    """Of twenty concurrent consumes of one turn, exactly one wins."""
+    paused = await _paused(store)
+    won = await asyncio.gather(
+        *(store.consume(paused, RESUME, f"p{n}") for n in range(RACERS))
+    )
+    assert sorted(won) == [False] * (RACERS - 1) + [True]
+
+
+async def consume_is_bound_to_the_turn(store: Store) -> None:
+    """A turn with the same number but another creation time is not consumed."""
+    paused = await _paused(store)
+    other = attrs.evolve(paused, created_at=NOW + timedelta(seconds=1))
+    assert not await store.consume(other, RESUME, None)
+    assert not await store.consume(attrs.evolve(paused, turn_id=2), RESUME, None)
+    assert await store.consume(paused, RESUME, None)
+
+
+async def steps_are_recorded_in_order(store: Store) -> None:
+    """Recorded steps come back in order with the consumed turn."""
+    paused = await _paused(store)
+    assert await store.consume(paused, RESUME, None)
+    first = ToolResponse("transfer_money", "call-2", {"ok": True})
+    said = Message.of_text(Role.MODEL, "done")
+    await store.record("s-1", 1, (first,))
+    await store.record("s-1", 1, (said, first))
+    stored = await store.load_turn("s-1")
+    assert stored is not None
+    assert stored.steps == (first, said, first)
+
+
+async def finish_completes_and_saves_what_followed(store: Store) -> None:
+    """Finish completes the turn and keeps the history and the next turn."""
+    paused = await _paused(store)
+    assert await store.consume(paused, RESUME, None)
+    await store.record("s-1", 1, (ToolResponse("x", "call-9", 1),))
+    following = turn(2)
+    history = (*paused.messages, *_history(3, "later"), *following.messages)
+    assert await store.finish(paused, history, following)
+    first = await store.load_turn("s-1", 1)
+    assert first is not None
+    assert (first.state, first.steps) == ("completed", ())
+    latest = await store.load_turn("s-1")
+    assert latest is not None
+    assert (latest.turn.turn_id, latest.state, latest.history_len) == (
+        2,
+        "open",
+        len(history),
+    )
+    assert await store.load_history("s-1") == history
+
+
+async def finish_closes_an_open_turn_once(store: Store) -> None:
+    """With close, finish consumes the open turn first, once, in one go."""
+    paused = await _paused(store)
+    closed = (*paused.messages, Message.of_text(Role.TOOL, "expired"))
+    assert await store.finish(paused, closed, close=RESUME)
+    assert not await store.finish(paused, (*closed, *closed), close=RESUME)
+    assert not await store.consume(paused, RESUME, None)
+    stored = await store.load_turn("s-1")
+    assert stored is not None
+    assert stored.state == "completed"
+    assert await store.load_history("s-1") == closed
+
+
+async def a_key_is_spent_once(store: Store) -> None:
+    """Spend is True the first time only, also when twenty race."""
+    assert await store.spend("k-1", NOW)
+    assert not await store.spend("k-1", None)
+    won = await asyncio.gather(*(store.spend("k-2", None) for _ in range(RACERS)))
+    assert sorted(won) == [False] * (RACERS - 1) + [True]
+
+
+async def expire_forgets_only_marks_past_their_time(store: Store) -> None:
+    """Marks kept until a past moment go; later and endless ones stay; turns stay."""
+    await _paused(store)
+    assert await store.spend("old", NOW)
+    assert await store.spend("live", NOW + timedelta(hours=1))
+    assert await store.spend("forever", None)
+    assert await store.expire(NOW - timedelta(seconds=1)) == 0
+    assert await store.expire(NOW) == 1
+    assert await store.spend("old", NOW)
+    assert not await store.spend("live", None)
+    assert not await store.spend("forever", None)
+    assert await store.load_turn("s-1") is not None
+
+
+async def whatever_was_built_reads_back(store: Store) -> None:
+    """JSON at the deepest a record accepts, and a large result, read back."""
+    deep: JSON = 0
+    for _ in range(MAX_DEPTH - 1):  # the question's input nests it once more
+        deep = [deep]
+    paused = await _paused(store, value=deep)
+    stored = await store.load_turn("s-1")
+    assert stored is not None
+    history = await store.load_history("s-1")
+    assert history is not None
+    assert stored.with_history(history) == paused
+    assert await store.consume(paused, RESUME, None)
+    big = ToolResponse("lookup", "call-9", "x" * (2 * 1_048_576))
+    said = Message(Role.MODEL, (ToolRequest("lookup", "call-3", deep),))
+    await store.record("s-1", 1, (said, big))
+    stored = await store.load_turn("s-1")
+    assert stored is not None
+    assert stored.steps == (said, big)
+
+
+CONTRACT: Final[tuple[Check, ...]] = (
+    history_is_appended_and_read_from_any_point,
+    a_turn_is_kept_at_its_place_in_the_history,
+    turns_load_latest_or_by_id,
+    turn_ids_only_grow,
+    a_turn_is_consumed_once,
+    concurrent_consumes_have_one_winner,
+    consume_is_bound_to_the_turn,
+    steps_are_recorded_in_order,
+    finish_completes_and_saves_what_followed,
+    finish_closes_an_open_turn_once,
+    a_key_is_spent_once,
+    expire_forgets_only_marks_past_their_time,
+    whatever_was_built_reads_back,
+)
+"""Every check a store must pass, each against a fresh, empty store."""
