@@ -9,16 +9,25 @@ paused ones, and goes on (a re-run tool may pause again).
 
 `generate_stream` and `resume_turn_stream` yield typed events as they happen,
 so a UI can show an approval the moment it is known; `generate` and
-`resume_turn` are those streams drained.
+`resume_turn` are those streams drained. A resume's stream first yields one
+`ToolFinished` for every result the answers settle, in the order of the
+calls and whatever kind of answer settled it (a client's respond, an
+approval's rejection, the output of a call that had finished or paused after
+it ran); a restarted call then runs, with `ToolStarted` and `ToolFinished`.
 
-What a paused call accepts depends on its kind, not on who paused it: a
-`Custom` pause of an ordinary tool accepts a respond (against the tool's
-output schema) and a restart (against its resume schema), of an
-interrupt-only tool a respond only; every `ApprovalPending` pause, the
+What a paused call accepts depends on its kind, not on who paused it
+(`Tool.accepts` holds the table): every `ApprovalPending` pause, the
 approver's or one a tool raised itself, accepts only a restart carrying an
 approval decision, so no client-made result can stand in for the approval.
 Rejected, the model is told the reason and the tool does not run; approved,
-the tool runs with ``ctx.approved`` True.
+the tool runs with ``ctx.approved`` True. A restart that replaced the input
+(`Tool.replace_input`) runs the tool on the replacement, with the model's
+own input in ``ctx.original_input``; the history's request reads the
+replacement.
+
+Each call goes through its stages (pause before, approval, run, pause
+after) in `interruption._call`; a batch of several runs concurrently, a
+batch of one inline.
 
 A tool pauses by raising `Interrupted`, alone or inside an exception group
 (``ctx.interrupt()`` in a task of an ``asyncio.TaskGroup`` surfaces as
@@ -47,7 +56,6 @@ A tool pauses by raising `Interrupted`, alone or inside an exception group
 from __future__ import annotations
 
 import asyncio
-import enum
 import uuid
 from collections.abc import (
     AsyncIterator,
@@ -55,12 +63,12 @@ from collections.abc import (
     Callable,
     Coroutine,
     Iterable,
+    Mapping,
     Sequence,
 )
 from datetime import datetime, timedelta
 from typing import (
     Any,
-    Final,
     Literal,
     Protocol,
     TypeAlias,
@@ -72,36 +80,29 @@ from typing import (
 
 import attrs
 
-from interruption._json import JSON, json_equal
-from interruption._schemacheck import JSONSchema, schema_mismatches
-from interruption.approval import (
-    DECISION_SCHEMA,
-    Approver,
-    AwaitExternal,
-    Reject,
-    decide,
-    decision_from_json,
+from interruption._call import (
+    Call,
+    Config,
+    OnToolError,
+    Outcome,
+    ref_of,
+    restart,
+    run,
 )
-from interruption.errors import (
-    DecodeError,
-    Interrupted,
-    PauseRefused,
-    PayloadError,
-    Problem,
-    ProblemCode,
-    ResumeRejected,
-)
-from interruption.kinds import ApprovalPending, InterruptionKind, Phase, ScheduledPause
+from interruption._json import json_equal
+from interruption._schemacheck import JSONSchema
+from interruption.approval import Approver
+from interruption.errors import PauseRefused, Problem, ResumeRejected
+from interruption.kinds import Phase, ScheduledPause
 from interruption.parts import Message, Role, ToolRequest, ToolResponse
 from interruption.resume import (
-    Accepts,
     InterruptedTurn,
     PendingInterrupt,
     Respond,
     Resume,
 )
 from interruption.schedule import PauseSchedule
-from interruption.tools import NULL_ONLY, Tool, ToolContext
+from interruption.tools import Tool
 from interruption.validation import (
     ResolvedResume,
     ResumePolicy,
@@ -117,6 +118,7 @@ __all__ = [
     "Model",
     "ModelMessage",
     "ModelRequest",
+    "OnToolError",
     "PauseRefused",
     "Paused",
     "StreamEvent",
@@ -134,7 +136,6 @@ __all__ = [
 T = TypeVar("T")
 
 FinishReason: TypeAlias = Literal["stop", "interrupted", "max_turns"]
-OnToolError: TypeAlias = Literal["respond", "raise"]
 
 
 @final
@@ -226,6 +227,9 @@ class ToolStarted:
 class ToolFinished:
     """Event: a tool call has its result.
 
+    It ran, or on a resume an answer settled it (a respond, a rejection, an
+    output the turn held); either way the response enters the history.
+
     Attributes:
         response: The result.
     """
@@ -262,391 +266,158 @@ StreamEvent: TypeAlias = ModelMessage | ToolStarted | ToolFinished | Paused | Fi
 
 Record: TypeAlias = Callable[[Message | ToolResponse], Awaitable[None]]
 """Where a continuation writes each step as it takes it (a `Session`'s store):
-every message it adds to the history, and every tool result as it arrives."""
+every message it adds to the history, and the result of every call it runs
+as it arrives. Results the answers settle are announced, not recorded: the
+turn and the kept resume hold them already."""
 
 
-@final
-class _Stage(enum.IntEnum):
-    BEFORE = 0
-    APPROVAL = 1
-    RUN = 2
-    AFTER = 3
+async def _outcomes(config: Config, calls: Sequence[Call]) -> AsyncIterator[Outcome]:
+    """Run a batch of calls concurrently; yield each outcome as it comes.
+
+    A batch of one runs inline, without a task.
+    """
+    if len(calls) == 1:
+        yield await run(config, calls[0])
+        return
+    tasks = [asyncio.ensure_future(run(config, call)) for call in calls]
+    try:
+        for next_done in asyncio.as_completed(tasks):
+            yield await next_done
+    finally:
+        for task in tasks:
+            task.cancel()
 
 
 @attrs.frozen
-class _Outcome:
-    request: ToolRequest
-    response: ToolResponse | None = None
-    pause: PendingInterrupt | None = None
-    approved: bool = False
+class _Start:
+    """Where the turn loop starts: a fresh dispatch, a resume or a recovery.
+
+    Attributes:
+        history: The conversation so far; when the last message asks for
+            tools, this batch is finished first.
+        turn_id: The id of the turn a pause would make.
+        answered: Results the batch has before anything runs: a client's
+            responds, rejections, outputs carried from the turn. Announced
+            as `ToolFinished`, not recorded (the turn and the kept resume
+            hold them already).
+        calls: The batch's calls to run.
+        approved: Refs of calls a human approved earlier in this dispatch.
+        carried: Interrupts left pending by a partial resume.
+        turns_left: Model calls left; the options' ``max_turns`` when None.
+    """
+
+    history: tuple[Message, ...]
+    turn_id: int
+    answered: Mapping[str, ToolResponse] = attrs.field(factory=dict)
+    calls: tuple[Call, ...] = ()
+    approved: frozenset[str] = frozenset()
+    carried: tuple[PendingInterrupt, ...] = ()
+    turns_left: int | None = None
+
+
+def _interrupted(  # noqa: PLR0913, PLR0917 - the pieces of the record
+    session: str,
+    start: _Start,
+    history: list[Message],
+    pauses: list[PendingInterrupt],
+    responses: Mapping[str, ToolResponse],
+    approved: Iterable[str],
+    now: datetime,
+) -> GenerateResult:
+    """The result of a batch that paused, with the turn to keep."""
+    requests = history[-1].tool_requests
+    order = {ref_of(request): index for index, request in enumerate(requests)}
+    pauses.sort(key=lambda pending: order.get(pending.ref, len(order)))
+    # A call paused after it ran keeps its output, whatever schedule the
+    # continuation runs with.
+    waiting = {pending.ref for pending in pauses if not _ran(pending)}
+    completed = tuple(
+        responses[ref] for ref in order if ref in responses and ref not in waiting
+    )
+    turn = InterruptedTurn(
+        session=session,
+        turn_id=start.turn_id,
+        messages=tuple(history),
+        interrupts=tuple(pauses),
+        completed=completed,
+        created_at=now,
+        approved=tuple(sorted(approved)),
+    )
+    return GenerateResult(
+        "interrupted", history[-1], tuple(history), tuple(pauses), turn
+    )
 
 
 @attrs.frozen
-class _Job:
-    request: ToolRequest
-    stage: _Stage
-    resumed: JSON = None
-    approved: bool = False
-    restarted: bool = False
-
-
-def _pause_payload(
-    request: ToolRequest, output: JSON = None, *, with_output: bool = False
-) -> JSON:
-    payload: dict[str, JSON] = {"tool": request.name, "input": request.input}
-    if with_output:
-        payload["output"] = output
-    return payload
-
-
-def _error(request: ToolRequest, text: str) -> ToolResponse:
-    return ToolResponse(request.name, request.ref or "", {"error": text})
-
-
-_DECISION_ONLY: Final = Accepts(restart=DECISION_SCHEMA)
-"""What every approval pause accepts: a restart carrying a decision."""
-
-
-def _leaves(error: BaseException | None) -> list[BaseException]:
-    """The exceptions of a (nested) group, depth-first; a lone one is its own."""
-    if error is None:
-        return []
-    if isinstance(error, BaseExceptionGroup):
-        return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
-    return [error]
-
-
-def _refusal(
-    request: ToolRequest, pause: Interrupted, *, approved: bool
-) -> PauseRefused | None:
-    """Why the loop refuses *pause* from *request*'s tool, or None if it takes it."""
-    ref = request.ref or ""
-    match pause.kind:
-        case ScheduledPause(phase=phase, node=node):
-            message = (
-                f"tool {request.name!r} ({ref}) raised ScheduledPause({phase.value}, "
-                f"{node!r}) itself; scheduled pauses belong to the loop: list the "
-                "tool in schedule=PauseSchedule(...), or pause with ctx.interrupt()"
-            )
-        case ApprovalPending(tool_use_id=asked) if asked != ref:
-            message = (
-                f"tool {request.name!r} ({ref}) raised ApprovalPending for "
-                f"{asked!r}: expected its own call's ref {ref!r} (ctx.ref)"
-            )
-        case ApprovalPending() if approved:
-            message = (
-                f"tool {request.name!r} ({ref}) asked for approval again after a "
-                "human approved the call; check ctx.approved before asking"
-            )
-        case _:
-            return None
-    refused = PauseRefused(request.name, ref, pause.kind, message)
-    refused.__cause__ = pause
-    return refused
-
-
-@attrs.define
 class _Runner:
+    """The turn loop: call the model, run each batch, end or pause."""
+
     model: Model
-    tools: dict[str, Tool[Any, Any, Any]]
-    approver: Approver | None
-    schedule: PauseSchedule
-    max_turns: int
-    on_tool_error: OnToolError
-    ttl: timedelta | None
-    now: Callable[[], datetime]
+    config: Config
     session: str
+    specs: tuple[ToolSpec, ...]
 
-    @property
-    def specs(self) -> tuple[ToolSpec, ...]:
-        return tuple(
-            ToolSpec(tool.name, tool.description, tool.input_schema, tool.output_schema)
-            for tool in self.tools.values()
-        )
-
-    def expires(self, tool: Tool[Any, Any, Any] | None) -> datetime | None:
-        ttl = tool.ttl if tool is not None and tool.ttl is not None else self.ttl
-        return self.now() + ttl if ttl is not None else None
-
-    def pending(
-        self,
-        request: ToolRequest,
-        kind: InterruptionKind,
-        payload: JSON,
-        accepts: Accepts,
-    ) -> PendingInterrupt:
-        tool = self.tools.get(request.name)
-        return PendingInterrupt(
-            id=request.ref or request.name,
-            kind=kind,
-            payload=payload,
-            tool=request,
-            accepts=accepts,
-            expires_at=self.expires(tool),
-            on_expiry=tool.on_expiry
-            if tool is not None and accepts.respond is not None
-            else None,
-        )
-
-    async def approval(
-        self, approver: Approver, request: ToolRequest
-    ) -> _Outcome | None:
-        """Ask *approver*; None lets the call run, else its pause or refusal.
-
-        Fails closed: an approver that raises (or answers no decision)
-        refuses the call, which does not run.
-        """
-        try:
-            decision = await decide(approver, request)
-        except Exception as error:
-            if self.on_tool_error == "raise":
-                raise
-            reason = (
-                f"the approver failed ({type(error).__name__}: {error}); "
-                "the call was not run"
-            )
-            return _Outcome(request, _rejected(request, Reject(reason)))
-        if isinstance(decision, AwaitExternal):
-            kind = ApprovalPending(request.ref or request.name)
-            return _Outcome(
-                request,
-                pause=self.pending(
-                    request, kind, _pause_payload(request), _DECISION_ONLY
-                ),
-            )
-        if isinstance(decision, Reject):
-            return _Outcome(request, _rejected(request, decision))
-        return None
-
-    async def run(self, job: _Job) -> _Outcome:  # noqa: C901
-        request = job.request
-        tool = self.tools.get(request.name)
-        if tool is None:
-            return _Outcome(request, _error(request, f"unknown tool {request.name!r}"))
-        replace = tool.input_schema if tool.replace_input else None
-        stage = job.stage
-        approved = job.approved
-        if stage <= _Stage.BEFORE and request.name in self.schedule.before:
-            kind = ScheduledPause(Phase.BEFORE, request.name)
-            accepts = Accepts(restart=NULL_ONLY, replace_input=replace)
-            return _Outcome(
-                request,
-                pause=self.pending(request, kind, _pause_payload(request), accepts),
-            )
-        if stage <= _Stage.APPROVAL and self.approver is not None and not approved:
-            held = await self.approval(self.approver, request)
-            if held is not None:
-                return held
-        bad_input = schema_mismatches(request.input, tool.input_schema, "$.input")
-        if bad_input:
-            text = "invalid input: " + "; ".join(map(str, bad_input))
-            return _Outcome(request, _error(request, text), approved=approved)
-        ctx: ToolContext[Any] = ToolContext(
-            request.name,
-            request.ref or "",
-            None,
-            restarted=job.restarted,
-            approved=approved,
-        )
-        try:
-            ctx.resumed = (
-                tool.parse_resumed(job.resumed) if job.resumed is not None else None
-            )
-            output = await tool.call(ctx, request.input)
-        except (Interrupted, BaseExceptionGroup) as raised:
-            return self.settle(request, tool, raised, approved=approved)
-        except Exception as error:  # noqa: BLE001 - told to the model, or re-raised
-            return self.failed(request, error, [error], approved=approved)
-        bad_output = schema_mismatches(output, tool.output_schema, "$.output")
-        if bad_output:
-            text = "the tool's output does not fit its schema: " + "; ".join(
-                map(str, bad_output)
-            )
-            if self.on_tool_error == "raise":
-                raise PayloadError(bad_output)
-            return _Outcome(request, _error(request, text), approved=approved)
-        response = ToolResponse(request.name, request.ref or "", output)
-        if stage <= _Stage.RUN and request.name in self.schedule.after:
-            kind = ScheduledPause(Phase.AFTER, request.name)
-            payload = _pause_payload(request, output, with_output=True)
-            pending = self.pending(request, kind, payload, Accepts(restart=NULL_ONLY))
-            return _Outcome(request, response, pending, approved=approved)
-        return _Outcome(request, response, approved=approved)
-
-    def settle(
-        self,
-        request: ToolRequest,
-        tool: Tool[Any, Any, Any],
-        raised: Interrupted | BaseExceptionGroup[BaseException],
-        *,
-        approved: bool,
-    ) -> _Outcome:
-        """Make a pause, or a group of pauses and failures, into an outcome.
-
-        The rules are the module docstring's: a failure in the group wins
-        over its pauses; of pauses only, an approval wins, else the first.
-
-        Raises:
-            BaseException: *raised* as it was, when it holds something that
-                is neither a pause nor an `Exception`; the tool's failures
-                with ``on_tool_error="raise"``.
-        """
-        failures: Exception | None = None
-        if isinstance(raised, Interrupted):
-            pauses = [raised]
-        else:
-            found, rest = raised.split(Interrupted)
-            if rest is not None:
-                if not isinstance(rest, Exception):
-                    raise raised  # KeyboardInterrupt, SystemExit, cancellation
-                # split() copies even when nothing matched: keep the original.
-                failures = (
-                    raised if found is None and isinstance(raised, Exception) else rest
-                )
-            pauses = [leaf for leaf in _leaves(found) if isinstance(leaf, Interrupted)]
-        errors: list[Exception] = [
-            refused
-            for pause in pauses
-            if (refused := _refusal(request, pause, approved=approved)) is not None
-        ]
-        if failures is not None:
-            errors.append(failures)
-        if errors:
-            return self.failed(request, raised, errors, approved=approved)
-        pause = next(
-            (pause for pause in pauses if isinstance(pause.kind, ApprovalPending)),
-            pauses[0],
-        )
-        if isinstance(pause.kind, ApprovalPending):
-            accepts = _DECISION_ONLY
-        else:
-            replace = tool.input_schema if tool.replace_input else None
-            accepts = Accepts(
-                respond=tool.output_schema,
-                restart=None if tool.interrupt_only else tool.resume_schema,
-                replace_input=None if tool.interrupt_only else replace,
-            )
-        pending = self.pending(request, pause.kind, pause.payload, accepts)
-        return _Outcome(request, pause=pending, approved=approved)
-
-    def failed(
-        self,
-        request: ToolRequest,
-        raised: BaseException,
-        errors: Sequence[Exception],
-        *,
-        approved: bool,
-    ) -> _Outcome:
-        """Tell the model the tool failed, or raise its failure.
-
-        Raises:
-            Exception: with ``on_tool_error="raise"``: what the tool raised
-                if it was only failures; else its failures and refused pauses
-                (an `ExceptionGroup` when there are several).
-        """
-        if self.on_tool_error == "raise":
-            error = (
-                errors[0]
-                if len(errors) == 1
-                else ExceptionGroup(f"tool {request.name!r} failed", errors)
-            )
-            if error is raised:
-                raise error
-            raise error from error.__cause__
-        text = "; ".join(
-            f"{type(leaf).__name__}: {leaf}"
-            for error in errors
-            for leaf in _leaves(error)
-        )
-        return _Outcome(request, _error(request, text), approved=approved)
-
-    async def batch(
-        self, jobs: Sequence[_Job]
-    ) -> AsyncIterator[StreamEvent | _Outcome]:
-        for job in jobs:
-            yield ToolStarted(job.request)
-        tasks = [asyncio.ensure_future(self.run(job)) for job in jobs]
-        try:
-            for next_done in asyncio.as_completed(tasks):
-                outcome = await next_done
-                if outcome.response is not None and outcome.pause is None:
-                    yield ToolFinished(outcome.response)
-                if outcome.pause is not None:
-                    yield Paused(outcome.pause)
-                yield outcome
-        finally:
-            for task in tasks:
-                task.cancel()
-
-    async def drive(  # noqa: C901, PLR0912, PLR0913, PLR0917 - the loop's whole state
-        self,
-        history: list[Message],
-        turn_id: int,
-        responses: dict[str, ToolResponse],
-        jobs: Sequence[_Job],
-        approved: set[str],
-        carried: Sequence[PendingInterrupt] = (),
-        turns_left: int | None = None,
-        record: Record | None = None,
+    async def drive(  # noqa: C901, PLR0912 - the turn loop, in one place
+        self, start: _Start, record: Record | None = None
     ) -> AsyncIterator[StreamEvent]:
-        turns_left = self.max_turns if turns_left is None else turns_left
+        """Run from *start* to the end or the next pause, yielding events."""
+        history = list(start.history)
+        turns_left = (
+            self.config.max_turns if start.turns_left is None else start.turns_left
+        )
+        responses = dict(start.answered)
+        calls: Sequence[Call] = start.calls
+        approved = set(start.approved)
+        if responses:
+            for request in history[-1].tool_requests:
+                answer = responses.get(ref_of(request))
+                if answer is not None:
+                    yield ToolFinished(answer)
+        carried = start.carried
         while True:
-            if jobs or carried or responses:
+            if calls or carried or responses:
                 pauses = list(carried)
-                async for event in self.batch(jobs):
-                    if isinstance(event, _Outcome):
-                        if event.response is not None:
-                            responses[event.request.ref or ""] = event.response
-                        if event.pause is not None:
-                            pauses.append(event.pause)
-                        if event.approved:
-                            approved.add(event.request.ref or "")
-                        continue
-                    if record is not None and isinstance(event, ToolFinished):
-                        await record(event.response)
-                    yield event
-                requests = history[-1].tool_requests
+                for call in calls:
+                    yield ToolStarted(call.request)
+                async for outcome in _outcomes(self.config, calls):
+                    ref = outcome.call.ref
+                    if outcome.call.approved:
+                        approved.add(ref)
+                    if outcome.response is not None:
+                        responses[ref] = outcome.response
+                    if outcome.pause is not None:
+                        pauses.append(outcome.pause)
+                        yield Paused(outcome.pause)
+                    elif outcome.response is not None:
+                        if record is not None:
+                            await record(outcome.response)
+                        yield ToolFinished(outcome.response)
                 if pauses:
-                    order = {
-                        request.ref: index for index, request in enumerate(requests)
-                    }
-                    pauses.sort(key=lambda pending: order.get(pending.ref, len(order)))
-                    # A call paused after it ran keeps its output, whatever
-                    # schedule the continuation runs with.
-                    waiting = {pending.ref for pending in pauses if not _ran(pending)}
-                    completed = tuple(
-                        responses[request.ref]
-                        for request in requests
-                        if request.ref in responses and request.ref not in waiting
-                    )
-                    turn = InterruptedTurn(
-                        session=self.session,
-                        turn_id=turn_id,
-                        messages=tuple(history),
-                        interrupts=tuple(pauses),
-                        completed=completed,
-                        created_at=self.now(),
-                        approved=tuple(sorted(approved)),
-                    )
                     yield Finished(
-                        GenerateResult(
-                            "interrupted",
-                            history[-1],
-                            tuple(history),
-                            tuple(pauses),
-                            turn,
+                        _interrupted(
+                            self.session,
+                            start,
+                            history,
+                            pauses,
+                            responses,
+                            approved,
+                            self.config.now(),
                         )
                     )
                     return
                 answered = Message(
                     Role.TOOL,
-                    tuple(responses[request.ref or ""] for request in requests),
+                    tuple(
+                        responses[ref_of(request)]
+                        for request in history[-1].tool_requests
+                    ),
                 )
                 history.append(answered)
                 if record is not None:
                     await record(answered)
                 responses = {}
                 approved = set()
+                carried = ()
             if turns_left <= 0:
                 last = next(
                     (
@@ -670,19 +441,13 @@ class _Runner:
             if not requests:
                 yield Finished(GenerateResult("stop", message, tuple(history)))
                 return
-            jobs = [_Job(request, _Stage.BEFORE) for request in requests]
-            carried = ()
+            calls = [Call(request) for request in requests]
 
 
 def _ran(pending: PendingInterrupt) -> bool:
     """Whether *pending* paused after its tool ran (its output is held)."""
     kind = pending.kind
     return isinstance(kind, ScheduledPause) and kind.phase is Phase.AFTER
-
-
-def _rejected(request: ToolRequest, decision: Reject) -> ToolResponse:
-    output: JSON = {"status": "rejected", "reason": decision.reason}
-    return ToolResponse(request.name, request.ref or "", output)
 
 
 def _assign_refs(message: Message, history: Sequence[Message]) -> Message:
@@ -731,36 +496,37 @@ class LoopOptions(TypedDict, total=False):
     now: Callable[[], datetime] | None
 
 
-def _runner(model: Model, session: str | None, options: LoopOptions) -> _Runner:
+def _config(options: LoopOptions) -> Config:
+    """Check *options* once; the loop then only reads the `Config`.
+
+    Raises:
+        TypeError: naming options that do not exist.
+        ValueError: for two tools of one name, ``max_turns`` below 1, or an
+            ``on_tool_error`` other than ``"respond"`` and ``"raise"``.
+    """
     unknown = set(options) - set(LoopOptions.__annotations__)
     if unknown:
         msg = f"unknown loop options: {', '.join(sorted(unknown))}"
         raise TypeError(msg)
-    table: dict[str, Tool[Any, Any, Any]] = {}
-    for tool in options.get("tools", ()):
-        if tool.name in table:
-            msg = f"two tools are named {tool.name!r}"
-            raise ValueError(msg)
-        table[tool.name] = tool
-    max_turns = options.get("max_turns", 10)
-    if max_turns < 1:
-        msg = f"max_turns: expected at least 1, got {max_turns}"
-        raise ValueError(msg)
-    on_tool_error = options.get("on_tool_error", "respond")
-    if on_tool_error not in {"respond", "raise"}:
-        msg = f"on_tool_error: expected 'respond' or 'raise', got {on_tool_error!r}"
-        raise ValueError(msg)
-    return _Runner(
-        model=model,
-        tools=table,
+    return Config(
+        tools=options.get("tools", ()),
         approver=options.get("approver"),
         schedule=options.get("schedule") or PauseSchedule(),
-        max_turns=max_turns,
-        on_tool_error=on_tool_error,
+        max_turns=options.get("max_turns", 10),
+        on_tool_error=options.get("on_tool_error", "respond"),
         ttl=options.get("ttl"),
         now=options.get("now") or utc_now,
-        session=session or uuid.uuid4().hex,
     )
+
+
+def _runner(model: Model, session: str | None, options: LoopOptions) -> _Runner:
+    """The turn loop for *model* in *session* (a fresh id when None)."""
+    config = _config(options)
+    specs = tuple(
+        ToolSpec(tool.name, tool.description, tool.input_schema, tool.output_schema)
+        for tool in config.tools.values()
+    )
+    return _Runner(model, config, session or uuid.uuid4().hex, specs)
 
 
 def _history(messages: Sequence[Message] | str) -> list[Message]:
@@ -794,7 +560,7 @@ async def generate_stream(
         `Finished` with the same result `generate` returns.
     """
     runner = _runner(model, session, options)
-    async for event in runner.drive(_history(messages), 1, {}, (), set()):
+    async for event in runner.drive(_Start(tuple(_history(messages)), 1)):
         yield event
 
 
@@ -824,7 +590,7 @@ async def resume_turn_stream(
     """
     runner = _runner(model, turn.session, options)
     if policy is None:
-        policy = ResumePolicy(now=runner.now)
+        policy = ResumePolicy(now=runner.config.now)
     resolved = validate_resume(resume, turn, policy=policy)
     async for event in _continue(runner, resolved):
         yield event
@@ -848,74 +614,19 @@ async def continue_resolved(
         yield event
 
 
-def _as_ran(asked: Message, replaced: dict[str, ToolRequest]) -> Message:
+def _as_ran(asked: Message, replaced: Mapping[str, ToolRequest]) -> Message:
     """The model's message with replaced inputs, so responses match requests."""
     if not replaced:
         return asked
     parts = tuple(
-        replaced.get(part.ref or "", part) if isinstance(part, ToolRequest) else part
+        replaced.get(ref_of(part), part) if isinstance(part, ToolRequest) else part
         for part in asked.parts
     )
     return Message(asked.role, parts)
 
 
-def _restarted(
-    pending: PendingInterrupt,
-    request: ToolRequest,
-    resumed: JSON,
-    held: dict[str, ToolResponse],
-    *,
-    keep: bool,
-) -> _Job | ToolResponse | Problem | None:
-    """What a validated restart of *pending* (as *request*) comes to.
-
-    A job to run; a response (a rejection); a problem, when the answer
-    cannot be carried out; or None, when a pause after a tool continues with
-    its *held* output. *keep*: the call was approved and its input is the
-    same, so it is not asked about again.
-    """
-    ref = request.ref or ""
-    match pending.kind:
-        case ScheduledPause(phase=Phase.AFTER):
-            if ref in held:
-                return None
-            message = (
-                f"{pending.id} paused after {request.name!r}, but the turn holds "
-                "no output of it to continue with"
-            )
-            return Problem(
-                ProblemCode.ANSWER_NOT_ACCEPTED, message, interrupt_id=pending.id
-            )
-        case ScheduledPause(phase=Phase.BEFORE):
-            return _Job(request, _Stage.APPROVAL)
-        case ApprovalPending():
-            try:
-                decision = decision_from_json(resumed)
-            except DecodeError as error:
-                message = f"{pending.id} awaits an approval decision: {error}"
-                return Problem(
-                    ProblemCode.SCHEMA_VIOLATION, message, interrupt_id=pending.id
-                )
-            if isinstance(decision, Reject):
-                return _rejected(request, decision)
-            return _Job(request, _Stage.RUN, approved=True)
-        case _:
-            stage = _Stage.RUN if keep else _Stage.APPROVAL
-            return _Job(request, stage, resumed, keep, restarted=True)
-
-
-@attrs.frozen
-class _Plan:
-    """Where a validated resume starts the loop: what `drive` takes."""
-
-    history: list[Message]
-    responses: dict[str, ToolResponse]
-    jobs: list[_Job]
-    approved: set[str]
-
-
-def _plan(resolved: ResolvedResume) -> _Plan:
-    """Turn a validated resume into the loop's starting state; pure.
+def _plan(resolved: ResolvedResume) -> _Start:
+    """Turn a validated resume into the turn loop's start; pure.
 
     Raises:
         ResumeRejected: if an answer cannot be carried out, which validation
@@ -924,9 +635,8 @@ def _plan(resolved: ResolvedResume) -> _Plan:
             output the turn does not hold.
     """
     turn = resolved.turn
-    responses = {done.ref: done for done in turn.completed}
-    approved = set(turn.approved)
-    jobs: list[_Job] = []
+    answered = {done.ref: done for done in turn.completed}
+    calls: list[Call] = []
     replaced: dict[str, ToolRequest] = {}
     problems: list[Problem] = []
     for answer in resolved.answers:
@@ -934,30 +644,43 @@ def _plan(resolved: ResolvedResume) -> _Plan:
         request = pending.tool
         if request is None:  # pragma: no cover - the loop's interrupts have tools
             continue
-        ref = request.ref or ""
+        ref = pending.ref
         if isinstance(entry, Respond):
-            responses[ref] = ToolResponse(request.name, ref, entry.output)
+            answered[ref] = ToolResponse(request.name, ref, entry.output)
             continue
-        changed = entry.input is not None and not json_equal(entry.input, request.input)
-        if changed:
+        original = None
+        if entry.input is not None and not json_equal(entry.input, request.input):
+            original = request.input
             request = attrs.evolve(request, input=entry.input)
             replaced[ref] = request
-        keep = ref in approved and not changed
-        match _restarted(pending, request, entry.resumed, responses, keep=keep):
-            case _Job() as job:
-                if job.approved:
-                    approved.add(ref)
-                jobs.append(job)
+        keep = ref in turn.approved and original is None
+        match restart(
+            pending,
+            request,
+            entry.resumed,
+            answered,
+            keep=keep,
+            original_input=original,
+        ):
+            case Call() as call:
+                calls.append(call)
             case ToolResponse() as response:
-                responses[ref] = response
+                answered[ref] = response
             case Problem() as problem:
                 problems.append(problem)
-            case _:  # None: a pause after a tool continues with its held output
+            case None:  # a pause after a tool continues with its held output
                 pass
     if problems:
         raise ResumeRejected(problems)
-    history = [*turn.messages[:-1], _as_ran(turn.messages[-1], replaced)]
-    return _Plan(history, responses, jobs, approved)
+    history = (*turn.messages[:-1], _as_ran(turn.messages[-1], replaced))
+    return _Start(
+        history,
+        turn.turn_id + 1,
+        answered,
+        tuple(calls),
+        frozenset(turn.approved),
+        resolved.unanswered,
+    )
 
 
 async def _continue(
@@ -968,16 +691,7 @@ async def _continue(
     Raises:
         ResumeRejected: as `_plan`.
     """
-    plan = _plan(resolved)
-    async for event in runner.drive(
-        plan.history,
-        resolved.turn.turn_id + 1,
-        plan.responses,
-        plan.jobs,
-        plan.approved,
-        resolved.unanswered,
-        record=record,
-    ):
+    async for event in runner.drive(_plan(resolved), record):
         yield event
 
 
@@ -993,43 +707,37 @@ def _recovery(
     model is not asked again for them); results recorded after the last one
     are reused; only calls without a recorded result run.
     """
-    plan = _plan(resolved)
-    turn_id = resolved.turn.turn_id + 1
+    start = _plan(resolved)
     last = max(
         (index for index, step in enumerate(steps) if isinstance(step, Message)),
         default=None,
     )
     if last is None:
         done = {step.ref: step for step in steps if isinstance(step, ToolResponse)}
-        jobs = [job for job in plan.jobs if (job.request.ref or "") not in done]
-        return runner.drive(
-            plan.history,
-            turn_id,
-            {**plan.responses, **done},
-            jobs,
-            plan.approved,
-            resolved.unanswered,
-            record=record,
+        start = attrs.evolve(
+            start,
+            answered={**start.answered, **done},
+            calls=tuple(call for call in start.calls if call.ref not in done),
         )
+        return runner.drive(start, record)
     said = [step for step in steps[: last + 1] if isinstance(step, Message)]
-    history = [*plan.history, *said]
-    turns_left = runner.max_turns - sum(m.role is Role.MODEL for m in said)
+    history = (*start.history, *said)
+    turns_left = runner.config.max_turns - sum(m.role is Role.MODEL for m in said)
+    final = said[-1]
+    if final.role is Role.MODEL and not final.tool_requests:
+        return _finished(GenerateResult("stop", final, history))
+    if final.role is not Role.MODEL:  # a whole batch answered: the model is next
+        return runner.drive(
+            _Start(history, start.turn_id, turns_left=turns_left), record
+        )
     done = {
         step.ref: step for step in steps[last + 1 :] if isinstance(step, ToolResponse)
     }
-    final = said[-1]
-    if final.role is Role.MODEL and not final.tool_requests:
-        return _finished(GenerateResult("stop", final, tuple(history)))
-    jobs = [
-        _Job(request, _Stage.BEFORE)
-        for request in final.tool_requests
-        if (request.ref or "") not in done
-    ]
-    if final.role is not Role.MODEL:
-        jobs, done = [], {}
-    return runner.drive(
-        history, turn_id, done, jobs, set(), (), turns_left=turns_left, record=record
+    calls = tuple(
+        Call(request) for request in final.tool_requests if ref_of(request) not in done
     )
+    again = _Start(history, start.turn_id, done, calls, turns_left=turns_left)
+    return runner.drive(again, record)
 
 
 async def _finished(result: GenerateResult) -> AsyncIterator[StreamEvent]:

@@ -21,6 +21,21 @@ twice. Asking again once approved, naming another call's ref, or raising a
 A pause raised inside an exception group (``ctx.interrupt()`` in a task of an
 ``asyncio.TaskGroup``) is a pause too; the loop's module docstring says what a
 group holding a pause and a failure means.
+
+A `Tool` owns its contract: `Tool.invoke` checks the input against the input
+schema, calls the function and checks the output against the output schema,
+failing with `ToolContractError`; `Tool.accepts` says what each kind of pause
+of one of its calls accepts (the design's table, in one place):
+
+* an interrupt-only tool's pause (`define_interrupt`): a respond, against
+  the output schema;
+* an ordinary tool's ``ctx.interrupt()``: a respond against the output
+  schema, or a restart whose ``resumed`` fits the resume schema (with a
+  replaced input if the tool opted in);
+* an approval (`ApprovalPending`): a restart carrying a decision, only;
+* a `ScheduledPause` before the tool: a restart with ``null`` (with a
+  replaced input if the tool opted in); after it: a restart with ``null``,
+  and the held output stands.
 """
 
 from __future__ import annotations
@@ -28,18 +43,48 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Generic, NoReturn, TypeVar, final
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Final,
+    Generic,
+    Literal,
+    NoReturn,
+    TypeVar,
+    final,
+)
 
 import attrs
 
-from interruption._json import JSON
-from interruption._schemacheck import JSONSchema, SchemaError, check_schema
-from interruption.errors import Interrupted, check_payload
-from interruption.kinds import Custom
-from interruption.resume import ExpiryAnswer
+from interruption._json import JSON, Mismatch
+from interruption._schemacheck import (
+    JSONSchema,
+    SchemaError,
+    check_schema,
+    schema_mismatches,
+)
+from interruption.approval import DECISION_SCHEMA
+from interruption.errors import Interrupted, InterruptionError, check_payload
+from interruption.kinds import (
+    ApprovalPending,
+    Custom,
+    InterruptionKind,
+    Phase,
+    ScheduledPause,
+)
+from interruption.resume import Accepts, ExpiryAnswer
 from interruption.wire import json_schema, structure, unstructure
 
-__all__ = ["Tool", "ToolContext", "define_interrupt", "tool"]
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+__all__ = [
+    "Tool",
+    "ToolContext",
+    "ToolContractError",
+    "define_interrupt",
+    "tool",
+]
 
 I = TypeVar("I")  # noqa: E741 - the input type, as in the design
 O = TypeVar("O")  # noqa: E741 - the output type
@@ -57,6 +102,38 @@ if TYPE_CHECKING:
     Res = DefaultTypeVar("Res", default=JSON)
 
 NULL_ONLY: dict[str, JSON] = {"type": "null"}
+
+APPROVAL_ONLY: Final = Accepts(restart=DECISION_SCHEMA)
+"""What every approval pause accepts, whoever raised it: a restart carrying a
+decision (a client-made result would skip the approval). The same rule as
+`PendingInterrupt.allowed` on the validation side."""
+
+
+@final
+class ToolContractError(InterruptionError, ValueError):
+    """A call's input or a tool's output is outside the tool's schema.
+
+    Raised by `Tool.invoke`. The loop tells the model either way (an input
+    outside the schema is the model's mistake, and the tool did not run);
+    with ``on_tool_error="raise"`` an output outside the schema is raised
+    as a `PayloadError`.
+
+    Attributes:
+        side: ``"input"`` (the tool did not run) or ``"output"``.
+        problems: Every `Mismatch` found, at ``$.input...`` or
+            ``$.output...``.
+    """
+
+    def __init__(
+        self, side: Literal["input", "output"], problems: Iterable[Mismatch]
+    ) -> None:
+        self.side = side
+        self.problems = tuple(problems)
+        found = "; ".join(map(str, self.problems))
+        if side == "input":
+            super().__init__(f"invalid input: {found}")
+        else:
+            super().__init__(f"the tool's output does not fit its schema: {found}")
 
 
 @final
@@ -79,11 +156,22 @@ class ToolContext(Generic[R]):
             an approval pause raised once approved is a tool error. The run
             that follows the decision starts afresh (``resumed`` is None),
             so a tool asks for approval before it asks anything else.
+        original_input: The input the model asked for, as JSON, when a
+            client's restart replaced it (the tool opted in with
+            ``replace_input``) and the function now gets the replacement;
+            None when the call runs with the model's own input.
     """
 
-    __slots__ = ("approved", "name", "ref", "restarted", "resumed")
+    __slots__ = (
+        "approved",
+        "name",
+        "original_input",
+        "ref",
+        "restarted",
+        "resumed",
+    )
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - keyword-only facts about the call
         self,
         name: str,
         ref: str,
@@ -91,12 +179,14 @@ class ToolContext(Generic[R]):
         *,
         restarted: bool = False,
         approved: bool = False,
+        original_input: JSON = None,
     ) -> None:
         self.name = name
         self.ref = ref
         self.resumed = resumed
         self.restarted = restarted
         self.approved = approved
+        self.original_input = original_input
 
     def interrupt(self, payload: JSON = None) -> NoReturn:
         """Pause the dispatch here, showing *payload* to the human.
@@ -111,7 +201,8 @@ class ToolContext(Generic[R]):
         return (
             f"ToolContext(name={self.name!r}, ref={self.ref!r}, "
             f"resumed={self.resumed!r}, restarted={self.restarted!r}, "
-            f"approved={self.approved!r})"
+            f"approved={self.approved!r}, "
+            f"original_input={self.original_input!r})"
         )
 
 
@@ -201,6 +292,62 @@ class Tool(Generic[I, O, R]):
         if attrs.has(type(result)):
             return unstructure(result)
         return check_payload(result)
+
+    async def invoke(self, ctx: ToolContext[R], data: JSON) -> JSON:
+        """Run one call under the tool's contract: check, call, check.
+
+        Args:
+            ctx: The call's context.
+            data: The call's JSON input.
+
+        Returns:
+            The JSON output, which fits the output schema.
+
+        Raises:
+            ToolContractError: if *data* is outside the input schema (the
+                function did not run) or the output is outside the output
+                schema.
+            Interrupted: when the tool pauses.
+            Exception: whatever the function raises (`PayloadError` for an
+                output that is not JSON, `DecodeError` for an input that
+                does not fit the input class).
+        """
+        bad_input = schema_mismatches(data, self.input_schema, "$.input")
+        if bad_input:
+            raise ToolContractError("input", bad_input)
+        output = await self.call(ctx, data)
+        bad_output = schema_mismatches(output, self.output_schema, "$.output")
+        if bad_output:
+            raise ToolContractError("output", bad_output)
+        return output
+
+    def accepts(self, kind: InterruptionKind) -> Accepts:
+        """What a pause of one of this tool's calls accepts, by its kind.
+
+        The module docstring's table: the one place that says it.
+
+        Args:
+            kind: How the call paused.
+
+        Returns:
+            The answers it accepts, with their schemas.
+        """
+        replace = self.input_schema if self.replace_input else None
+        match kind:
+            case ApprovalPending():
+                return APPROVAL_ONLY
+            case ScheduledPause(phase=Phase.BEFORE):
+                return Accepts(restart=NULL_ONLY, replace_input=replace)
+            case ScheduledPause():
+                return Accepts(restart=NULL_ONLY)
+            case Custom() if self.interrupt_only:
+                return Accepts(respond=self.output_schema)
+            case Custom():
+                return Accepts(
+                    respond=self.output_schema,
+                    restart=self.resume_schema,
+                    replace_input=replace,
+                )
 
 
 def tool(  # noqa: PLR0913 - keyword-only options

@@ -494,8 +494,9 @@ class TestRestart:
         }
 
     def test_a_replaced_input_runs_and_rewrites_the_request(self) -> None:
-        """A restart's replaced input runs, and the history's request reads it."""
+        """A replaced input runs and is the request; the tool sees the original."""
         seen: list[JSON] = []
+        originals: list[JSON] = []
 
         @tool(
             input={"type": "object"},
@@ -504,6 +505,7 @@ class TestRestart:
             replace_input=True,
         )
         def book(ctx: ToolContext[JSON], data: JSON) -> JSON:
+            originals.append(ctx.original_input)
             if not ctx.restarted:
                 ctx.interrupt({"check": data})
             seen.append(data)
@@ -520,6 +522,7 @@ class TestRestart:
         answer = pending.restart(replace_input={"seat": "14C"})
         final = resume(model, first, Resume(restart=[answer]), [book])
         assert seen == [{"seat": "14C"}]
+        assert originals == [None, {"seat": "12A"}]
         asked = final.messages[-3]
         assert asked.tool_requests[0].input == {"seat": "14C"}
         assert outputs(final.messages[-2]) == {"call-1": {"booked": {"seat": "14C"}}}
@@ -995,7 +998,12 @@ class TestStream:
                 )
             )
         )
-        assert [type(event) for event in events] == [ModelMessage, Finished]
+        assert [type(event) for event in events] == [
+            ToolFinished,
+            ModelMessage,
+            Finished,
+        ]
+        assert events[0] == ToolFinished(ToolResponse("ask_user", "call-1", "y"))
         final = events[-1]
         assert isinstance(final, Finished)
         expected = asyncio.run(
@@ -1004,6 +1012,87 @@ class TestStream:
             )
         )
         assert final.result == expected
+
+    def test_every_answer_reaches_the_resume_stream(
+        self, tools: list[Tool[Any, Any, Any]], calls: Calls
+    ) -> None:
+        """Each respond, rejection and carried output is one ToolFinished, in order."""
+        batch = model_says(
+            ToolRequest("ask_user", input={"question": "?"}),
+            ToolRequest("transfer_money", input={"to": "ACME", "amount": 125000}),
+            ToolRequest("lookup", input={}),
+            ToolRequest("confirm", input={}),
+        )
+        script = [batch, model_says("done")]
+        _, result = run(script, tools, approver=GATED)
+        assert result.turn is not None
+        ask, transfer, confirm = result.interrupts
+        answer = Resume(
+            respond=[ask.respond("Yes")],
+            restart=[transfer.reject("too much"), confirm.restart({"text": "go"})],
+        )
+        events = asyncio.run(
+            _drain(
+                resume_turn_stream(
+                    ScriptedModel(script[1:]),
+                    result.turn,
+                    answer,
+                    tools=tools,
+                    approver=GATED,
+                    now=clock,
+                )
+            )
+        )
+        kinds = [type(event) for event in events]
+        assert kinds == [
+            ToolFinished,
+            ToolFinished,
+            ToolFinished,
+            ToolStarted,
+            ToolFinished,
+            ModelMessage,
+            Finished,
+        ]
+        final = events[-1]
+        assert isinstance(final, Finished)
+        answered = final.result.messages[-2]
+        finished = [
+            event.response for event in events if isinstance(event, ToolFinished)
+        ]
+        assert finished == list(answered.tool_responses)
+        assert [response.ref for response in finished] == [
+            "call-1",
+            "call-2",
+            "call-3",
+            "call-4",
+        ]
+        assert finished[1].output == {"status": "rejected", "reason": "too much"}
+        assert (calls["lookup"], calls["confirm"], calls["transfer_money"]) == (1, 2, 0)
+
+    def test_a_held_output_reaches_the_resume_stream(
+        self, tools: list[Tool[Any, Any, Any]], calls: Calls
+    ) -> None:
+        """Continuing past a pause after a tool announces its held output."""
+        schedule = PauseSchedule(after={"lookup"})
+        script = [model_says(ToolRequest("lookup", input={})), model_says("ok")]
+        _, result = run(script, tools, schedule=schedule)
+        assert result.turn is not None
+        (pending,) = result.interrupts
+        events = asyncio.run(
+            _drain(
+                resume_turn_stream(
+                    ScriptedModel(script[1:]),
+                    result.turn,
+                    Resume(restart=[pending.restart()]),
+                    tools=tools,
+                    schedule=schedule,
+                    now=clock,
+                )
+            )
+        )
+        assert events[0] == ToolFinished(ToolResponse("lookup", "call-1", 500))
+        assert [type(event) for event in events[1:]] == [ModelMessage, Finished]
+        assert calls["lookup"] == 1
 
     def test_a_rejected_resume_yields_nothing(
         self, tools: list[Tool[Any, Any, Any]]
@@ -1018,6 +1107,35 @@ class TestStream:
         )
         with pytest.raises(ResumeRejected):
             asyncio.run(_drain(stream))
+
+
+class TestConcurrency:
+    @pytest.mark.parametrize(
+        ("count", "inline"),
+        [pytest.param(1, True, id="one"), pytest.param(2, False, id="two")],
+    )
+    def test_a_batch_of_one_runs_inline_and_more_in_tasks(
+        self, count: int, inline: bool
+    ) -> None:
+        """A lone call runs in the dispatch's own task; a batch gets a task each."""
+        seen: list[asyncio.Task[Any] | None] = []
+
+        @tool(input={}, output={})
+        async def where(_ctx: ToolContext[JSON], _data: JSON) -> JSON:
+            seen.append(asyncio.current_task())
+            await asyncio.sleep(0)
+            return None
+
+        batch = model_says(*(ToolRequest("where", input={}) for _ in range(count)))
+
+        async def dispatch() -> asyncio.Task[Any] | None:
+            model = ScriptedModel([batch, model_says("ok")])
+            await generate(model, "go", tools=[where])
+            return asyncio.current_task()
+
+        outer = asyncio.run(dispatch())
+        assert len(seen) == count
+        assert all((task is outer) == inline for task in seen)
 
 
 class TestSync:

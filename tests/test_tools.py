@@ -7,17 +7,26 @@ import attrs
 import pytest
 from interruption import (
     JSON,
+    Accepts,
+    ApprovalPending,
     Custom,
     DecodeError,
     Interrupted,
+    InterruptionError,
+    InterruptionKind,
     PayloadError,
+    PendingInterrupt,
+    Phase,
+    ScheduledPause,
     Tool,
     ToolContext,
+    ToolRequest,
     define_interrupt,
     json_schema,
     tool,
 )
-from interruption.tools import NULL_ONLY
+from interruption.approval import DECISION_SCHEMA
+from interruption.tools import NULL_ONLY, ToolContractError
 
 
 @attrs.frozen
@@ -155,6 +164,131 @@ class TestTool:
                 return data
 
 
+class TestInvoke:
+    def test_a_fitting_call_returns_the_output(
+        self, pay: Tool[Transfer, Receipt, Note]
+    ) -> None:
+        """Input checked, function called, output checked and returned as JSON."""
+        ctx = ToolContext("pay", "call-1", Note("ok"))
+        output = asyncio.run(pay.invoke(ctx, {"to": "ACME", "amount": 5}))
+        assert output == {"id": "ACME-5-ok"}
+
+    def test_an_input_outside_the_schema_is_refused_before_the_call(self) -> None:
+        """A bad input raises ToolContractError("input") and the function never runs."""
+        ran: list[JSON] = []
+
+        @tool(input={"type": "object"}, output={})
+        def record(_ctx: ToolContext[JSON], data: JSON) -> JSON:
+            ran.append(data)
+            return data
+
+        with pytest.raises(ToolContractError) as caught:
+            asyncio.run(record.invoke(ToolContext("record", "r"), [1]))
+        assert caught.value.side == "input"
+        assert [problem.path for problem in caught.value.problems] == ["$.input"]
+        assert str(caught.value).startswith("invalid input: $.input")
+        assert isinstance(caught.value, InterruptionError)
+        assert isinstance(caught.value, ValueError)
+        assert ran == []
+
+    def test_an_output_outside_the_schema_is_refused_after_the_call(self) -> None:
+        """An output outside the output schema raises ToolContractError("output")."""
+
+        @tool(input={}, output={"type": "string"})
+        def wrong(_ctx: ToolContext[JSON], _data: JSON) -> JSON:
+            return 1
+
+        with pytest.raises(ToolContractError) as caught:
+            asyncio.run(wrong.invoke(ToolContext("wrong", "r"), None))
+        assert caught.value.side == "output"
+        assert [problem.path for problem in caught.value.problems] == ["$.output"]
+        assert "does not fit its schema" in str(caught.value)
+
+    def test_a_pause_passes_through(self, pay: Tool[Transfer, Receipt, Note]) -> None:
+        """Interrupted raised by the function is not a contract failure."""
+        with pytest.raises(Interrupted):
+            asyncio.run(pay.invoke(ToolContext("pay", "r"), {"to": "A", "amount": 1}))
+
+
+QUESTION = Custom()
+APPROVAL = ApprovalPending("call-1")
+BEFORE = ScheduledPause(Phase.BEFORE, "t")
+AFTER = ScheduledPause(Phase.AFTER, "t")
+
+
+class TestAccepts:
+    @pytest.fixture(name="plain")
+    def _plain(self) -> Tool[JSON, JSON, JSON]:
+        @tool(
+            input={"type": "object"},
+            output={"type": "string"},
+            resume={"type": "integer"},
+            name="t",
+        )
+        def plain(_ctx: ToolContext[JSON], _data: JSON) -> JSON:
+            return "done"
+
+        return plain
+
+    @pytest.mark.parametrize(
+        ("kind", "expected"),
+        [
+            pytest.param(
+                QUESTION,
+                Accepts(respond={"type": "string"}, restart={"type": "integer"}),
+                id="question",
+            ),
+            pytest.param(APPROVAL, Accepts(restart=DECISION_SCHEMA), id="approval"),
+            pytest.param(BEFORE, Accepts(restart=NULL_ONLY), id="before"),
+            pytest.param(AFTER, Accepts(restart=NULL_ONLY), id="after"),
+        ],
+    )
+    def test_an_ordinary_tool(
+        self, plain: Tool[JSON, JSON, JSON], kind: InterruptionKind, expected: Accepts
+    ) -> None:
+        """Each kind of pause of an ordinary tool accepts the design's answers."""
+        assert plain.accepts(kind) == expected
+
+    @pytest.mark.parametrize(
+        ("kind", "replace"),
+        [
+            pytest.param(QUESTION, True, id="question"),
+            pytest.param(APPROVAL, False, id="approval"),
+            pytest.param(BEFORE, True, id="before"),
+            pytest.param(AFTER, False, id="after"),
+        ],
+    )
+    def test_a_replaced_input_only_where_the_tool_runs_again_on_it(
+        self, plain: Tool[JSON, JSON, JSON], kind: InterruptionKind, replace: bool
+    ) -> None:
+        """Opting in allows a replaced input on a question or before the tool only."""
+        opted = attrs.evolve(plain, replace_input=True)
+        assert opted.accepts(kind).replace_input == (
+            {"type": "object"} if replace else None
+        )
+        assert plain.accepts(kind).replace_input is None
+
+    def test_an_interrupt_only_tool_accepts_a_respond_only(self) -> None:
+        """define_interrupt's pause is answered by respond, never restarted."""
+        ask = define_interrupt(
+            "ask", "Ask", input={"type": "object"}, output={"enum": ["Yes", "No"]}
+        )
+        assert ask.accepts(QUESTION) == Accepts(respond={"enum": ["Yes", "No"]})
+
+    def test_an_approval_agrees_with_the_validation_side(
+        self, plain: Tool[JSON, JSON, JSON]
+    ) -> None:
+        """What a tool's approval accepts is what PendingInterrupt.allowed enforces."""
+        pending = PendingInterrupt(
+            "call-1",
+            APPROVAL,
+            None,
+            ToolRequest("t", "call-1"),
+            plain.accepts(QUESTION),
+        )
+        assert plain.accepts(APPROVAL) == pending.allowed
+
+
 class TestToolContext:
     def test_interrupt_raises_a_custom_pause(self) -> None:
         """ctx.interrupt raises Interrupted with a Custom kind."""
@@ -171,12 +305,20 @@ class TestToolContext:
             ctx.interrupt({1, 2})  # type: ignore[arg-type]
 
     def test_repr(self) -> None:
-        """The repr names the call, the resumed data, restarted and approved."""
-        ctx = ToolContext("t", "r", "x", restarted=True, approved=True)
+        """The repr names the call, the resumed data and every flag."""
+        ctx = ToolContext(
+            "t", "r", "x", restarted=True, approved=True, original_input={"n": 1}
+        )
         assert repr(ctx) == (
-            "ToolContext(name='t', ref='r', resumed='x', restarted=True, approved=True)"
+            "ToolContext(name='t', ref='r', resumed='x', restarted=True, "
+            "approved=True, original_input={'n': 1})"
         )
         assert not ToolContext("t", "r").restarted
+
+    def test_original_input_defaults_to_none(self) -> None:
+        """A call runs with the model's own input unless the loop says otherwise."""
+        assert ToolContext("t", "r").original_input is None
+        assert ToolContext("t", "r", original_input=[1]).original_input == [1]
 
     def test_approved_defaults_to_false(self) -> None:
         """A call is not approved unless the loop says a human approved it."""
