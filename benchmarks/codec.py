@@ -44,7 +44,7 @@ from interruption._parse import (
     _fast_loads,
     parse,
 )
-from interruption.errors import check_payload
+from interruption._validators import check_payload
 from interruption.kinds import tag_of
 from interruption.wire import (
     _FAST,

@@ -20,8 +20,8 @@ from typing import Final, Protocol, TypeAlias, final
 import attrs
 
 from interruption._json import JSON, Mismatch, describe
+from interruption._validators import NON_EMPTY, non_empty, optional_string
 from interruption.errors import DecodeError
-from interruption.kinds import NON_EMPTY, non_empty
 from interruption.parts import ToolRequest
 
 __all__ = [
@@ -43,14 +43,6 @@ __all__ = [
 ]
 
 
-def _optional_text(
-    _instance: object, attribute: attrs.Attribute[str | None], value: str | None
-) -> None:
-    if value is not None and not isinstance(value, str):
-        msg = f"{attribute.name}: expected a string or None, got {describe(value)}"
-        raise TypeError(msg)
-
-
 @final
 @attrs.frozen
 class Approve:
@@ -60,7 +52,7 @@ class Approve:
         note: Why, for the record; optional.
     """
 
-    note: str | None = attrs.field(default=None, validator=_optional_text)
+    note: str | None = attrs.field(default=None, validator=optional_string)
 
 
 @final

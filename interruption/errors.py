@@ -22,19 +22,12 @@ travel together, never only the first.
 from __future__ import annotations
 
 import enum
-from contextvars import ContextVar
-from typing import TYPE_CHECKING, NoReturn, final
+from typing import TYPE_CHECKING, NoReturn, Self, final
 
 import attrs
 
-from interruption._json import (
-    JSON,
-    MAX_DEPTH,
-    Mismatch,
-    is_json,
-    json_equal,
-    json_problems,
-)
+from interruption._json import JSON, Mismatch, json_equal
+from interruption._validators import check_payload
 from interruption.kinds import (
     KINDS,
     ApprovalPending,
@@ -234,6 +227,25 @@ class ResumeRejected(InterruptionError, ValueError):
         super().__init__(found)
         self.problems = found
 
+    @classmethod
+    def of(
+        cls, code: ProblemCode, message: str, *, interrupt_id: str | None = None
+    ) -> Self:
+        """Build a rejection of one problem that concerns no resume entry.
+
+        The one way to reject for a single reason (a bad token, a replay, a
+        refused principal, an answer a builder cannot make).
+
+        Args:
+            code: The stable reason.
+            message: What was expected, what was got.
+            interrupt_id: The pending interrupt concerned, or None.
+
+        Returns:
+            The rejection, to raise.
+        """
+        return cls([Problem(code, message, interrupt_id=interrupt_id)])
+
     @property
     def codes(self) -> tuple[ProblemCode, ...]:
         """The problems' codes, in order."""
@@ -244,43 +256,6 @@ class ResumeRejected(InterruptionError, ValueError):
             return f"resume rejected: {self.problems[0]}"
         lines = "\n".join(f"  {problem}" for problem in self.problems)
         return f"resume rejected, {len(self.problems)} problems:\n{lines}"
-
-
-def check_payload(payload: object) -> JSON:
-    """Return *payload* if it is a JSON value; raise `PayloadError` otherwise.
-
-    Raises:
-        PayloadError: naming the path of every value that is not JSON.
-    """
-    if _checked_already() or is_json(payload):
-        return payload  # type: ignore[return-value]  # checked just above
-    raise PayloadError(json_problems(payload))
-
-
-TRUSTED_DEPTH: ContextVar[int] = ContextVar("interruption_trusted_depth", default=0)
-"""Set by the codec, while it builds records from JSON it has already checked,
-to the nesting limit it checked against (0: nothing checked). Within the
-default limit, fields are not walked a second time."""
-
-
-def _checked_already() -> bool:
-    return 0 < TRUSTED_DEPTH.get() <= MAX_DEPTH
-
-
-def json_value(
-    instance: object, attribute: attrs.Attribute[JSON], value: object
-) -> None:
-    """Validate that a record field holds a JSON value (an attrs validator).
-
-    Raises:
-        PayloadError: naming the path of every value that is not JSON,
-            starting at the field (``$.input.amount``).
-    """
-    del instance
-    if _checked_already():
-        return
-    if not is_json(value):
-        raise PayloadError(json_problems(value, path=f"$.{attribute.name}"))
 
 
 @final

@@ -15,7 +15,7 @@ from typing import ClassVar, Final, Literal, TypeAlias, final
 
 import attrs
 
-from interruption._json import FieldError, describe
+from interruption._validators import NON_EMPTY, non_empty
 
 __all__ = [
     "ApprovalPending",
@@ -35,24 +35,6 @@ class Phase(enum.StrEnum):
     """Before the node runs; continuing runs it."""
     AFTER = "after"
     """After the node ran; its output is held until the dispatch continues."""
-
-
-def non_empty(_instance: object, attribute: attrs.Attribute[str], value: str) -> None:
-    """Validate that a field holds a non-empty `str` (an attrs validator).
-
-    Raises:
-        TypeError: if *value* is not a string.
-        FieldError: if it is empty.
-    """
-    if not isinstance(value, str):
-        msg = f"{attribute.name}: expected a string, got {describe(value)}"
-        raise TypeError(msg)
-    if not value:
-        raise FieldError(attribute.name, "a non-empty string", "''")
-
-
-NON_EMPTY: Final = {"json_schema": {"minLength": 1}}
-"""Field metadata: the schema of a field validated by `non_empty`."""
 
 
 def _a_phase(

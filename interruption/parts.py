@@ -20,8 +20,13 @@ from typing import ClassVar, Literal, TypeAlias, final
 import attrs
 
 from interruption._json import JSON
-from interruption.errors import json_value
-from interruption.kinds import NON_EMPTY, non_empty
+from interruption._validators import (
+    NON_EMPTY,
+    json_value,
+    non_empty,
+    optional_non_empty,
+    string,
+)
 
 __all__ = ["Message", "Part", "Role", "Text", "ToolRequest", "ToolResponse"]
 
@@ -47,14 +52,7 @@ class Text:
 
     tag: ClassVar[Literal["text"]] = "text"
 
-    text: str = attrs.field(validator=attrs.validators.instance_of(str))
-
-
-def _optional_ref(
-    instance: object, attribute: attrs.Attribute[str | None], value: str | None
-) -> None:
-    if value is not None:
-        non_empty(instance, attribute, value)  # type: ignore[arg-type]
+    text: str = attrs.field(validator=string)
 
 
 @final
@@ -74,7 +72,7 @@ class ToolRequest:
 
     name: str = attrs.field(validator=non_empty, metadata=NON_EMPTY)
     ref: str | None = attrs.field(
-        default=None, validator=_optional_ref, metadata=NON_EMPTY
+        default=None, validator=optional_non_empty, metadata=NON_EMPTY
     )
     input: JSON = attrs.field(default=None, validator=json_value)
 

@@ -15,7 +15,7 @@ from typing import ClassVar, Literal, TypeAlias, final
 import attrs
 
 from interruption._json import JSON, FieldError, describe
-from interruption.kinds import NON_EMPTY, non_empty
+from interruption._validators import NON_EMPTY, non_empty
 
 __all__ = ["Confirm", "Input", "Prompt"]
 

@@ -17,21 +17,16 @@ from typing import Final, TypeVar, final
 import attrs
 
 from interruption._json import JSON, json_equal
-from interruption._schemacheck import JSONSchema, schema_mismatches
+from interruption._schemacheck import JSONSchema, conforms, schema_mismatches
+from interruption._validators import NON_EMPTY, json_value, non_empty
 from interruption.approval import (
     DECISION_SCHEMA,
     Approve,
     Reject,
     decision_to_json,
 )
-from interruption.errors import Problem, ProblemCode, ResumeRejected, json_value
-from interruption.kinds import (
-    NON_EMPTY,
-    ApprovalPending,
-    InterruptionKind,
-    non_empty,
-    tag_of,
-)
+from interruption.errors import Problem, ProblemCode, ResumeRejected
+from interruption.kinds import ApprovalPending, InterruptionKind, tag_of
 from interruption.parts import Message, ToolRequest, ToolResponse
 from interruption.wire import structure
 
@@ -46,6 +41,7 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+E = TypeVar("E", "Respond", "Restart")
 
 
 @final
@@ -126,12 +122,6 @@ class Resume:
 
     respond: tuple[Respond, ...] = attrs.field(default=(), converter=_tuple_of_responds)
     restart: tuple[Restart, ...] = attrs.field(default=(), converter=_tuple_of_restarts)
-
-
-def _problem(
-    code: ProblemCode, message: str, pending: PendingInterrupt
-) -> ResumeRejected:
-    return ResumeRejected([Problem(code, message, interrupt_id=pending.id)])
 
 
 @final
@@ -221,16 +211,11 @@ class PendingInterrupt:
             The entry for `Resume.respond`.
 
         Raises:
-            ResumeRejected: if this interrupt accepts no result
-                (``answer_not_accepted``) or *output* does not fit
-                (``schema_violation``).
+            ResumeRejected: with every problem `problems_with` finds: this
+                interrupt accepts no result (``answer_not_accepted``) or
+                *output* does not fit (``schema_violation``).
         """
-        schema = self.allowed.respond
-        if schema is None:
-            message = f"{self.id} does not accept a respond; it accepts a restart"
-            raise _problem(ProblemCode.ANSWER_NOT_ACCEPTED, message, self)
-        _check(output, schema, "output", self)
-        return Respond(self.name, self.ref, output)
+        return self._checked(Respond(self.name, self.ref, output))
 
     def restart(self, resumed: JSON = None, *, replace_input: JSON = None) -> Restart:
         """Answer by running the tool again.
@@ -243,25 +228,13 @@ class PendingInterrupt:
             The entry for `Resume.restart`.
 
         Raises:
-            ResumeRejected: if this interrupt accepts no restart
-                (``answer_not_accepted``), *resumed* or *replace_input* does
-                not fit (``schema_violation``), or the input may not change
+            ResumeRejected: with every problem `problems_with` finds: this
+                interrupt accepts no restart (``answer_not_accepted``),
+                *resumed* or *replace_input* does not fit
+                (``schema_violation``), or the input may not change
                 (``input_modified``).
         """
-        schema = self.allowed.restart
-        if schema is None:
-            message = f"{self.id} does not accept a restart; it accepts a respond"
-            raise _problem(ProblemCode.ANSWER_NOT_ACCEPTED, message, self)
-        _check(resumed, schema, "resumed", self)
-        if replace_input is not None:
-            original = self.tool.input if self.tool is not None else None
-            allowed = self.allowed.replace_input
-            if allowed is None and not json_equal(replace_input, original):
-                message = f"{self.name} does not accept a replaced input"
-                raise _problem(ProblemCode.INPUT_MODIFIED, message, self)
-            if allowed is not None:
-                _check(replace_input, allowed, "input", self)
-        return Restart(self.name, self.ref, resumed, replace_input)
+        return self._checked(Restart(self.name, self.ref, resumed, replace_input))
 
     def approve(self, note: str | None = None) -> Restart:
         """Approve a paused tool call (`ApprovalPending`).
@@ -279,23 +252,117 @@ class PendingInterrupt:
         """
         return self._decide(Reject(reason))
 
+    def problems_with(
+        self, entry: Respond | Restart, index: int | None = None
+    ) -> tuple[Problem, ...]:
+        """Every way *entry* fails this interrupt's own rules.
+
+        The one rule set that the builders (`respond`, `restart`) and the
+        server's `validate_resume` share: the kind of answer must be one
+        this pause accepts (`allowed`), its values must fit their schemas,
+        and a restart may change the input only of a tool that opted in.
+        Whether *entry* targets this interrupt (its name and ref), answers
+        it twice, or arrives too late is the turn's business.
+
+        Args:
+            entry: A `Respond` or a `Restart` for this interrupt.
+            index: The entry's position in its list of a `Resume`: the
+                problems then name it, and their paths read
+                ``$.restart[0].resumed`` instead of ``$.resumed``.
+
+        Returns:
+            The problems, in field order; empty when *entry* fits.
+
+        Raises:
+            SchemaError: if one of the schemas cannot be run.
+        """
+        allowed = self.allowed
+        match entry:
+            case Respond(output=output):
+                if allowed.respond is None:
+                    return (self._not_accepted("respond", index),)
+                return self._fits(output, allowed.respond, "respond", "output", index)
+            case Restart(resumed=resumed, input=replaced):
+                if allowed.restart is None:
+                    return (self._not_accepted("restart", index),)
+                found = self._fits(
+                    resumed, allowed.restart, "restart", "resumed", index
+                )
+                if replaced is not None:
+                    found += self._new_input(replaced, index)
+                return found
+
+    def _problem(
+        self, code: ProblemCode, message: str, answer: str, index: int | None
+    ) -> Problem:
+        where = None if index is None else answer
+        return Problem(code, message, index, where, self.id)
+
+    def _not_accepted(self, answer: str, index: int | None) -> Problem:
+        allowed = self.allowed
+        accepted = " or ".join(
+            name
+            for name, schema in (
+                ("a respond", allowed.respond),
+                ("a restart", allowed.restart),
+            )
+            if schema is not None
+        )
+        message = (
+            f"{self.id} ({tag_of(self.kind)}): expected {accepted or 'no answer'}, "
+            f"got a {answer}"
+        )
+        return self._problem(ProblemCode.ANSWER_NOT_ACCEPTED, message, answer, index)
+
+    def _fits(
+        self,
+        value: JSON,
+        schema: JSONSchema,
+        answer: str,
+        field: str,
+        index: int | None,
+    ) -> tuple[Problem, ...]:
+        if conforms(value, schema):
+            return ()
+        where = "$" if index is None else f"$.{answer}[{index}]"
+        found = schema_mismatches(value, schema, f"{where}.{field}")
+        message = "; ".join(str(mismatch) for mismatch in found)
+        return (self._problem(ProblemCode.SCHEMA_VIOLATION, message, answer, index),)
+
+    def _new_input(self, replaced: JSON, index: int | None) -> tuple[Problem, ...]:
+        """The problems of a restart's new input: it fits, or is the original."""
+        schema = self.allowed.replace_input
+        if schema is not None:
+            return self._fits(replaced, schema, "restart", "input", index)
+        if json_equal(replaced, self.tool.input if self.tool is not None else None):
+            return ()
+        message = (
+            f"{self.name} takes no new input: expected the original input or "
+            "none, got another"
+        )
+        return (self._problem(ProblemCode.INPUT_MODIFIED, message, "restart", index),)
+
+    def _checked(self, entry: E) -> E:
+        problems = self.problems_with(entry)
+        if problems:
+            raise ResumeRejected(problems)
+        return entry
+
     def _decide(self, decision: Approve | Reject) -> Restart:
-        if not isinstance(self.kind, ApprovalPending):
-            message = f"{self.id} is not awaiting an approval decision"
-            raise _problem(ProblemCode.ANSWER_NOT_ACCEPTED, message, self)
-        return self.restart(decision_to_json(decision))
+        match self.kind:
+            case ApprovalPending():
+                return self.restart(decision_to_json(decision))
+            case _:
+                message = (
+                    f"{self.id}: expected an approval_pending pause to decide "
+                    f"on, got a {tag_of(self.kind)} pause"
+                )
+                raise ResumeRejected.of(
+                    ProblemCode.ANSWER_NOT_ACCEPTED, message, interrupt_id=self.id
+                )
 
 
 _APPROVAL: Final = Accepts(restart=DECISION_SCHEMA)
-
-
-def _check(
-    value: JSON, schema: JSONSchema, what: str, pending: PendingInterrupt
-) -> None:
-    found = schema_mismatches(value, schema, f"$.{what}")
-    if found:
-        message = "; ".join(str(mismatch) for mismatch in found)
-        raise _problem(ProblemCode.SCHEMA_VIOLATION, message, pending)
 
 
 @final
@@ -324,3 +391,31 @@ class InterruptedTurn:
     created_at: datetime
     expires_at: datetime | None = None
     approved: tuple[str, ...] = ()
+
+    def expiry_of(self, pending: PendingInterrupt) -> datetime | None:
+        """When *pending* stops accepting answers: its own bound or the turn's.
+
+        Args:
+            pending: One of this turn's interrupts.
+
+        Returns:
+            The earlier of the two bounds, or None when neither is set.
+        """
+        mine, turns = pending.expires_at, self.expires_at
+        if mine is None or turns is None:
+            return turns if mine is None else mine
+        return min(mine, turns)
+
+    @property
+    def closes_at(self) -> datetime | None:
+        """When the last of this turn's interrupts stops accepting answers.
+
+        None when one of them never does (a turn with no interrupt closes
+        at its own `expires_at`).
+        """
+        if not self.interrupts:
+            return self.expires_at
+        moments = [self.expiry_of(pending) for pending in self.interrupts]
+        if None in moments:
+            return None
+        return max(moment for moment in moments if moment is not None)

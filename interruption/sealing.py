@@ -29,14 +29,14 @@ import types
 import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any, Final, Literal, NoReturn, final
+from typing import TYPE_CHECKING, Any, Final, Literal, final
 
 import attrs
 import jwt
 
 from interruption._json import STORED_DEPTH
 from interruption._parse import ENCODE, parse
-from interruption.errors import DecodeError, Problem, ProblemCode, ResumeRejected
+from interruption.errors import DecodeError, ProblemCode, ResumeRejected
 from interruption.resume import InterruptedTurn, Resume
 from interruption.validation import (
     ResolvedResume,
@@ -66,10 +66,6 @@ _REQUIRED: Final = ("jti", "iat", "sub", "tid", "turn")
 def spent_key(turn: InterruptedTurn) -> str:
     """The key a store spends for a sealed *turn*: its session and turn id."""
     return ENCODE(["sealed", turn.session, turn.turn_id])
-
-
-def _reject(message: str, code: ProblemCode = ProblemCode.BAD_TOKEN) -> NoReturn:
-    raise ResumeRejected([Problem(code, message)])
 
 
 def _frozen_keys(keys: Mapping[str, bytes]) -> Mapping[str, bytes]:
@@ -110,7 +106,8 @@ def _moment(seconds: int, claim: str = "exp") -> datetime:
     try:
         return datetime.fromtimestamp(seconds, UTC)
     except (OverflowError, OSError, ValueError):
-        _reject(f"token claim {claim!r}: expected a date, got {seconds!r} seconds")
+        message = f"token claim {claim!r}: expected a date, got {seconds!r} seconds"
+        raise ResumeRejected.of(ProblemCode.BAD_TOKEN, message) from None
 
 
 def _stamp(moment: datetime) -> str:
@@ -122,12 +119,14 @@ def _segment(text: str, name: str) -> bytes:
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
     except (binascii.Error, ValueError):
-        _reject(f"token {name}: expected base64url, got {len(text)} characters")
+        message = f"token {name}: expected base64url, got {len(text)} characters"
+        raise ResumeRejected.of(ProblemCode.BAD_TOKEN, message) from None
     if base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii") != text:
-        _reject(
+        message = (
             f"token {name}: expected canonical base64url, got unused bits set "
             "(the token was altered)"
         )
+        raise ResumeRejected.of(ProblemCode.BAD_TOKEN, message)
     return raw
 
 
@@ -283,10 +282,12 @@ class Sealer:
         expires_at = self._expiry(claims, moment)
         jti = claims["jti"]
         if type(jti) is not str or not jti:
-            _reject(f"token claim 'jti': expected a non-empty string, got {jti!r}")
+            message = f"token claim 'jti': expected a non-empty string, got {jti!r}"
+            raise ResumeRejected.of(ProblemCode.BAD_TOKEN, message)
         issued = claims["iat"]
         if type(issued) is not int:
-            _reject(f"token claim 'iat': expected an integer, got {issued!r}")
+            message = f"token claim 'iat': expected an integer, got {issued!r}"
+            raise ResumeRejected.of(ProblemCode.BAD_TOKEN, message)
         turn = _turn(claims)
         return Opened(turn, jti, key_id, _moment(issued, "iat"), expires_at)
 
@@ -334,10 +335,11 @@ class Sealer:
         moment = _aware(now)
         turn = self.open_with_claims(token, now=moment).turn
         if turn.session != session:
-            _reject(
+            message = (
                 f"token: expected a turn of session {session!r}, got one of "
                 f"another session; it was sealed for {turn.session!r}"
             )
+            raise ResumeRejected.of(ProblemCode.BAD_TOKEN, message)
         keep_until = (
             turn.expires_at + self.leeway if turn.expires_at is not None else None
         )
@@ -353,17 +355,20 @@ class Sealer:
     def _key_id(self, token: object) -> str:
         """Check the token's shape and header; return the key id it names."""
         if type(token) is not str:
-            _reject(f"token: expected a string, got {type(token).__name__}")
+            message = f"token: expected a string, got {type(token).__name__}"
+            raise ResumeRejected.of(ProblemCode.BAD_TOKEN, message)
         if len(token) > self.max_token_chars:
-            _reject(
+            message = (
                 f"token: expected at most {self.max_token_chars} characters, "
                 f"got {len(token)}"
             )
+            raise ResumeRejected.of(ProblemCode.BAD_TOKEN, message)
         if not _SHAPE.fullmatch(token):
-            _reject(
+            message = (
                 "token: expected three base64url segments joined by '.', got "
                 f"{token.count('.') + 1} segment(s) of {len(token)} characters"
             )
+            raise ResumeRejected.of(ProblemCode.BAD_TOKEN, message)
         header_text, payload_text, signature_text = token.split(".")
         header_raw = _segment(header_text, "header")
         _segment(payload_text, "payload")
@@ -371,22 +376,27 @@ class Sealer:
         try:
             header = parse(header_raw, max_bytes=_HEADER_BYTES, max_depth=_HEADER_DEPTH)
         except DecodeError as error:
-            _reject(f"token header: expected a JSON object, got {error}")
+            message = f"token header: expected a JSON object, got {error}"
+            raise ResumeRejected.of(ProblemCode.BAD_TOKEN, message) from None
         if not isinstance(header, dict):
-            _reject(f"token header: expected a JSON object, got {header!r}")
+            message = f"token header: expected a JSON object, got {header!r}"
+            raise ResumeRejected.of(ProblemCode.BAD_TOKEN, message)
         algorithm = header.get("alg")
         if algorithm != self.algorithm:
-            _reject(
+            message = (
                 f"token header 'alg': expected {self.algorithm!r}, got {algorithm!r}"
             )
+            raise ResumeRejected.of(ProblemCode.BAD_TOKEN, message)
         key_id = header.get("kid")
         if type(key_id) is not str:
-            _reject(f"token header 'kid': expected a key id, got {key_id!r}")
+            message = f"token header 'kid': expected a key id, got {key_id!r}"
+            raise ResumeRejected.of(ProblemCode.BAD_TOKEN, message)
         if key_id not in self.keys:
-            _reject(
+            message = (
                 f"token header 'kid': expected a key this server holds, got "
                 f"{key_id!r} (unknown or retired); seal the turn again"
             )
+            raise ResumeRejected.of(ProblemCode.BAD_TOKEN, message)
         return key_id
 
     def _verified(self, token: str, key_id: str) -> dict[str, Any]:
@@ -407,14 +417,17 @@ class Sealer:
                 token, self.keys[key_id], algorithms=[self.algorithm], options=options
             )
         except jwt.InvalidSignatureError:
-            _reject(
+            message = (
                 f"token signature: expected one made with key {key_id!r}, got "
                 "another; the token was altered or signed with a different key"
             )
+            raise ResumeRejected.of(ProblemCode.BAD_TOKEN, message) from None
         except jwt.MissingRequiredClaimError as error:
-            _reject(f"token claims: expected {error.claim!r}, got none")
+            message = f"token claims: expected {error.claim!r}, got none"
+            raise ResumeRejected.of(ProblemCode.BAD_TOKEN, message) from None
         except jwt.PyJWTError as error:
-            _reject(f"token: expected a signed JWT of claims, got {error}")
+            message = f"token: expected a signed JWT of claims, got {error}"
+            raise ResumeRejected.of(ProblemCode.BAD_TOKEN, message) from None
 
     def _expiry(self, claims: dict[str, Any], now: datetime) -> datetime | None:
         """Refuse a token past its ``exp`` (plus leeway); return its ``exp``."""
@@ -422,14 +435,15 @@ class Sealer:
             return None
         ends = claims["exp"]
         if type(ends) is not int:
-            _reject(f"token claim 'exp': expected an integer, got {ends!r}")
+            message = f"token claim 'exp': expected an integer, got {ends!r}"
+            raise ResumeRejected.of(ProblemCode.BAD_TOKEN, message)
         expires_at = _moment(ends)
         if now >= expires_at + self.leeway:
-            _reject(
+            message = (
                 f"token expired at {_stamp(expires_at)}; it is now {_stamp(now)} "
-                f"(leeway {self.leeway}); the turn can no longer be resumed",
-                ProblemCode.EXPIRED,
+                f"(leeway {self.leeway}); the turn can no longer be resumed"
             )
+            raise ResumeRejected.of(ProblemCode.EXPIRED, message)
         return expires_at
 
 
@@ -438,15 +452,18 @@ def _turn(claims: dict[str, Any]) -> InterruptedTurn:
     try:
         turn = structure(claims["turn"], InterruptedTurn, max_depth=STORED_DEPTH)
     except DecodeError as error:
-        _reject(f"token claim 'turn': expected an interrupted turn, got {error}")
+        message = f"token claim 'turn': expected an interrupted turn, got {error}"
+        raise ResumeRejected.of(ProblemCode.BAD_TOKEN, message) from None
     session, turn_id = claims["sub"], claims["tid"]
     if session != turn.session:
-        _reject(
+        message = (
             f"token claim 'sub': expected the turn's session {turn.session!r}, "
             f"got {session!r}"
         )
+        raise ResumeRejected.of(ProblemCode.BAD_TOKEN, message)
     if type(turn_id) is not int or turn_id != turn.turn_id:
-        _reject(
+        message = (
             f"token claim 'tid': expected the turn's id {turn.turn_id}, got {turn_id!r}"
         )
+        raise ResumeRejected.of(ProblemCode.BAD_TOKEN, message)
     return turn

@@ -24,7 +24,7 @@ from typing import Any, final
 import attrs
 
 from interruption.approval import Approver
-from interruption.errors import Problem, ProblemCode, ResumeRejected
+from interruption.errors import ProblemCode, ResumeRejected
 from interruption.loop import (
     GenerateResult,
     LoopOptions,
@@ -46,7 +46,7 @@ from interruption.resume import (
     Resume,
 )
 from interruption.schedule import PauseSchedule
-from interruption.store._base import Step, Store, StoredTurn, turn_expiry
+from interruption.store._base import Step, Store, StoredTurn
 from interruption.tools import Tool
 from interruption.validation import (
     Answer,
@@ -58,10 +58,6 @@ from interruption.validation import (
 )
 
 __all__ = ["Authorize", "Session"]
-
-
-def _rejected(code: ProblemCode, message: str) -> ResumeRejected:
-    return ResumeRejected([Problem(code, message)])
 
 
 def _as_resolved(turn: InterruptedTurn, kept: Resume) -> ResolvedResume:
@@ -155,7 +151,7 @@ class Session:
 
     def _expired(self, turn: InterruptedTurn) -> bool:
         """Whether every interrupt of *turn* stopped accepting answers."""
-        moment = turn_expiry(turn)
+        moment = turn.closes_at
         return moment is not None and moment <= self.now()
 
     async def _current_history(self) -> tuple[Message, ...]:
@@ -203,7 +199,7 @@ class Session:
             if self.expiry_answers and pending.on_expiry is not None:
                 output = pending.on_expiry.output
             else:
-                moment = turn_expiry(attrs.evolve(turn, interrupts=(pending,)))
+                moment = turn.expiry_of(pending)
                 output = {
                     "error": f"expired: no answer arrived before {moment}",
                 }
@@ -317,7 +313,7 @@ class Session:
                 message = f"session {self.id!r} has nothing to resume: it never paused"
             else:
                 message = f"session {self.id!r} has no turn {turn_id}"
-            raise _rejected(ProblemCode.UNKNOWN_INTERRUPT, message)
+            raise ResumeRejected.of(ProblemCode.UNKNOWN_INTERRUPT, message)
         turn = await self._whole(stored)
 
         async def spent() -> bool:
@@ -339,9 +335,18 @@ class Session:
         With *steps* (recorded before a crash), continue where they stop.
         """
         turn = resolved.turn
+        unsaved: list[Message] = []
 
         async def record(step: Step) -> None:
-            await self.store.record(self.id, turn.turn_id, (step,))
+            # A tool result is written as it arrives, with the messages that
+            # led to it (the model's request for it) in the same transaction;
+            # messages after the last result need no write of their own:
+            # `finish` saves them, and a model asked again has no effects.
+            if isinstance(step, Message):
+                unsaved.append(step)
+                return
+            await self.store.record(self.id, turn.turn_id, (*unsaved, step))
+            unsaved.clear()
 
         runner = _runner(self.model, self.id, self._options())
         events = (
@@ -357,17 +362,18 @@ class Session:
     async def recover(self) -> GenerateResult | None:
         """Finish a continuation that a crash cut short; None if there is none.
 
-        Every step of a continuation is recorded as it is taken: each tool
-        result as it arrives and each message added to the history. Recovery
-        continues from the last recorded step: recorded messages are not
-        asked of the model again and tools whose results were recorded do
-        not run again. What may run twice is a tool call that was running
-        when the process died (its result was never recorded). Call it when
+        Every tool result of a continuation is recorded as it arrives,
+        together with the messages that led to it (the model's request for
+        the call). Recovery continues from the last recorded step: recorded
+        messages are not asked of the model again and tools whose results
+        were recorded do not run again. What may run twice is a tool call
+        that was running when the process died (its result was never
+        recorded). Call it when
         no other process is continuing this session (at start-up, say): a
         continuation still running looks the same as one that died.
         """
         stored = await self.store.load_turn(self.id)
-        if stored is None or stored.state != "consumed" or stored.resume is None:
+        if stored is None or stored.resume is None or stored.state != "consumed":
             return None
         turn = await self._whole(stored)
         return await self._continue(_as_resolved(turn, stored.resume), stored.steps)

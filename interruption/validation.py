@@ -13,12 +13,11 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Literal, TypeAlias, final
+from typing import TYPE_CHECKING, TypeAlias, final
 
 import attrs
 
-from interruption._json import digest, json_equal
-from interruption._schemacheck import JSONSchema, conforms, schema_mismatches
+from interruption._json import digest
 from interruption.errors import Problem, ProblemCode, ResumeRejected
 from interruption.parts import ToolResponse
 from interruption.resume import (
@@ -168,12 +167,12 @@ class _Check:
         interrupt_id = pending.id if pending is not None else None
         self.problems.append(Problem(code, message, index, answer, interrupt_id))
 
-    def entry(
-        self,
-        entry: Respond | Restart,
-        index: int,
-        answer: Literal["respond", "restart"],
-    ) -> None:
+    def entry(self, entry: Respond | Restart, index: int) -> None:
+        match entry:
+            case Respond():
+                answer = "respond"
+            case Restart():
+                answer = "restart"
         key = (entry.name, entry.ref)
         pending = self.pending.get(key)
         if pending is None:
@@ -196,18 +195,12 @@ class _Check:
             return
         self.chosen[key] = (entry, index, answer)
         if self.expired(pending):
-            self.add(
-                ProblemCode.EXPIRED,
-                f"{pending.id} expired at {_when(self.expiry(pending))}",
-                index,
-                answer,
-                pending,
-            )
+            moment = self.turn.expiry_of(pending)
+            when = moment.isoformat() if moment is not None else "?"
+            message = f"{pending.id} expired at {when}"
+            self.add(ProblemCode.EXPIRED, message, index, answer, pending)
             return
-        if answer == "respond":
-            self.respond(entry, pending, index)  # type: ignore[arg-type]
-        else:
-            self.restart(entry, pending, index)  # type: ignore[arg-type]
+        self.problems.extend(pending.problems_with(entry, index))
 
     def unmatched(self, entry: Respond | Restart, index: int, answer: str) -> None:
         if self._completed is None:
@@ -226,70 +219,9 @@ class _Check:
             message = f"no pending interrupt is {entry.name!r} with ref {entry.ref!r}"
         self.add(ProblemCode.UNKNOWN_INTERRUPT, message, index, answer)
 
-    def expiry(self, pending: PendingInterrupt) -> datetime | None:
-        mine, turns = pending.expires_at, self.turn.expires_at
-        if mine is None or turns is None:
-            return turns if mine is None else mine
-        return min(mine, turns)
-
     def expired(self, pending: PendingInterrupt) -> bool:
-        moment = self.expiry(pending)
+        moment = self.turn.expiry_of(pending)
         return moment is not None and self.now >= moment
-
-    def schema(  # noqa: PLR0913, PLR0917 - one call site per checked field
-        self,
-        value: object,
-        schema: JSONSchema,
-        what: str,
-        index: int,
-        answer: str,
-        pending: PendingInterrupt,
-    ) -> None:
-        if conforms(value, schema):  # type: ignore[arg-type]
-            return
-        where = f"$.{answer}[{index}].{what}"
-        found = schema_mismatches(value, schema, where)  # type: ignore[arg-type]
-        if found:
-            message = "; ".join(str(mismatch) for mismatch in found)
-            self.add(ProblemCode.SCHEMA_VIOLATION, message, index, answer, pending)
-
-    def respond(self, entry: Respond, pending: PendingInterrupt, index: int) -> None:
-        schema = pending.allowed.respond
-        if schema is None:
-            message = (
-                f"{pending.id} accepts no respond: a client-made result would "
-                "skip it; restart it instead"
-            )
-            self.add(
-                ProblemCode.ANSWER_NOT_ACCEPTED, message, index, "respond", pending
-            )
-            return
-        self.schema(entry.output, schema, "output", index, "respond", pending)
-
-    def restart(self, entry: Restart, pending: PendingInterrupt, index: int) -> None:
-        schema = pending.allowed.restart
-        if schema is None:
-            message = f"{pending.id} accepts no restart; respond with a result instead"
-            self.add(
-                ProblemCode.ANSWER_NOT_ACCEPTED, message, index, "restart", pending
-            )
-            return
-        self.schema(entry.resumed, schema, "resumed", index, "restart", pending)
-        if entry.input is None:
-            return
-        original = pending.tool.input if pending.tool is not None else None
-        replace = pending.allowed.replace_input
-        if replace is not None:
-            self.schema(entry.input, replace, "input", index, "restart", pending)
-        elif not json_equal(entry.input, original):
-            message = (
-                f"{pending.name} does not accept a replaced input; leave input out"
-            )
-            self.add(ProblemCode.INPUT_MODIFIED, message, index, "restart", pending)
-
-
-def _when(moment: datetime | None) -> str:
-    return moment.isoformat() if moment is not None else "?"
 
 
 def validate_resume(
@@ -321,9 +253,9 @@ def validate_resume(
     _require_pending(turn)
     check = _Check(turn, policy)
     for index, respond in enumerate(resume.respond):
-        check.entry(respond, index, "respond")
+        check.entry(respond, index)
     for index, restart in enumerate(resume.restart):
-        check.entry(restart, index, "restart")
+        check.entry(restart, index)
     defaults: dict[Key, Respond] = {}
     if policy.expiry_answers:
         for key, pending in check.pending.items():
@@ -356,7 +288,7 @@ def validate_resume(
 def _refused(principal: str | None) -> ResumeRejected:
     who = repr(principal) if principal is not None else "an anonymous principal"
     message = f"{who} may not answer this turn"
-    return ResumeRejected([Problem(ProblemCode.NOT_AUTHORIZED, message)])
+    return ResumeRejected.of(ProblemCode.NOT_AUTHORIZED, message)
 
 
 def _authorize_sync(
@@ -410,13 +342,13 @@ def _require_pending(turn: InterruptedTurn) -> None:
             f"turn {turn.turn_id} of session {turn.session!r} has nothing "
             "pending: there is nothing to resume"
         )
-        raise ResumeRejected([Problem(ProblemCode.NOTHING_PENDING, message)])
+        raise ResumeRejected.of(ProblemCode.NOTHING_PENDING, message)
 
 
 def consumed(turn: InterruptedTurn) -> ResumeRejected:
     """The rejection of a resume for a turn that was already spent."""
     message = f"turn {turn.turn_id} of session {turn.session!r} was already resumed"
-    return ResumeRejected([Problem(ProblemCode.CONSUMED, message)])
+    return ResumeRejected.of(ProblemCode.CONSUMED, message)
 
 
 async def validate_and_spend(

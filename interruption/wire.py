@@ -37,7 +37,8 @@ from interruption._json import (
 )
 from interruption._parse import ENCODE, parse
 from interruption._schema import DATETIME_DOC, describe_type, schema_of
-from interruption.errors import TRUSTED_DEPTH, DecodeError, Interrupted, PayloadError
+from interruption._validators import TRUSTED_DEPTH
+from interruption.errors import DecodeError, Interrupted, PayloadError
 from interruption.kinds import InterruptionKind
 
 if TYPE_CHECKING:

@@ -469,3 +469,21 @@ class TestResumeRejected:
         """A rejection survives pickling with its problems."""
         again = pickle.loads(pickle.dumps(ResumeRejected(problems)))  # noqa: S301 - our own bytes
         assert again.problems == tuple(problems)
+
+    def test_of_builds_a_rejection_of_one_problem(self) -> None:
+        """ResumeRejected.of is a one-problem rejection that names no entry."""
+        error = ResumeRejected.of(ProblemCode.CONSUMED, "already resumed")
+        assert error.problems == (Problem(ProblemCode.CONSUMED, "already resumed"),)
+        assert str(error) == "resume rejected: consumed: already resumed"
+
+    def test_of_may_name_the_interrupt(self) -> None:
+        """A one-problem rejection may name the interrupt it concerns."""
+        error = ResumeRejected.of(
+            ProblemCode.ANSWER_NOT_ACCEPTED, "no decision", interrupt_id="call-1"
+        )
+        (problem,) = error.problems
+        assert (problem.index, problem.answer, problem.interrupt_id) == (
+            None,
+            None,
+            "call-1",
+        )

@@ -158,3 +158,18 @@ class TestTagOf:
     def test_tags(self, kind: InterruptionKind, tag: str) -> None:
         """Each kind's tag is the entelix serde tag, snake_case."""
         assert tag_of(kind) == tag
+
+
+class TestModule:
+    def test_exports_only_the_kinds(self) -> None:
+        """The module exports the kinds and tag_of; field validators are private."""
+        import interruption.kinds  # noqa: PLC0415 - the module itself is under test
+
+        assert sorted(interruption.kinds.__all__) == [
+            "ApprovalPending",
+            "Custom",
+            "InterruptionKind",
+            "Phase",
+            "ScheduledPause",
+            "tag_of",
+        ]

@@ -41,7 +41,7 @@ class TestText:
 
     def test_text_must_be_a_string(self) -> None:
         """Non-strings are refused."""
-        with pytest.raises(TypeError):
+        with pytest.raises(TypeError, match=r"^text: expected a string, got 5$"):
             Text(5)  # type: ignore[arg-type]
 
 
@@ -58,6 +58,11 @@ class TestToolRequest:
             ToolRequest("lookup", "")
         with pytest.raises(ValueError, match="name"):
             ToolRequest("", "r")
+
+    def test_ref_must_be_a_string(self) -> None:
+        """A ref that is neither None nor a string is a TypeError naming the field."""
+        with pytest.raises(TypeError, match=r"^ref: expected a string, got 5$"):
+            ToolRequest("lookup", 5)  # type: ignore[arg-type]
 
     def test_input_must_be_json(self) -> None:
         """A non-JSON input is a PayloadError at construction."""

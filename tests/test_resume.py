@@ -27,33 +27,39 @@ from interruption import (
     unstructure,
 )
 from interruption.approval import DECISION_SCHEMA
+from interruption.validation import ResumePolicy, validate_resume
 
 NOW = datetime(2026, 11, 21, 23, 0, tzinfo=UTC)
+BEFORE = datetime(2026, 11, 21, 22, 0, tzinfo=UTC)
 N_INPUT: dict[str, JSON] = {"type": "object", "properties": {"n": {"type": "integer"}}}
+
+
+QUESTION = PendingInterrupt(
+    id="call-2",
+    kind=Custom(),
+    payload=unstructure(Confirm("Invoice", "Pay INV-7 today?")),
+    tool=ToolRequest("ask_user", "call-2", {"question": "Pay INV-7 today?"}),
+    accepts=Accepts(respond={"enum": ["Yes", "No"]}),
+)
+_TRANSFER = ToolRequest("transfer_money", "call-1", {"to": "ACME", "amount": 125000})
+APPROVAL = PendingInterrupt(
+    id="call-1",
+    kind=ApprovalPending("call-1"),
+    payload={"tool": _TRANSFER.name, "input": _TRANSFER.input},
+    tool=_TRANSFER,
+    accepts=Accepts(restart=DECISION_SCHEMA),
+    expires_at=NOW,
+)
 
 
 @pytest.fixture(name="question")
 def _question() -> PendingInterrupt:
-    return PendingInterrupt(
-        id="call-2",
-        kind=Custom(),
-        payload=unstructure(Confirm("Invoice", "Pay INV-7 today?")),
-        tool=ToolRequest("ask_user", "call-2", {"question": "Pay INV-7 today?"}),
-        accepts=Accepts(respond={"enum": ["Yes", "No"]}),
-    )
+    return QUESTION
 
 
 @pytest.fixture(name="approval")
 def _approval() -> PendingInterrupt:
-    request = ToolRequest("transfer_money", "call-1", {"to": "ACME", "amount": 125000})
-    return PendingInterrupt(
-        id="call-1",
-        kind=ApprovalPending("call-1"),
-        payload={"tool": request.name, "input": request.input},
-        tool=request,
-        accepts=Accepts(restart=DECISION_SCHEMA),
-        expires_at=NOW,
-    )
+    return APPROVAL
 
 
 def paused(*, replace: bool) -> PendingInterrupt:
@@ -93,10 +99,13 @@ class TestPendingInterrupt:
     def test_respond_to_an_approval_is_not_accepted(
         self, approval: PendingInterrupt
     ) -> None:
-        """An approval takes no client-made result."""
+        """An approval takes no client-made result; the message says what it takes."""
         with pytest.raises(ResumeRejected) as caught:
             approval.respond({"status": "sent"})
         assert code_of(caught) is ProblemCode.ANSWER_NOT_ACCEPTED
+        assert caught.value.problems[0].message == (
+            "call-1 (approval_pending): expected a restart, got a respond"
+        )
 
     def test_restart_of_an_interrupt_only_tool_is_not_accepted(
         self, question: PendingInterrupt
@@ -128,6 +137,23 @@ class TestPendingInterrupt:
         with pytest.raises(ResumeRejected) as caught:
             paused(replace=False).restart("go", replace_input=changed)
         assert code_of(caught) is ProblemCode.INPUT_MODIFIED
+        assert caught.value.problems[0].message == (
+            "pause takes no new input: expected the original input or none, got another"
+        )
+
+    def test_restart_reports_every_problem(self) -> None:
+        """A bad resumed value and a bad new input are both reported, in order."""
+        with pytest.raises(ResumeRejected) as caught:
+            paused(replace=True).restart(1, replace_input={"n": "2"})
+        resumed, new_input = caught.value.problems
+        assert str(resumed) == (
+            "schema_violation for call-3: $.resumed: expected a value of type string, "
+            "got 1"
+        )
+        assert str(new_input) == (
+            "schema_violation for call-3: $.input.n: expected a value of type integer, "
+            "got '2'"
+        )
 
     def test_replaced_input_is_checked_against_the_input_schema(self) -> None:
         """A tool that opted in accepts a new input that fits its schema."""
@@ -157,10 +183,38 @@ class TestPendingInterrupt:
         assert code_of(caught) is ProblemCode.ANSWER_NOT_ACCEPTED
 
     def test_approve_of_a_paused_tool_is_refused(self) -> None:
-        """A tool's own pause (restart schema is not a decision) takes no approval."""
+        """A tool's own pause takes no approval, even if a decision fits its schema."""
         with pytest.raises(ResumeRejected) as caught:
             paused(replace=False).approve()
         assert code_of(caught) is ProblemCode.ANSWER_NOT_ACCEPTED
+        assert caught.value.problems[0].message == (
+            "call-3: expected an approval_pending pause to decide on, got a "
+            "custom pause"
+        )
+
+    def test_a_pause_of_the_approval_kind_takes_only_a_decision(self) -> None:
+        """Whatever its recorded accepts, an approval_pending pause takes a decision."""
+        pending = PendingInterrupt(
+            "call-5",
+            ApprovalPending("call-5"),
+            None,
+            ToolRequest("pay", "call-5"),
+            Accepts(respond={}, restart={}),
+        )
+        assert pending.allowed == Accepts(restart=DECISION_SCHEMA)
+        with pytest.raises(ResumeRejected) as caught:
+            pending.respond(None)
+        assert code_of(caught) is ProblemCode.ANSWER_NOT_ACCEPTED
+        with pytest.raises(ResumeRejected) as caught:
+            pending.restart("go")
+        assert code_of(caught) is ProblemCode.SCHEMA_VIOLATION
+        assert pending.approve() == Restart("pay", "call-5", "approve")
+
+    def test_a_pause_that_accepts_nothing_says_so(self) -> None:
+        """An interrupt with no accepted answer names none as expected."""
+        pending = PendingInterrupt("p-1", Custom(), None, None, Accepts())
+        (problem,) = pending.problems_with(Respond("custom", "p-1", 1))
+        assert problem.message == "p-1 (custom): expected no answer, got a respond"
 
     def test_reject_needs_a_reason(self, approval: PendingInterrupt) -> None:
         """An empty reason is refused when the decision is built."""
@@ -220,6 +274,89 @@ class TestPendingInterrupt:
         assert unstructure(approval) == expected
 
 
+class TestProblemsWith:
+    """The one rule set, shared by the builders and `validate_resume`."""
+
+    @pytest.mark.parametrize(
+        ("pending", "entry", "codes"),
+        [
+            (
+                APPROVAL,
+                Respond("transfer_money", "call-1", {"status": "sent"}),
+                [ProblemCode.ANSWER_NOT_ACCEPTED],
+            ),
+            (
+                APPROVAL,
+                Restart("transfer_money", "call-1", "maybe"),
+                [ProblemCode.SCHEMA_VIOLATION],
+            ),
+            (APPROVAL, Restart("transfer_money", "call-1", "approve"), []),
+            (
+                QUESTION,
+                Respond("ask_user", "call-2", "Maybe"),
+                [ProblemCode.SCHEMA_VIOLATION],
+            ),
+            (QUESTION, Respond("ask_user", "call-2", "Yes"), []),
+            (
+                QUESTION,
+                Restart("ask_user", "call-2"),
+                [ProblemCode.ANSWER_NOT_ACCEPTED],
+            ),
+            (
+                paused(replace=False),
+                Restart("pause", "call-3", "go", {"n": 2}),
+                [ProblemCode.INPUT_MODIFIED],
+            ),
+            (paused(replace=False), Restart("pause", "call-3", "go", {"n": 1.0}), []),
+            (
+                paused(replace=True),
+                Restart("pause", "call-3", 1, {"n": "2"}),
+                [ProblemCode.SCHEMA_VIOLATION, ProblemCode.SCHEMA_VIOLATION],
+            ),
+            (
+                paused(replace=True),
+                Respond("pause", "call-3", "one"),
+                [ProblemCode.SCHEMA_VIOLATION],
+            ),
+        ],
+    )
+    def test_the_server_finds_what_the_rule_finds(
+        self,
+        pending: PendingInterrupt,
+        entry: Respond | Restart,
+        codes: list[ProblemCode],
+    ) -> None:
+        """validate_resume reports exactly problems_with's problems, at the entry."""
+        found = pending.problems_with(entry, 0)
+        assert [problem.code for problem in found] == codes
+        match entry:
+            case Respond():
+                answer, resume = "respond", Resume(respond=[entry])
+            case Restart():
+                answer, resume = "restart", Resume(restart=[entry])
+        assert all((p.index, p.answer) == (0, answer) for p in found)
+        turn = InterruptedTurn("s-1", 1, (), (pending,), (), NOW)
+        policy = ResumePolicy(now=lambda: BEFORE)
+        if not codes:
+            assert (
+                validate_resume(resume, turn, policy=policy).answers[0].entry == entry
+            )
+            return
+        with pytest.raises(ResumeRejected) as caught:
+            validate_resume(resume, turn, policy=policy)
+        assert caught.value.problems == found
+
+    def test_paths_name_the_entry_only_in_a_resume(self) -> None:
+        """Without an index the path starts at the entry; with one, at the resume."""
+        entry = Respond("ask_user", "call-2", 5)
+        (alone,) = QUESTION.problems_with(entry)
+        (listed,) = QUESTION.problems_with(entry, 3)
+        assert alone.message.startswith("$.output:")
+        assert listed.message.startswith("$.respond[3].output:")
+        assert (alone.index, alone.answer) == (None, None)
+        assert (listed.index, listed.answer) == (3, "respond")
+
+
 class TestResume:
     def test_wire_form_and_round_trip(self) -> None:
         """A resume is two lists; it round-trips through dumps and loads."""
@@ -273,7 +410,57 @@ class TestAccepts:
         assert Accepts() == Accepts(None, None, None)
 
 
+LATER = datetime(2026, 11, 22, 1, 0, tzinfo=UTC)
+
+
+def expiring(ref: str, expires_at: datetime | None) -> PendingInterrupt:
+    """A pending interrupt that stops accepting answers at *expires_at*."""
+    return PendingInterrupt(
+        ref, Custom(), None, None, Accepts(respond={}), expires_at=expires_at
+    )
+
+
 class TestInterruptedTurn:
+    @pytest.mark.parametrize(
+        ("own", "turns", "expected"),
+        [
+            (None, None, None),
+            (NOW, None, NOW),
+            (None, NOW, NOW),
+            (NOW, LATER, NOW),
+            (LATER, NOW, NOW),
+        ],
+    )
+    def test_an_interrupt_expires_at_the_earlier_bound(
+        self, own: datetime | None, turns: datetime | None, expected: datetime | None
+    ) -> None:
+        """An interrupt's expiry is its own bound or the turn's, whichever is first."""
+        pending = expiring("p-1", own)
+        turn = InterruptedTurn("s-1", 1, (), (pending,), (), NOW, expires_at=turns)
+        assert turn.expiry_of(pending) == expected
+
+    @pytest.mark.parametrize(
+        ("bounds", "turns", "expected"),
+        [
+            ((NOW, LATER), None, LATER),
+            ((NOW, None), None, None),
+            ((NOW, None), LATER, LATER),
+            ((NOW, LATER), NOW, NOW),
+            ((), LATER, LATER),
+            ((), None, None),
+        ],
+    )
+    def test_a_turn_closes_when_its_last_interrupt_expires(
+        self,
+        bounds: tuple[datetime | None, ...],
+        turns: datetime | None,
+        expected: datetime | None,
+    ) -> None:
+        """closes_at is the latest expiry, None while one interrupt never expires."""
+        interrupts = tuple(expiring(f"p-{i}", bound) for i, bound in enumerate(bounds))
+        turn = InterruptedTurn("s-1", 1, (), interrupts, (), NOW, expires_at=turns)
+        assert turn.closes_at == expected
+
     def test_round_trips(self, question: PendingInterrupt) -> None:
         """A turn survives dumps and loads."""
         turn = InterruptedTurn(

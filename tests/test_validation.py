@@ -246,6 +246,9 @@ class TestValidateResume:
             "respond",
             "c-1",
         )
+        assert problem.message == (
+            "c-1 (approval_pending): expected a restart, got a respond"
+        )
 
     def test_restart_to_a_respond_only_interrupt(self) -> None:
         """A restart of an interrupt-only tool is answer_not_accepted."""
@@ -254,6 +257,7 @@ class TestValidateResume:
         ((problem),) = error.problems
         assert problem.code is ProblemCode.ANSWER_NOT_ACCEPTED
         assert (problem.answer, problem.interrupt_id) == ("restart", "c-1")
+        assert problem.message == "c-1 (custom): expected a respond, got a restart"
 
     def test_input_modified(self) -> None:
         """A restart that changes the input of a tool that did not opt in."""
@@ -269,6 +273,10 @@ class TestValidateResume:
             0,
             "restart",
             "c-1",
+        )
+        assert problem.message == (
+            "transfer_money takes no new input: expected the original input or "
+            "none, got another"
         )
 
     def test_schema_violation_of_an_output(self) -> None:

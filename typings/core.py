@@ -1,5 +1,6 @@
 """Type-checked, never run: how the core's public API reads to mypy."""
 
+from datetime import datetime
 from typing import NoReturn, assert_type
 
 from interruption import (
@@ -8,12 +9,17 @@ from interruption import (
     Custom,
     DecodeError,
     Interrupted,
+    InterruptedTurn,
     InterruptionKind,
     Mismatch,
     PayloadError,
+    PendingInterrupt,
     Phase,
     Problem,
     ProblemCode,
+    Respond,
+    Restart,
+    Resume,
     ResumeRejected,
     ScheduledPause,
     canonical,
@@ -107,6 +113,22 @@ def codes(error: ResumeRejected) -> tuple[ProblemCode, ...]:
     assert_type(first.index, int | None)
     assert_type(first.interrupt_id, str | None)
     return error.codes
+
+
+assert_type(ResumeRejected.of(ProblemCode.CONSUMED, "spent"), ResumeRejected)
+ResumeRejected.of(ProblemCode.CONSUMED, "spent", "call-1")  # type: ignore[call-arg]
+ResumeRejected.of("consumed", "spent")  # type: ignore[arg-type]
+
+
+def rules(pending: PendingInterrupt, turn: InterruptedTurn) -> None:
+    entry = pending.respond("Yes")
+    assert_type(entry, Respond)
+    assert_type(pending.restart(None, replace_input={"n": 1}), Restart)
+    assert_type(pending.problems_with(entry), tuple[Problem, ...])
+    assert_type(pending.problems_with(entry, 0), tuple[Problem, ...])
+    assert_type(turn.expiry_of(pending), datetime | None)
+    assert_type(turn.closes_at, datetime | None)
+    pending.problems_with(Resume())  # type: ignore[arg-type]
 
 
 # --- what must not type-check --------------------------------------------------

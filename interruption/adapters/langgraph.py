@@ -38,18 +38,14 @@ import attrs
 
 from interruption._json import JSON, digest, is_json
 from interruption._schemacheck import SchemaError, check_schema, schema_mismatches
+from interruption._validators import check_payload
 from interruption.approval import (
     DECISION_SCHEMA,
     ApprovalDecision,
     Reject,
     decision_from_json,
 )
-from interruption.errors import (
-    Problem,
-    ProblemCode,
-    ResumeRejected,
-    check_payload,
-)
+from interruption.errors import Problem, ProblemCode, ResumeRejected
 from interruption.kinds import ApprovalPending, Custom, Phase, ScheduledPause
 from interruption.loop import run_sync
 from interruption.parts import ToolRequest

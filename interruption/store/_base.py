@@ -209,17 +209,9 @@ def read_stored(text: str | bytes, cls: type[T]) -> T:
 def turn_expiry(turn: InterruptedTurn) -> datetime | None:
     """When the last of *turn*'s interrupts stops accepting answers.
 
+    The stores' name for `InterruptedTurn.closes_at` (the one rule).
+
     Returns:
         None when some interrupt never expires.
     """
-    moments: list[datetime | None] = []
-    for pending in turn.interrupts:
-        when = pending.expires_at
-        if turn.expires_at is not None:
-            when = turn.expires_at if when is None else min(when, turn.expires_at)
-        moments.append(when)
-    if not moments:
-        return turn.expires_at
-    if any(when is None for when in moments):
-        return None
-    return max(when for when in moments if when is not None)
+    return turn.closes_at

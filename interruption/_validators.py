@@ -1,0 +1,122 @@
+"""The records' field validators, and the JSON check of payloads.
+
+Built on `attrs.validators`: a field that may be left out composes
+``attrs.validators.optional`` with the validator of its value. What attrs
+does not have is written here once: a string whose `TypeError` reads
+``field: expected a string, got 5`` (attrs' ``instance_of`` words it as a
+tuple), a non-empty string (a `FieldError`, which the codec turns into a JSON
+path) and a JSON value (a `PayloadError` naming every path that is not JSON).
+
+While the codec builds records from JSON it has already checked, it sets
+`TRUSTED_DEPTH`; JSON fields are then not walked a second time.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Final
+
+import attrs
+
+from interruption._json import (
+    JSON,
+    MAX_DEPTH,
+    FieldError,
+    describe,
+    is_json,
+    json_problems,
+)
+
+if TYPE_CHECKING:
+    from interruption.errors import PayloadError
+
+__all__ = [
+    "NON_EMPTY",
+    "TRUSTED_DEPTH",
+    "check_payload",
+    "json_value",
+    "non_empty",
+    "optional_non_empty",
+    "optional_string",
+    "string",
+]
+
+TRUSTED_DEPTH: ContextVar[int] = ContextVar("interruption_trusted_depth", default=0)
+"""Set by the codec, while it builds records from JSON it has already checked,
+to the nesting limit it checked against (0: nothing checked). Within the
+default limit, fields are not walked a second time."""
+
+
+def _checked_already() -> bool:
+    return 0 < TRUSTED_DEPTH.get() <= MAX_DEPTH
+
+
+def _not_json(value: object, path: str) -> PayloadError:
+    # errors.py imports this module (for `check_payload`): its error is looked
+    # up when one is raised, never at import.
+    from interruption.errors import PayloadError  # noqa: PLC0415
+
+    return PayloadError(json_problems(value, path=path))
+
+
+def check_payload(payload: object) -> JSON:
+    """Return *payload* if it is a JSON value; raise `PayloadError` otherwise.
+
+    Raises:
+        PayloadError: naming the path of every value that is not JSON.
+    """
+    if _checked_already() or is_json(payload):
+        return payload  # type: ignore[return-value]  # checked just above
+    raise _not_json(payload, "$")
+
+
+def json_value(
+    instance: object, attribute: attrs.Attribute[JSON], value: object
+) -> None:
+    """Validate that a record field holds a JSON value.
+
+    Raises:
+        PayloadError: naming the path of every value that is not JSON,
+            starting at the field (``$.input.amount``).
+    """
+    del instance
+    if not _checked_already() and not is_json(value):
+        raise _not_json(value, f"$.{attribute.name}")
+
+
+def _not_a_string(attribute: attrs.Attribute[str], value: object) -> TypeError:
+    return TypeError(f"{attribute.name}: expected a string, got {describe(value)}")
+
+
+def string(_instance: object, attribute: attrs.Attribute[str], value: str) -> None:
+    """Validate that a field holds a `str` (``""`` included).
+
+    Raises:
+        TypeError: if *value* is not a string, naming the field, what it
+            expected and what it got (``note: expected a string, got 5``).
+    """
+    if not isinstance(value, str):
+        raise _not_a_string(attribute, value)
+
+
+def non_empty(_instance: object, attribute: attrs.Attribute[str], value: str) -> None:
+    """Validate that a field holds a non-empty `str`.
+
+    Raises:
+        TypeError: as `string`, if *value* is not a string.
+        FieldError: if it is empty.
+    """
+    if not isinstance(value, str):
+        raise _not_a_string(attribute, value)
+    if not value:
+        raise FieldError(attribute.name, "a non-empty string", "''")
+
+
+NON_EMPTY: Final = {"json_schema": {"minLength": 1}}
+"""Field metadata: the schema of a field validated by `non_empty`."""
+
+optional_non_empty: Final = attrs.validators.optional(non_empty)
+"""None, or a non-empty `str` (`non_empty`)."""
+
+optional_string: Final = attrs.validators.optional(string)
+"""None, or any `str` (`string`)."""
