@@ -64,7 +64,8 @@ from interruption._schemacheck import (
     schema_mismatches,
 )
 from interruption.approval import DECISION_SCHEMA
-from interruption.errors import Interrupted, InterruptionError, check_payload
+from interruption._validators import check_payload
+from interruption.errors import Interrupted, InterruptionError
 from interruption.kinds import (
     ApprovalPending,
     Custom,
