@@ -63,8 +63,8 @@ from interruption._schemacheck import (
     check_schema,
     schema_mismatches,
 )
-from interruption.approval import DECISION_SCHEMA
 from interruption._validators import check_payload
+from interruption.approval import DECISION_SCHEMA
 from interruption.errors import Interrupted, InterruptionError
 from interruption.kinds import (
     ApprovalPending,
