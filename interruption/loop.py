@@ -745,11 +745,20 @@ async def _finished(result: GenerateResult) -> AsyncIterator[StreamEvent]:
 
 
 async def last_result(events: AsyncIterator[StreamEvent]) -> GenerateResult:
+    """The result a stream ends with, draining it.
+
+    Drained to its end (`Finished` is the last event), a stream's generators
+    finish where they are, rather than being closed later by the event
+    loop's finalizer (a task and a wake-up each).
+    """
+    result = None
     async for event in events:
         if isinstance(event, Finished):
-            return event.result
-    msg = "the stream ended without a Finished event"  # pragma: no cover
-    raise RuntimeError(msg)  # pragma: no cover
+            result = event.result
+    if result is None:  # pragma: no cover - every stream ends with Finished
+        msg = "the stream ended without a Finished event"
+        raise RuntimeError(msg)
+    return result
 
 
 async def generate(

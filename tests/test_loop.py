@@ -1094,6 +1094,19 @@ class TestStream:
         assert [type(event) for event in events[1:]] == [ModelMessage, Finished]
         assert calls["lookup"] == 1
 
+    def test_last_result_drains_the_stream(self) -> None:
+        """last_result runs a stream to its end, leaving nothing for a finalizer."""
+        ended: list[bool] = []
+        said = Message.of_text(Role.MODEL, "ok")
+
+        async def stream() -> AsyncIterator[StreamEvent]:
+            yield Finished(GenerateResult("stop", said, (said,)))
+            ended.append(True)
+
+        result = run_sync(last_result(stream()))
+        assert result.message == said
+        assert ended == [True]
+
     def test_a_rejected_resume_yields_nothing(
         self, tools: list[Tool[Any, Any, Any]]
     ) -> None:

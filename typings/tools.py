@@ -7,6 +7,8 @@ from typing import assert_type
 import attrs
 from interruption import (
     JSON,
+    Accepts,
+    InterruptionKind,
     PendingInterrupt,
     Respond,
     Restart,
@@ -53,6 +55,7 @@ def builders(pending: PendingInterrupt) -> None:
 def pay(ctx: ToolContext[Note], transfer: Transfer) -> Receipt:
     assert_type(ctx.restarted, bool)
     assert_type(ctx.approved, bool)
+    assert_type(ctx.original_input, JSON)
     assert_type(ctx.resumed, Note | None)
     if ctx.resumed is None:
         ctx.interrupt({"to": transfer.to})
@@ -61,6 +64,12 @@ def pay(ctx: ToolContext[Note], transfer: Transfer) -> Receipt:
 
 
 assert_type(pay, Tool[Transfer, Receipt, Note])
+
+
+async def contract(ctx: ToolContext[Note], kind: InterruptionKind) -> None:
+    assert_type(await pay.invoke(ctx, {"to": "A", "amount": 1}), JSON)
+    assert_type(pay.accepts(kind), Accepts)
+    pay.accepts("approval")  # type: ignore[arg-type]
 
 
 @tool(input={"type": "object"}, output={"type": "string"})
