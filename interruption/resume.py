@@ -278,18 +278,24 @@ class PendingInterrupt:
         """
         allowed = self.allowed
         match entry:
-            case Respond(output=output):
-                if allowed.respond is None:
+            case Respond():
+                schema = allowed.respond
+                if schema is None:
                     return (self._not_accepted("respond", index),)
-                return self._fits(output, allowed.respond, "respond", "output", index)
-            case Restart(resumed=resumed, input=replaced):
-                if allowed.restart is None:
+                if conforms(entry.output, schema):  # the common case, first
+                    return ()
+                return (self._misfit(entry.output, schema, "respond.output", index),)
+            case Restart():
+                schema = allowed.restart
+                if schema is None:
                     return (self._not_accepted("restart", index),)
-                found = self._fits(
-                    resumed, allowed.restart, "restart", "resumed", index
-                )
-                if replaced is not None:
-                    found += self._new_input(replaced, index)
+                found: tuple[Problem, ...] = ()
+                if not conforms(entry.resumed, schema):
+                    found = (
+                        self._misfit(entry.resumed, schema, "restart.resumed", index),
+                    )
+                if entry.input is not None:
+                    found += self._new_input(entry.input, index)
                 return found
 
     def _problem(
@@ -314,26 +320,23 @@ class PendingInterrupt:
         )
         return self._problem(ProblemCode.ANSWER_NOT_ACCEPTED, message, answer, index)
 
-    def _fits(
-        self,
-        value: JSON,
-        schema: JSONSchema,
-        answer: str,
-        field: str,
-        index: int | None,
-    ) -> tuple[Problem, ...]:
-        if conforms(value, schema):
-            return ()
+    def _misfit(
+        self, value: JSON, schema: JSONSchema, field: str, index: int | None
+    ) -> Problem:
+        """The ``schema_violation`` of *field* (``"restart.input"``)."""
+        answer, _, name = field.partition(".")
         where = "$" if index is None else f"$.{answer}[{index}]"
-        found = schema_mismatches(value, schema, f"{where}.{field}")
+        found = schema_mismatches(value, schema, f"{where}.{name}")
         message = "; ".join(str(mismatch) for mismatch in found)
-        return (self._problem(ProblemCode.SCHEMA_VIOLATION, message, answer, index),)
+        return self._problem(ProblemCode.SCHEMA_VIOLATION, message, answer, index)
 
     def _new_input(self, replaced: JSON, index: int | None) -> tuple[Problem, ...]:
         """The problems of a restart's new input: it fits, or is the original."""
         schema = self.allowed.replace_input
         if schema is not None:
-            return self._fits(replaced, schema, "restart", "input", index)
+            if conforms(replaced, schema):
+                return ()
+            return (self._misfit(replaced, schema, "restart.input", index),)
         if json_equal(replaced, self.tool.input if self.tool is not None else None):
             return ()
         message = (

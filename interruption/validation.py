@@ -13,7 +13,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, TypeAlias, final
+from typing import TYPE_CHECKING, Literal, TypeAlias, final
 
 import attrs
 
@@ -167,12 +167,12 @@ class _Check:
         interrupt_id = pending.id if pending is not None else None
         self.problems.append(Problem(code, message, index, answer, interrupt_id))
 
-    def entry(self, entry: Respond | Restart, index: int) -> None:
-        match entry:
-            case Respond():
-                answer = "respond"
-            case Restart():
-                answer = "restart"
+    def entry(
+        self,
+        entry: Respond | Restart,
+        index: int,
+        answer: Literal["respond", "restart"],
+    ) -> None:
         key = (entry.name, entry.ref)
         pending = self.pending.get(key)
         if pending is None:
@@ -200,7 +200,9 @@ class _Check:
             message = f"{pending.id} expired at {when}"
             self.add(ProblemCode.EXPIRED, message, index, answer, pending)
             return
-        self.problems.extend(pending.problems_with(entry, index))
+        found = pending.problems_with(entry, index)
+        if found:
+            self.problems.extend(found)
 
     def unmatched(self, entry: Respond | Restart, index: int, answer: str) -> None:
         if self._completed is None:
@@ -253,9 +255,9 @@ def validate_resume(
     _require_pending(turn)
     check = _Check(turn, policy)
     for index, respond in enumerate(resume.respond):
-        check.entry(respond, index)
+        check.entry(respond, index, "respond")
     for index, restart in enumerate(resume.restart):
-        check.entry(restart, index)
+        check.entry(restart, index, "restart")
     defaults: dict[Key, Respond] = {}
     if policy.expiry_answers:
         for key, pending in check.pending.items():
