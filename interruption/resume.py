@@ -183,7 +183,7 @@ class PendingInterrupt:
         skip the approval), whatever its recorded `accepts` says.
         """
         if isinstance(self.kind, ApprovalPending):
-            return _APPROVAL
+            return APPROVAL_ONLY
         return self.accepts
 
     @property
@@ -365,7 +365,10 @@ class PendingInterrupt:
                 )
 
 
-_APPROVAL: Final = Accepts(restart=DECISION_SCHEMA)
+APPROVAL_ONLY: Final = Accepts(restart=DECISION_SCHEMA)
+"""What every pause of the approval kind accepts, whoever raised it: a
+restart carrying a decision (a client-made result would skip the approval).
+`PendingInterrupt.allowed` applies it; a tool's own table refers to it."""
 
 
 @final
