@@ -15,15 +15,17 @@ One *cycle* is what a human-in-the-loop request costs from start to finish:
   `SqliteStore` (a temporary file, WAL) and `PostgresStore` (a throw-away
   server on 127.0.0.1 that this script starts and stops), each with one
   caller and with 16 concurrent callers (asyncio tasks on distinct sessions).
-* *raw floor* — the least a store could do with the same driver: one INSERT
-  of the pause and one compare-and-set UPDATE that consumes it, two commits
-  (sqlite3 with WAL and the store's pragmas; psycopg in autocommit; for
-  memory, a dict insert and update). Same bytes as the store writes.
+* *raw floor* — the same logical work with the raw driver at the same
+  durability: append the history and insert the turn; consume it
+  (compare-and-set); record the tool's result; append the rest of the
+  history and complete the turn — four commits (sqlite3 with WAL and
+  ``synchronous=FULL``; psycopg; for memory, dict and list operations).
+  Same bytes as the store writes.
 * *LangGraph* — the peer a user would pick instead: a one-node graph whose
   node calls ``interrupt(...)`` and then runs the same trivial tool;
   ``invoke`` pauses it and ``invoke(Command(resume={id: "Yes"}))`` finishes it,
   on a new thread id each cycle, with ``InMemorySaver`` and with
-  ``SqliteSaver`` (given the same WAL and ``synchronous=NORMAL`` pragmas as
+  ``SqliteSaver`` (given the same WAL and ``synchronous=FULL`` pragmas as
   `SqliteStore`, so that neither pays for durability the other skips).
 
 Before timing, every setup must really pause, finish, and run the tool
@@ -181,17 +183,31 @@ class Bodies:
 
     turn: str
     resume: str
+    before: tuple[str, ...]
+    result: str
+    after: tuple[str, ...]
 
 
 async def bodies() -> Bodies:
-    """Pause one session in memory and encode what a store would write."""
+    """Run one cycle in memory and encode what a store would write."""
     from interruption import dumps
+    from interruption.store._base import stored_turn_json
 
     session = _session(MemoryStore())
     paused = await session.send("refund A-10023")
     assert paused.turn is not None
     resume = Resume(restart=[pending.approve() for pending in paused.interrupts])
-    return Bodies(dumps(paused.turn), dumps(resume))
+    done = await session.resume(resume, turn_id=paused.turn.turn_id)
+    before = paused.messages
+    after = done.messages[len(before) :]
+    (result,) = after[0].tool_responses
+    return Bodies(
+        stored_turn_json(paused.turn),
+        dumps(resume),
+        tuple(dumps(message) for message in before),
+        dumps(result),
+        tuple(dumps(message) for message in after),
+    )
 
 
 _IDS: Final = itertools.count()
@@ -202,30 +218,53 @@ def _fresh_id() -> str:
 
 
 class MemoryFloor:
-    """A dict insert and a compare-and-set update."""
+    """The same logical work in dicts: append, insert, compare-and-set, record."""
 
     def __init__(self, body: Bodies) -> None:
         self.body = body
+        self.history: dict[str, list[str]] = {}
         self.rows: dict[tuple[str, int], list[str | None]] = {}
+        self.steps: dict[tuple[str, int], list[str]] = {}
 
     async def cycle(self, _caller: int) -> None:
-        """Insert a pause, consume it."""
+        """Pause (history + turn), consume, record the result, finish."""
         key = (_fresh_id(), 1)
-        self.rows[key] = [self.body.turn, None]
+        self.history[key[0]] = list(self.body.before)
+        self.rows[key] = [self.body.turn, None, None]
         row = self.rows[key]
         assert row[1] is None
         row[1] = self.body.resume
+        self.steps.setdefault(key, []).append(self.body.result)
+        self.history[key[0]].extend(self.body.after)
+        row[2] = "done"
 
 
-_FLOOR_TABLE: Final = (
-    "CREATE TABLE floor (session TEXT NOT NULL, turn_id INTEGER NOT NULL, "
-    "body TEXT NOT NULL, consumed_at TEXT, resume TEXT, "
-    "PRIMARY KEY (session, turn_id))"
+_FLOOR_TABLES: Final = (
+    (
+        "CREATE TABLE floor_messages (session TEXT NOT NULL, seq INTEGER NOT NULL, "
+        "body TEXT NOT NULL, PRIMARY KEY (session, seq))"
+    ),
+    (
+        "CREATE TABLE floor (session TEXT NOT NULL, turn_id INTEGER NOT NULL, "
+        "body TEXT NOT NULL, consumed_at TEXT, resume TEXT, completed_at TEXT, "
+        "PRIMARY KEY (session, turn_id))"
+    ),
+    (
+        "CREATE TABLE floor_steps (session TEXT NOT NULL, turn_id INTEGER NOT NULL, "
+        "seq INTEGER NOT NULL, body TEXT NOT NULL, "
+        "PRIMARY KEY (session, turn_id, seq))"
+    ),
 )
+_NOW: Final = "2026-01-01T00:00:00.000000+00:00"
 
 
 class SqliteFloor:
-    """sqlite3 as `SqliteStore` opens it: two write transactions per cycle."""
+    """sqlite3 as `SqliteStore` opens it (WAL, synchronous=FULL): four commits.
+
+    The same logical work as a cycle: append the history and insert the
+    turn; consume it (compare-and-set); record the tool's result; append the
+    rest of the history and complete the turn.
+    """
 
     def __init__(self, path: Path, body: Bodies) -> None:
         self.body = body
@@ -233,26 +272,49 @@ class SqliteFloor:
             path, isolation_level=None, check_same_thread=False, timeout=30
         )
         self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute(_FLOOR_TABLE)
+        self.db.execute("PRAGMA synchronous=FULL")
+        for statement in _FLOOR_TABLES:
+            self.db.execute(statement)
 
     async def cycle(self, _caller: int) -> None:
-        """Insert a pause and commit; consume it and commit."""
-        session, db = _fresh_id(), self.db
+        """Four write transactions, as a session's cycle makes."""
+        session, db, body = _fresh_id(), self.db, self.body
         db.execute("BEGIN IMMEDIATE")
+        db.executemany(
+            "INSERT INTO floor_messages VALUES (?, ?, ?)",
+            [(session, seq, text) for seq, text in enumerate(body.before)],
+        )
         db.execute(
             "INSERT INTO floor (session, turn_id, body) VALUES (?, ?, ?)",
-            (session, 1, self.body.turn),
+            (session, 1, body.turn),
         )
         db.execute("COMMIT")
         db.execute("BEGIN IMMEDIATE")
         cursor = db.execute(
             "UPDATE floor SET consumed_at = ?, resume = ? "
             "WHERE session = ? AND turn_id = ? AND consumed_at IS NULL",
-            ("2026-01-01T00:00:00.000000+00:00", self.body.resume, session, 1),
+            (_NOW, body.resume, session, 1),
         )
         db.execute("COMMIT")
         assert cursor.rowcount == 1
+        db.execute("BEGIN IMMEDIATE")
+        db.execute(
+            "INSERT INTO floor_steps VALUES (?, 1, 1, ?)", (session, body.result)
+        )
+        db.execute("COMMIT")
+        db.execute("BEGIN IMMEDIATE")
+        db.executemany(
+            "INSERT INTO floor_messages VALUES (?, ?, ?)",
+            [
+                (session, seq, text)
+                for seq, text in enumerate(body.after, start=len(body.before))
+            ],
+        )
+        db.execute(
+            "UPDATE floor SET completed_at = ? WHERE session = ? AND turn_id = 1",
+            (_NOW, session),
+        )
+        db.execute("COMMIT")
 
     def close(self) -> None:
         """Close the connection."""
@@ -260,7 +322,7 @@ class SqliteFloor:
 
 
 class PostgresFloor:
-    """psycopg in autocommit, one connection per caller: two commits per cycle."""
+    """psycopg, one connection per caller: the same four transactions."""
 
     def __init__(self, connections: Sequence[Any], body: Bodies) -> None:
         self.connections = connections
@@ -268,32 +330,54 @@ class PostgresFloor:
 
     @classmethod
     async def open(cls, dsn: str, body: Bodies) -> PostgresFloor:
-        """Connect *CALLERS* times and create the floor's table."""
+        """Connect *CALLERS* times and create the floor's tables."""
         from psycopg import AsyncConnection
 
         connections = [
             await AsyncConnection.connect(dsn, autocommit=True) for _ in range(CALLERS)
         ]
-        await connections[0].execute(
-            "CREATE TABLE floor (session TEXT NOT NULL, turn_id BIGINT NOT NULL, "
-            "body TEXT NOT NULL, consumed_at TIMESTAMPTZ, resume TEXT, "
-            "PRIMARY KEY (session, turn_id))"
-        )
+        for statement in _FLOOR_TABLES:
+            await connections[0].execute(statement.replace("INTEGER", "BIGINT"))
         return cls(connections, body)
 
     async def cycle(self, caller: int) -> None:
-        """Insert a pause; consume it (each statement its own transaction)."""
-        session, conn = _fresh_id(), self.connections[caller]
-        await conn.execute(
-            "INSERT INTO floor (session, turn_id, body) VALUES (%s, %s, %s)",
-            (session, 1, self.body.turn),
-        )
+        """Pause, consume, record, finish: four transactions."""
+        session, conn, body = _fresh_id(), self.connections[caller], self.body
+        async with conn.transaction():
+            await conn.execute(
+                "INSERT INTO floor_messages SELECT %s, t.seq, t.body "
+                "FROM unnest(%s::bigint[], %s::text[]) AS t(seq, body)",
+                (session, list(range(len(body.before))), list(body.before)),
+            )
+            await conn.execute(
+                "INSERT INTO floor (session, turn_id, body) VALUES (%s, %s, %s)",
+                (session, 1, body.turn),
+            )
         cursor = await conn.execute(
             "UPDATE floor SET consumed_at = now(), resume = %s "
             "WHERE session = %s AND turn_id = %s AND consumed_at IS NULL",
-            (self.body.resume, session, 1),
+            (body.resume, session, 1),
         )
         assert cursor.rowcount == 1
+        await conn.execute(
+            "INSERT INTO floor_steps VALUES (%s, 1, 1, %s)", (session, body.result)
+        )
+        async with conn.transaction():
+            start = len(body.before)
+            await conn.execute(
+                "INSERT INTO floor_messages SELECT %s, t.seq, t.body "
+                "FROM unnest(%s::bigint[], %s::text[]) AS t(seq, body)",
+                (
+                    session,
+                    list(range(start, start + len(body.after))),
+                    list(body.after),
+                ),
+            )
+            await conn.execute(
+                "UPDATE floor SET completed_at = now() "
+                "WHERE session = %s AND turn_id = 1",
+                (session,),
+            )
 
     async def close(self) -> None:
         """Close the connections."""
@@ -362,7 +446,7 @@ def sqlite_saver(path: Path) -> Any:  # noqa: ANN401 - LangGraph's SqliteSaver
     conn = sqlite3.connect(path, check_same_thread=False)
     saver = SqliteSaver(conn)
     saver.setup()  # WAL
-    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA synchronous=FULL")
     return saver
 
 
@@ -723,6 +807,52 @@ def ratios(timings: Sequence[Timing], stores: Sequence[str]) -> tuple[str, list[
     return table(header, rows), verdicts
 
 
+async def _one_session_cycles(store: Store, turns: int) -> list[float]:
+    """Run *turns* cycles on ONE session; return each cycle's seconds."""
+    session = _session(store)
+    seconds = []
+    for _ in range(turns):
+        start = time.perf_counter()
+        paused = await session.send("refund A-10023")
+        assert paused.turn is not None
+        answers = Resume(restart=[p.approve() for p in paused.interrupts])
+        await session.resume(answers, turn_id=paused.turn.turn_id)
+        seconds.append(time.perf_counter() - start)
+    return seconds
+
+
+def growth_table(loop: asyncio.AbstractEventLoop, turns: int = 200) -> str:
+    """A cycle at turn 1 against one at turn *turns*, and disk per session."""
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        for name in ("MemoryStore", "SqliteStore"):
+            path = Path(folder) / "growth.db"
+            store: Store = MemoryStore() if name == "MemoryStore" else SqliteStore(path)
+            seconds = loop.run_until_complete(_one_session_cycles(store, turns))
+            first, last = min(seconds[1:6]), min(seconds[-5:])
+            size = path.stat().st_size if path.exists() else 0
+            wal = Path(f"{path}-wal")
+            size += wal.stat().st_size if wal.exists() else 0
+            loop.run_until_complete(store.close())
+            rows.append(
+                [
+                    name,
+                    f"{first * 1e3:.2f}",
+                    f"{last * 1e3:.2f}",
+                    f"{last / first:.2f}x",
+                    f"{size / 1024:,.0f}" if size else "-",
+                ]
+            )
+    header = [
+        f"one session, {turns} cycles",
+        "turn 2-6 ms",
+        f"turn {turns - 4}-{turns} ms",
+        "ratio",
+        "disk KiB",
+    ]
+    return table(header, rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-p", "--profile", action="store_true", help="always profile")
@@ -760,6 +890,8 @@ def main() -> None:
         }
         print(f"\nwhere a cycle goes, 1 caller, fastest of 3 runs of {cycles} cycles\n")
         print(breakdown_table(rows, cycles))
+        print("\ngrowth: the same session, turn after turn (best of 5 cycles)\n")
+        print(growth_table(world.loop))
         print(f"\n{machine_load()}")
         if args.profile or any("MISSED" in line for line in verdicts):
             for name, store in world.stores.items():
