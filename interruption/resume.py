@@ -285,7 +285,7 @@ class PendingInterrupt:
                 if conforms(entry.output, schema):  # the common case, first
                     return ()
                 return (self._misfit(entry.output, schema, "respond.output", index),)
-            case Restart():
+            case Restart():  # pragma: no branch - the union is closed
                 schema = allowed.restart
                 if schema is None:
                     return (self._not_accepted("restart", index),)
