@@ -46,7 +46,6 @@ from datetime import timedelta
 from typing import (
     TYPE_CHECKING,
     Any,
-    Final,
     Generic,
     Literal,
     NoReturn,
@@ -64,7 +63,6 @@ from interruption._schemacheck import (
     schema_mismatches,
 )
 from interruption._validators import check_payload
-from interruption.approval import DECISION_SCHEMA
 from interruption.errors import Interrupted, InterruptionError
 from interruption.kinds import (
     ApprovalPending,
@@ -73,7 +71,7 @@ from interruption.kinds import (
     Phase,
     ScheduledPause,
 )
-from interruption.resume import Accepts, ExpiryAnswer
+from interruption.resume import APPROVAL_ONLY, Accepts, ExpiryAnswer
 from interruption.wire import json_schema, structure, unstructure
 
 if TYPE_CHECKING:
@@ -104,10 +102,6 @@ if TYPE_CHECKING:
 
 NULL_ONLY: dict[str, JSON] = {"type": "null"}
 
-APPROVAL_ONLY: Final = Accepts(restart=DECISION_SCHEMA)
-"""What every approval pause accepts, whoever raised it: a restart carrying a
-decision (a client-made result would skip the approval). The same rule as
-`PendingInterrupt.allowed` on the validation side."""
 
 
 @final
