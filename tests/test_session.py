@@ -10,7 +10,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
-import attrs
 import psycopg
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -39,7 +38,7 @@ from interruption import (
 )
 from interruption.session import Session
 from interruption.store import MemoryStore, PostgresStore, SqliteStore, Store
-from interruption.store._base import Step, StoredTurn, turn_expiry
+from interruption.store._base import Step, StoredTurn
 from interruption.testing import ScriptedModel
 from psycopg import sql
 
@@ -1380,18 +1379,3 @@ def a_turn(session: str = SESSION, turn_id: int = 1, **changes: Any) -> Interrup
     }
     fields.update(changes)
     return InterruptedTurn(**fields)
-
-
-class TestTurnExpiry:
-    def test_the_latest_interrupt_bounds_the_turn(self) -> None:
-        """A turn expires when its last interrupt does, each capped by the turn."""
-        turn = a_turn(expires_at=NOW + timedelta(hours=1))
-        (pending,) = turn.interrupts
-        soon = pending.expires_at or NOW + timedelta(minutes=1)
-        later = attrs.evolve(pending, id="b", expires_at=NOW + timedelta(hours=2))
-        both = attrs.evolve(
-            turn, interrupts=(attrs.evolve(pending, expires_at=soon), later)
-        )
-        assert turn_expiry(both) == NOW + timedelta(hours=1)
-        assert turn_expiry(attrs.evolve(turn, expires_at=None)) is None
-        assert turn_expiry(attrs.evolve(turn, interrupts=())) == turn.expires_at

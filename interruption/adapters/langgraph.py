@@ -45,7 +45,7 @@ from interruption.approval import (
     Reject,
     decision_from_json,
 )
-from interruption.errors import Problem, ProblemCode, ResumeRejected
+from interruption.errors import ProblemCode, ResumeRejected
 from interruption.kinds import ApprovalPending, Custom, Phase, ScheduledPause
 from interruption.loop import run_sync
 from interruption.parts import ToolRequest
@@ -134,7 +134,7 @@ def _wire(
 
 
 def _refused(code: ProblemCode, message: str) -> ResumeRejected:
-    return ResumeRejected([Problem(code, message)])
+    return ResumeRejected.of(code, message)
 
 
 def _await_answer(wire: dict[str, JSON], answer: str, schema: JSON) -> JSON:

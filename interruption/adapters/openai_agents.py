@@ -46,7 +46,7 @@ from interruption._json import JSON, MAX_DEPTH, STORED_BYTES
 from interruption._parse import parse
 from interruption._schemacheck import check_schema
 from interruption.approval import DECISION_SCHEMA, Approve, decision_from_json
-from interruption.errors import DecodeError, Problem, ProblemCode, ResumeRejected
+from interruption.errors import DecodeError, ProblemCode, ResumeRejected
 from interruption.kinds import ApprovalPending, Custom
 from interruption.parts import Message, Role, Text, ToolRequest
 from interruption.resume import (
@@ -104,7 +104,7 @@ _ANSWERS: contextvars.ContextVar[Mapping[str, JSON]] = contextvars.ContextVar(
 
 
 def _reject(message: str) -> NoReturn:
-    raise ResumeRejected([Problem(ProblemCode.BAD_TOKEN, message)])
+    raise ResumeRejected.of(ProblemCode.BAD_TOKEN, message)
 
 
 @final

@@ -67,7 +67,7 @@ from interruption._json import JSON, Mismatch
 from interruption._parse import ENCODE
 from interruption._schemacheck import JSONSchema, check_schema
 from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
-from interruption.errors import DecodeError, Problem, ProblemCode, ResumeRejected
+from interruption.errors import DecodeError, ProblemCode, ResumeRejected
 from interruption.kinds import ApprovalPending, Custom
 from interruption.parts import ToolRequest
 from interruption.resume import Accepts, PendingInterrupt, Restart, Resume
@@ -379,7 +379,7 @@ def pause_sync(
 
 def _unknown(run_id: object) -> ResumeRejected:
     message = f"no paused pydantic-ai run has id {run_id!r}"
-    return ResumeRejected([Problem(ProblemCode.UNKNOWN_INTERRUPT, message)])
+    return ResumeRejected.of(ProblemCode.UNKNOWN_INTERRUPT, message)
 
 
 async def _load(run_id: object, keeper: Keeper) -> _Kept:

@@ -27,7 +27,6 @@ __all__ = [
     "StoredTurn",
     "read_stored",
     "stored_turn_json",
-    "turn_expiry",
     "turn_from_json",
 ]
 
@@ -174,10 +173,13 @@ def stored_turn_json(turn: InterruptedTurn) -> str:
 
     An approval's accepted answers follow from its kind
     (`PendingInterrupt.allowed`), so the decision schema is not copied into
-    every record.
+    every record; only the ``replace_input`` it declared (the schema of an
+    edited input, None for the loop's own approvals) is kept.
     """
     interrupts = tuple(
-        attrs.evolve(pending, accepts=Accepts())
+        attrs.evolve(
+            pending, accepts=Accepts(replace_input=pending.accepts.replace_input)
+        )
         if isinstance(pending.kind, ApprovalPending)
         else pending
         for pending in turn.interrupts
@@ -186,7 +188,11 @@ def stored_turn_json(turn: InterruptedTurn) -> str:
 
 
 def turn_from_json(text: str | bytes) -> InterruptedTurn:
-    """Read a turn `stored_turn_json` wrote (messages empty, schemas back)."""
+    """Read a turn `stored_turn_json` wrote (messages empty, schemas back).
+
+    An approval's accepts are its kind's (`PendingInterrupt.allowed`), with
+    the ``replace_input`` it was stored with.
+    """
     turn = read_stored(text, InterruptedTurn)
     interrupts = tuple(
         attrs.evolve(pending, accepts=pending.allowed)
@@ -204,14 +210,3 @@ def read_stored(text: str | bytes, cls: type[T]) -> T:
         DecodeError: if the stored text is damaged.
     """
     return loads(text, cls, max_bytes=STORED_BYTES, max_depth=STORED_DEPTH)
-
-
-def turn_expiry(turn: InterruptedTurn) -> datetime | None:
-    """When the last of *turn*'s interrupts stops accepting answers.
-
-    The stores' name for `InterruptedTurn.closes_at` (the one rule).
-
-    Returns:
-        None when some interrupt never expires.
-    """
-    return turn.closes_at

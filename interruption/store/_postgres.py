@@ -39,7 +39,6 @@ from interruption.store._base import (
     StoredTurn,
     read_stored,
     stored_turn_json,
-    turn_expiry,
     turn_from_json,
 )
 from interruption.wire import dumps
@@ -425,7 +424,7 @@ class PostgresStore:
                     turn.turn_id,
                     stored_turn_json(turn),
                     history_len,
-                    _utc(turn_expiry(turn)),
+                    _utc(turn.closes_at),
                     _utc(turn.created_at),
                     turn.session,
                     turn.turn_id,

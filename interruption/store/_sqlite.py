@@ -28,7 +28,6 @@ from interruption.store._base import (
     StoredTurn,
     read_stored,
     stored_turn_json,
-    turn_expiry,
     turn_from_json,
 )
 from interruption.wire import dumps
@@ -253,7 +252,7 @@ class SqliteStore:
                 turn.turn_id,
                 stored_turn_json(turn),
                 history_len,
-                _iso(turn_expiry(turn)),
+                _iso(turn.closes_at),
                 _iso(turn.created_at),
             ),
         )
