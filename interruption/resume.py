@@ -180,10 +180,17 @@ class PendingInterrupt:
 
         A pause of the approval kind, whoever raised it, accepts only a
         restart carrying an approval decision (a client-made result would
-        skip the approval), whatever its recorded `accepts` says.
+        skip the approval), whatever its recorded `accepts` says. Its
+        recorded ``replace_input`` stands: the schema a human's edited input
+        must fit, when whoever paused declared one (an adapter whose
+        framework lets a reviewer edit the call); None, the loop's own
+        approvals, means the input may not change.
         """
         if isinstance(self.kind, ApprovalPending):
-            return APPROVAL_ONLY
+            replace = self.accepts.replace_input
+            if replace is None:
+                return APPROVAL_ONLY
+            return Accepts(restart=DECISION_SCHEMA, replace_input=replace)
         return self.accepts
 
     @property
@@ -367,8 +374,11 @@ class PendingInterrupt:
 
 APPROVAL_ONLY: Final = Accepts(restart=DECISION_SCHEMA)
 """What every pause of the approval kind accepts, whoever raised it: a
-restart carrying a decision (a client-made result would skip the approval).
-`PendingInterrupt.allowed` applies it; a tool's own table refers to it."""
+restart carrying a decision (a client-made result would skip the approval),
+for the call's own input. `PendingInterrupt.allowed` applies it, keeping a
+``replace_input`` the pause declared (an edited input, for a framework whose
+reviewers may edit); a tool's own table refers to it, so the loop's
+approvals never take a new input."""
 
 
 @final

@@ -210,6 +210,37 @@ class TestPendingInterrupt:
         assert code_of(caught) is ProblemCode.SCHEMA_VIOLATION
         assert pending.approve() == Restart("pay", "call-5", "approve")
 
+    def test_an_approval_keeps_its_declared_input_schema(self) -> None:
+        """An approval's declared replace_input stands: an edit must fit it."""
+        pending = PendingInterrupt(
+            "call-5",
+            ApprovalPending("call-5"),
+            None,
+            ToolRequest("pay", "call-5", {"n": 1}),
+            Accepts(respond={}, replace_input=N_INPUT),
+        )
+        assert pending.allowed == Accepts(
+            restart=DECISION_SCHEMA, replace_input=N_INPUT
+        )
+        edited = pending.restart("approve", replace_input={"n": 2})
+        assert edited == Restart("pay", "call-5", "approve", {"n": 2})
+        with pytest.raises(ResumeRejected) as caught:
+            pending.restart("approve", replace_input={"n": "2"})
+        assert code_of(caught) is ProblemCode.SCHEMA_VIOLATION
+        with pytest.raises(ResumeRejected) as caught:
+            pending.respond(None)
+        assert code_of(caught) is ProblemCode.ANSWER_NOT_ACCEPTED
+
+    def test_an_approval_without_an_input_schema_keeps_its_input(
+        self, approval: PendingInterrupt
+    ) -> None:
+        """An approval that declared no replace_input refuses a changed input."""
+        with pytest.raises(ResumeRejected) as caught:
+            approval.restart("approve", replace_input={"to": "EVIL", "amount": 1})
+        assert code_of(caught) is ProblemCode.INPUT_MODIFIED
+        same = approval.restart("approve", replace_input=_TRANSFER.input)
+        assert same.input == _TRANSFER.input
+
     def test_a_pause_that_accepts_nothing_says_so(self) -> None:
         """An interrupt with no accepted answer names none as expected."""
         pending = PendingInterrupt("p-1", Custom(), None, None, Accepts())

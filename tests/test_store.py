@@ -10,9 +10,11 @@ import interruption.store
 import psycopg
 import pytest
 from interruption import JSON, dumps
-from interruption.kinds import Custom
+from interruption.approval import DECISION_SCHEMA
+from interruption.kinds import ApprovalPending, Custom
 from interruption.parts import Message, Role, ToolRequest, ToolResponse
 from interruption.resume import (
+    APPROVAL_ONLY,
     Accepts,
     InterruptedTurn,
     PendingInterrupt,
@@ -111,6 +113,35 @@ class TestStore:
             assert stored is not None
             assert stored.turn.messages == ()
             assert stored.history_len == len(paused.messages)
+
+        runner.run(go())
+
+    def test_an_approvals_input_schema_survives_the_store(
+        self, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """An approval's declared replace_input reads back; its decision schema too."""
+        request = ToolRequest("pay", "call-9", {"n": 1})
+        schema: dict[str, JSON] = {
+            "type": "object",
+            "properties": {"n": {"type": "integer"}},
+        }
+        editable = PendingInterrupt(
+            "call-9",
+            ApprovalPending("call-9"),
+            None,
+            request,
+            Accepts(restart=DECISION_SCHEMA, replace_input=schema),
+        )
+        fixed = attrs.evolve(
+            editable, id="call-8", kind=ApprovalPending("call-8"), accepts=APPROVAL_ONLY
+        )
+        paused = attrs.evolve(turn(1), interrupts=(editable, fixed))
+
+        async def go() -> None:
+            await store.save("s-1", paused.messages, paused)
+            stored = await store.load_turn("s-1")
+            assert stored is not None
+            assert stored.turn.interrupts == (editable, fixed)
 
         runner.run(go())
 

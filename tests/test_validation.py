@@ -62,6 +62,12 @@ N_INPUT: dict[str, JSON] = {
     "additionalProperties": False,
 }
 
+TRANSFER_INPUT: dict[str, JSON] = {
+    "type": "object",
+    "properties": {"to": {"type": "string"}, "amount": {"type": "integer"}},
+    "required": ["to", "amount"],
+}
+
 
 def ask(ref: str, **changes: Any) -> PendingInterrupt:
     """A pending question: respond only, with a string."""
@@ -315,6 +321,32 @@ class TestValidateResume:
         error = rejected(Resume(restart=[bad]), turn)
         assert error.codes == (ProblemCode.SCHEMA_VIOLATION,)
         assert error.problems[0].message.startswith("$.restart[0].input.n:")
+
+    def test_an_approval_declaring_an_input_schema_takes_an_edit_that_fits(
+        self,
+    ) -> None:
+        """An approval with a declared replace_input takes an edit that fits it."""
+        editable = attrs.evolve(
+            approval("c-1"), accepts=Accepts(replace_input=TRANSFER_INPUT)
+        )
+        turn = turn_of(editable)
+        edited: JSON = {"to": "ACME", "amount": 100}
+        restart = Restart("transfer_money", "c-1", "approve", edited)
+        resolved = validate_resume(Resume(restart=[restart]), turn, policy=STRICT)
+        assert [answer.entry for answer in resolved.answers] == [restart]
+        bad = Restart("transfer_money", "c-1", "approve", {"to": "ACME"})
+        error = rejected(Resume(restart=[bad]), turn)
+        assert error.codes == (ProblemCode.SCHEMA_VIOLATION,)
+        assert error.problems[0].message.startswith("$.restart[0].input.amount:")
+
+    def test_an_approval_declaring_no_input_schema_takes_no_edit(self) -> None:
+        """An approval without a declared replace_input refuses any changed input."""
+        turn = turn_of(approval("c-1"))
+        edited: JSON = {"to": "ACME", "amount": 100}
+        restart = Restart("transfer_money", "c-1", "approve", edited)
+        assert rejected(Resume(restart=[restart]), turn).codes == (
+            ProblemCode.INPUT_MODIFIED,
+        )
 
     def test_expired_interrupt(self) -> None:
         """An answer at or after expires_at is expired."""
