@@ -11,7 +11,12 @@ gated call as its own `PendingInterrupt`:
 
 * a call whose review allows ``approve`` (or allows neither ``approve`` nor
   ``respond``) is ``ApprovalPending(<tool call id>)``, answered only by
-  ``pending.approve()`` or ``pending.reject(reason)``;
+  ``pending.approve()`` or ``pending.reject(reason)``; when the review
+  allows ``edit`` too, its ``accepts.replace_input`` is the tool's argument
+  schema (the ``tool_call_schema`` the agent's tool shows the model), and
+  an approval with other arguments that fit it,
+  ``pending.restart("approve", replace_input=args)``, is the middleware's
+  ``edit``;
 * a call whose review allows ``respond`` and not ``approve`` (an
   ``ask_user`` style tool) is a question, `Custom()`, answered by
   ``pending.respond(text)`` against a string schema, narrowed per tool with
@@ -27,6 +32,7 @@ the middleware's shape (Agent Chat UI, Agent Inbox) into a `Resume`.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from datetime import datetime
 from typing import Final, Literal, Protocol, TypeAlias, final
@@ -40,10 +46,11 @@ from interruption._json import (
     child_path,
     describe,
     is_json,
+    json_equal,
     json_problems,
 )
 from interruption._schemacheck import JSONSchema
-from interruption.approval import DECISION_SCHEMA, Approve, decision_from_json
+from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
 from interruption.errors import DecodeError, Problem, ProblemCode, ResumeRejected
 from interruption.kinds import ApprovalPending, Custom
 from interruption.loop import run_sync
@@ -72,7 +79,10 @@ try:
     )
     from langchain_core.messages import AIMessage
     from langchain_core.runnables import RunnableConfig
+    from langchain_core.tools import BaseTool
+    from langgraph.prebuilt import ToolNode
     from langgraph.types import Command, StateSnapshot
+    from pydantic import BaseModel
 except ImportError as error:  # pragma: no cover - exercised in a subprocess
     msg = (
         "interruption.adapters.langchain needs the [langgraph] extra: "
@@ -115,8 +125,14 @@ class Agent(Protocol):
     """What this adapter needs of an agent: a compiled LangGraph graph.
 
     ``create_agent(...)`` returns one (a ``CompiledStateGraph``); it must
-    have a checkpointer, since the pause lives in its checkpoint.
+    have a checkpointer, since the pause lives in its checkpoint. Its
+    ``"tools"`` node (the ``ToolNode`` ``create_agent`` builds) gives the
+    argument schemas an ``edit`` must fit.
     """
+
+    @property
+    def nodes(self) -> Mapping[str, object]:
+        """The graph's nodes by name."""
 
     def get_state(self, config: RunnableConfig) -> StateSnapshot:
         """Read the thread's checkpoint."""
@@ -277,7 +293,9 @@ class _Call:
     description: str
     allowed: frozenset[str]
 
-    def pending(self, questions: Mapping[str, JSONSchema]) -> PendingInterrupt:
+    def pending(
+        self, questions: Mapping[str, JSONSchema], tools: Mapping[str, BaseTool]
+    ) -> PendingInterrupt:
         payload: dict[str, JSON] = {
             "name": self.name,
             "args": self.args,
@@ -293,10 +311,33 @@ class _Call:
             accepts = Accepts(respond=answer)
             return PendingInterrupt(self.ref, Custom(), payload, tool, accepts)
         kind = ApprovalPending(self.ref)
-        return PendingInterrupt(self.ref, kind, payload, tool, _APPROVAL)
+        edit = _args_schema(tools.get(self.name)) if "edit" in self.allowed else None
+        accepts = Accepts(restart=DECISION_SCHEMA, replace_input=edit)
+        return PendingInterrupt(self.ref, kind, payload, tool, accepts)
 
 
-_APPROVAL: Final = Accepts(restart=DECISION_SCHEMA)
+def _args_schema(tool: BaseTool | None) -> JSONSchema | None:
+    """The JSON schema an edit's arguments must fit: what the model is shown.
+
+    The tool's ``tool_call_schema``, as the middleware checks a per-call
+    edit: a Pydantic model's JSON schema, or a JSON-schema tool's own
+    schema. None (no edit can be validated, so none is taken) for a tool
+    the agent does not have or a schema of another sort.
+    """
+    schema = None if tool is None else tool.tool_call_schema
+    if isinstance(schema, type) and issubclass(schema, BaseModel):
+        return schema.model_json_schema()
+    if isinstance(schema, dict) and is_json(schema):
+        return copy.deepcopy(schema)  # the tool's own stays the tool's
+    return None
+
+
+def _tools(agent: Agent) -> Mapping[str, BaseTool]:
+    """The agent's tools by name, from the ``ToolNode`` of its ``tools`` node."""
+    bound = getattr(agent.nodes.get("tools"), "bound", None)
+    return bound.tools_by_name if isinstance(bound, ToolNode) else {}
+
+
 _ACTION: Final[_Shape] = (frozenset({"name", "args"}), frozenset({"description"}))
 _CONFIG: Final[_Shape] = (
     frozenset({"action_name", "allowed_decisions"}),
@@ -391,7 +432,11 @@ def _per_call(value: dict[str, JSON], schema: object, path: str) -> _Call:
     )
 
 
-def _read(snapshot: StateSnapshot, questions: Mapping[str, JSONSchema]) -> Pause:
+def _read(
+    snapshot: StateSnapshot,
+    questions: Mapping[str, JSONSchema],
+    tools: Mapping[str, BaseTool],
+) -> Pause:
     """The middleware's pause in *snapshot* (no reviews when none is waiting).
 
     Raises:
@@ -422,7 +467,7 @@ def _read(snapshot: StateSnapshot, questions: Mapping[str, JSONSchema]) -> Pause
         else:
             expected = f"a {_MIDDLEWARE} HITLRequest or ToolApprovalRequest"
             raise _fail(path, expected, value)
-        pending = tuple(call.pending(questions) for call in calls)
+        pending = tuple(call.pending(questions, tools) for call in calls)
         allowed = tuple(call.allowed for call in calls)
         reviews.append(Review(interrupt.id, value, pending, allowed))
     if len(modes) > 1:
@@ -456,8 +501,38 @@ def _pinned(config: RunnableConfig, pause: Pause) -> RunnableConfig:
 # -- admitting a resume ------------------------------------------------------
 
 
+def _changed(pending: PendingInterrupt, entry: Restart) -> bool:
+    """Whether *entry* carries arguments other than the call's own."""
+    original = pending.tool.input if pending.tool is not None else None
+    return entry.input is not None and not json_equal(entry.input, original)
+
+
+def _verb(pending: PendingInterrupt, allowed: frozenset[str], entry: Restart) -> str:
+    """The middleware's decision type for a restart carrying a decision.
+
+    An approval with other arguments is an ``edit``; so is one with the
+    same arguments spelled out where the review allows ``edit`` and not
+    ``approve`` (the call runs as it was either way).
+
+    Raises:
+        DecodeError: if the restart carries no decision.
+    """
+    if isinstance(decision_from_json(entry.resumed), Reject):
+        return "reject"
+    if _changed(pending, entry):
+        return "edit"
+    spelled = entry.input is not None and "approve" not in allowed
+    return "edit" if spelled and "edit" in allowed else "approve"
+
+
 def _not_allowed(resume: Resume, pause: Pause) -> list[Problem]:
-    """Decisions the call's review does not allow (the core cannot know)."""
+    """Decisions the call's review does not allow (the core cannot know).
+
+    Other arguments where the call takes no edit are left to the core
+    (``input_modified``, as for every approval); a reject that carries other
+    arguments where it does is ``input_modified`` too: a rejected call runs
+    nothing, so arguments for it can only be a mistake.
+    """
     reviewed = {
         (pending.name, pending.ref): (pending, allowed)
         for review in pause.reviews
@@ -470,16 +545,25 @@ def _not_allowed(resume: Resume, pause: Pause) -> list[Problem]:
         if pending is None:
             continue
         try:
-            decision = decision_from_json(entry.resumed)
+            verb = _verb(pending, allowed, entry)
         except DecodeError:
             continue  # the core reports it: schema_violation
-        verb = "approve" if isinstance(decision, Approve) else "reject"
+        changed = _changed(pending, entry)
+        if verb == "edit" and changed and pending.accepts.replace_input is None:
+            continue  # the core refuses other arguments itself: input_modified
         if verb not in allowed:
             message = (
                 f"{pending.id} ({pending.name}) allows "
                 f"{', '.join(sorted(allowed))}; not {verb}"
             )
             code = ProblemCode.ANSWER_NOT_ACCEPTED
+            problems.append(Problem(code, message, index, "restart", pending.id))
+        elif verb == "reject" and changed and pending.accepts.replace_input is not None:
+            message = (
+                f"{pending.id} ({pending.name}): a reject takes no new "
+                "arguments: expected the original input or none, got another"
+            )
+            code = ProblemCode.INPUT_MODIFIED
             problems.append(Problem(code, message, index, "restart", pending.id))
     return problems
 
@@ -510,7 +594,7 @@ async def _admit(  # noqa: PLR0913 - keyword-only options
             f"the pause of thread {pause.thread_id!r} that this resume answers "
             "was already resumed"
         )
-        raise ResumeRejected([Problem(ProblemCode.CONSUMED, message)])
+        raise ResumeRejected.of(ProblemCode.CONSUMED, message)
     # A batched review takes a decision for every call: never partial.
     partial = policy.allow_partial and pause.mode == "per_call"
     checked = attrs.evolve(policy, authorize=None, allow_partial=partial)
@@ -548,7 +632,7 @@ async def _answered(
         return False
     async for snapshot in history():
         try:
-            earlier = _read(snapshot, {})
+            earlier = _read(snapshot, {}, {})
         except DecodeError:
             continue
         if asked & {(p.name, p.ref) for p in earlier.interrupts}:
@@ -561,20 +645,33 @@ async def _each(snapshots: Iterable[StateSnapshot]) -> AsyncIterator[StateSnapsh
         yield snapshot
 
 
-def _decision(entry: Respond | Restart) -> JSON:
+def _decision(
+    pending: PendingInterrupt, allowed: frozenset[str], entry: Respond | Restart
+) -> JSON:
     """The middleware's decision for one validated answer."""
     if isinstance(entry, Respond):
         return {"type": "respond", "message": entry.output}
     decision = decision_from_json(entry.resumed)
-    if isinstance(decision, Approve):
-        return {"type": "approve"}
-    return {"type": "reject", "message": decision.reason}
+    if isinstance(decision, Reject):
+        return {"type": "reject", "message": decision.reason}
+    if _verb(pending, allowed, entry) == "edit":
+        action: JSON = {"name": pending.name, "args": entry.input}
+        return {"type": "edit", "edited_action": action}
+    return {"type": "approve"}
 
 
 def _command(pause: Pause, resolved: ResolvedResume) -> Command[str]:
     """LangGraph's resume, keyed by interrupt id, built call id by call id."""
+    allowed = {
+        pending.id: decisions
+        for review in pause.reviews
+        for pending, decisions in zip(review.interrupts, review.allowed, strict=True)
+    }
     decided = {
-        answer.interrupt.id: _decision(answer.entry) for answer in resolved.answers
+        answer.interrupt.id: _decision(
+            answer.interrupt, allowed[answer.interrupt.id], answer.entry
+        )
+        for answer in resolved.answers
     }
     answers: dict[str, JSON] = {}
     for review in pause.reviews:
@@ -611,7 +708,7 @@ def pending(
         DecodeError: if the checkpoint holds an interrupt that is not the
             middleware's, or one whose calls cannot be told apart.
     """
-    pause = _read(agent.get_state(_latest(config)), questions or {})
+    pause = _read(agent.get_state(_latest(config)), questions or {}, _tools(agent))
     return pause if pause.reviews else None
 
 
@@ -634,7 +731,8 @@ async def apending(
     Raises:
         DecodeError: as `pending`.
     """
-    pause = _read(await agent.aget_state(_latest(config)), questions or {})
+    snapshot = await agent.aget_state(_latest(config))
+    pause = _read(snapshot, questions or {}, _tools(agent))
     return pause if pause.reviews else None
 
 
@@ -652,10 +750,12 @@ def resume(  # noqa: PLR0913 - keyword-only options
 
     The pause is read from the agent's latest checkpoint. The principal is
     authorized first; then decisions the call's review does not allow are
-    refused, the rest is validated by `interruption.admit` and the pause is
-    spent once in *store*. Only then are the middleware's decisions built,
-    one per tool call id, and the agent runs from the checkpoint that was
-    validated. Must not be called from a running event loop.
+    refused, the rest is validated by `interruption.admit` (an edit's
+    arguments against the tool's argument schema) and the pause is spent
+    once in *store*. Only then are the middleware's decisions built, one per
+    tool call id (an approval with other arguments is an ``edit``), and the
+    agent runs from the checkpoint that was validated. Must not be called
+    from a running event loop.
 
     Args:
         agent: The agent (``create_agent(...)`` with a checkpointer).
@@ -676,8 +776,8 @@ def resume(  # noqa: PLR0913 - keyword-only options
         DecodeError: as `pending`.
         RuntimeError: if called from a running event loop.
     """
-    questions = questions or {}
-    pause = _read(agent.get_state(_latest(config)), questions)
+    questions, tools = questions or {}, _tools(agent)
+    pause = _read(agent.get_state(_latest(config)), questions, tools)
     latest = _latest(config)
 
     def history() -> AsyncIterator[StateSnapshot]:
@@ -689,7 +789,7 @@ def resume(  # noqa: PLR0913 - keyword-only options
         )
     )
     agent.invoke(_command(pause, resolved), _pinned(config, pause))
-    after = _read(agent.get_state(_latest(config)), questions)
+    after = _read(agent.get_state(_latest(config)), questions, tools)
     return after if after.reviews else None
 
 
@@ -721,8 +821,8 @@ async def aresume(  # noqa: PLR0913 - keyword-only options
         ResumeRejected: as `resume`.
         DecodeError: as `pending`.
     """
-    questions = questions or {}
-    pause = _read(await agent.aget_state(_latest(config)), questions)
+    questions, tools = questions or {}, _tools(agent)
+    pause = _read(await agent.aget_state(_latest(config)), questions, tools)
     latest = _latest(config)
 
     def history() -> AsyncIterator[StateSnapshot]:
@@ -732,7 +832,7 @@ async def aresume(  # noqa: PLR0913 - keyword-only options
         pause, resume, store, policy=policy, keep_until=keep_until, history=history
     )
     await agent.ainvoke(_command(pause, resolved), _pinned(config, pause))
-    after = _read(await agent.aget_state(_latest(config)), questions)
+    after = _read(await agent.aget_state(_latest(config)), questions, tools)
     return after if after.reviews else None
 
 
@@ -772,8 +872,8 @@ def _entry(pending: PendingInterrupt, decision: JSON, path: str) -> Respond | Re
     args = _args(edited["args"], f"{path}.edited_action.args")
     if name != pending.name:
         raise _fail(f"{path}.edited_action.name", repr(pending.name), name)
-    # An edit is an approval of other arguments: the core refuses it
-    # (``input_modified``) unless they are the original ones.
+    # An edit is an approval of other arguments: `resume` takes it where the
+    # review allows ``edit`` and they fit the tool's argument schema.
     return Restart(pending.name, pending.ref, "approve", input=args)
 
 
@@ -823,9 +923,9 @@ def from_decisions(pause: Pause, answers: Mapping[str, JSON]) -> Resume:
     positions are read against *pause* (the authoritative one, from
     `pending`), so each decision becomes an entry keyed by its call's tool
     call id; `resume` then validates it like any other. An ``edit`` becomes
-    an approval with other arguments (refused as ``input_modified`` unless
-    they are the original ones); a reject without a message gets
-    `DEFAULT_REJECTION`.
+    an approval with its arguments as the new input (taken where the review
+    allows ``edit`` and they fit the tool's argument schema, else refused);
+    a reject without a message gets `DEFAULT_REJECTION`.
 
     Args:
         pause: What is pending, from `pending`.

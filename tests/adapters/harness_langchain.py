@@ -2,9 +2,11 @@
 
 Each harness is one process: a fresh agent over a fresh ``SqliteSaver``
 connection to the conversation's checkpoint file, and a fresh `SqliteStore`
-over its spent marks. ``transfer_money`` is gated with approve, edit and
-reject; ``ask_user`` with respond only, its answers checked against
-`ANSWER_SCHEMA`.
+over its spent marks. ``transfer_money`` is gated with approve and reject
+only, so that a changed input stays refused (``changed_arguments_are_refused``;
+a review that allows ``edit`` takes arguments that fit the tool's schema,
+which test_langchain.py pins); ``ask_user`` with respond only, its answers
+checked against `ANSWER_SCHEMA`.
 """
 
 from __future__ import annotations
@@ -104,7 +106,7 @@ class LangChainHarness:
 
         middleware = HumanInTheLoopMiddleware(
             interrupt_on={
-                "transfer_money": {"allowed_decisions": ["approve", "edit", "reject"]},
+                "transfer_money": {"allowed_decisions": ["approve", "reject"]},
                 "ask_user": {"allowed_decisions": ["respond"]},
             }
         )

@@ -101,6 +101,20 @@ def ask_user(question: str) -> str:
     return "unanswered"
 
 
+JOT_SCHEMA: Final[dict[str, JSON]] = {
+    "type": "object",
+    "properties": {"text": {"type": "string", "maxLength": 5}},
+    "required": ["text"],
+}
+
+
+@tool(args_schema=JOT_SCHEMA)
+def jot(text: str) -> str:
+    """Write a note; its arguments are a JSON schema, not a Pydantic model."""
+    RAN.append(("jot", {"text": text}))
+    return "noted"
+
+
 @tool
 def wild(question: str) -> str:
     """A tool that pauses by itself, not through the middleware."""
@@ -131,7 +145,7 @@ def agent_for(
     )
     return create_agent(
         Script(turns=turns),
-        tools=[transfer_money, lookup, ask_user, wild],
+        tools=[transfer_money, lookup, ask_user, wild, jot],
         middleware=[middleware],
         checkpointer=saver if saver is not None else InMemorySaver(),
     )
@@ -204,6 +218,19 @@ class TestPending:
             {"to": "BOB", "amount": 2},
         ]
         assert review.allowed == (frozenset({"approve", "edit", "reject"}),) * 2
+
+    def test_an_editable_call_takes_the_tools_argument_schema(self, mode: str) -> None:
+        """A call whose review allows edit takes new input of its tool's schema."""
+        gates: dict[str, bool | InterruptOnConfig] = {
+            "transfer_money": {"allowed_decisions": ["approve", "edit", "reject"]},
+            "lookup": {"allowed_decisions": ["approve", "reject"]},
+        }
+        pause = paused(agent_for([TWO], mode, gates))
+        calls = by_ref(pause)
+        schema = transfer_money.tool_call_schema.model_json_schema()  # type: ignore[union-attr]
+        assert calls["c-1"].accepts.replace_input == schema
+        assert calls["c-1"].allowed.replace_input == schema
+        assert calls["c-2"].accepts.replace_input is None
 
     def test_per_call_keeps_each_request(self) -> None:
         """A per-call pause has one review per call, each its ToolApprovalRequest."""
@@ -379,15 +406,161 @@ class TestResume:
         refused = codes(lambda: resume(agent, CONFIG, forged, MemoryStore()))
         assert refused == (ProblemCode.SCHEMA_VIOLATION,)
 
-    def test_an_edit_is_refused(self, mode: str) -> None:
-        """Approving other arguments is input_modified, though edit is allowed."""
+    def test_an_edit_runs_the_edited_call_once(self, mode: str) -> None:
+        """An approval with other arguments runs them once; the model is told."""
         agent = agent_for([TWO], mode)
+        calls = by_ref(paused(agent))
+        edited = calls["c-1"].restart(
+            "approve", replace_input={"to": "EVE", "amount": 5}
+        )
+        answer = Resume(restart=[edited, calls["c-3"].approve()])
+        store = MemoryStore()
+        assert resume(agent, CONFIG, answer, store) is None
+        assert sorted(transfers(), key=repr) == [
+            {"amount": 2, "to": "BOB"},
+            {"amount": 5, "to": "EVE"},
+        ]
+        notice = (
+            'Executed instead: transfer_money with arguments {"to": "EVE", "amount": 5}'
+        )
+        assert [seen for seen in SEEN if notice in seen] == [
+            next(seen for seen in SEEN if "sent 5 to EVE" in seen)
+        ]
+        assert codes(lambda: resume(agent, CONFIG, answer, store)) == (
+            ProblemCode.CONSUMED,
+        )
+        assert len(transfers()) == 2
+
+    def test_an_unchanged_edit_is_an_approval(self, mode: str) -> None:
+        """The original arguments spelled out approve the call as it was."""
+        agent = agent_for([[TWO[0]]], mode)
+        (transfer,) = paused(agent).interrupts
+        same = transfer.restart("approve", replace_input={"amount": 1.0, "to": "ACME"})
+        resume(agent, CONFIG, Resume(restart=[same]), MemoryStore())
+        assert transfers() == [{"to": "ACME", "amount": 1}]
+        assert not [seen for seen in SEEN if "Executed instead" in seen]
+
+    @pytest.mark.parametrize(
+        ("args", "where"),
+        [
+            ({"to": "EVE", "amount": "lots"}, "$.restart[0].input.amount"),
+            ({"to": "EVE"}, "$.restart[0].input.amount"),
+            ({"to": 5, "amount": 1}, "$.restart[0].input.to"),
+        ],
+    )
+    def test_an_edit_outside_the_tools_schema_is_refused(
+        self, mode: str, args: JSON, where: str
+    ) -> None:
+        """An edit whose arguments break the tool's schema is refused; nothing runs."""
+        agent = agent_for([TWO], mode)
+        calls = by_ref(paused(agent))
+        edited = Restart("transfer_money", "c-1", "approve", args)
+        answer = Resume(restart=[edited, calls["c-3"].approve()])
+        with pytest.raises(ResumeRejected) as caught:
+            resume(agent, CONFIG, answer, MemoryStore())
+        (problem,) = caught.value.problems
+        assert problem.code is ProblemCode.SCHEMA_VIOLATION
+        assert problem.message.startswith(where)
+        assert transfers() == []
+        assert pending(agent, CONFIG) is not None
+
+    def test_an_edit_the_review_forbids_is_refused(self, mode: str) -> None:
+        """Where edit is not allowed, other arguments are refused; nothing runs."""
+        gates: dict[str, bool | InterruptOnConfig] = {
+            "transfer_money": {"allowed_decisions": ["approve", "reject"]}
+        }
+        agent = agent_for([TWO], mode, gates)
         calls = by_ref(paused(agent))
         edited = Restart("transfer_money", "c-1", "approve", {"to": "EVE", "amount": 1})
         answer = Resume(restart=[edited, calls["c-3"].approve()])
-        refused = codes(lambda: resume(agent, CONFIG, answer, MemoryStore()))
-        assert refused == (ProblemCode.INPUT_MODIFIED,)
+        with pytest.raises(ResumeRejected) as caught:
+            resume(agent, CONFIG, answer, MemoryStore())
+        assert caught.value.codes == (ProblemCode.INPUT_MODIFIED,)
         assert transfers() == []
+
+    def test_a_review_without_approve_or_edit_takes_no_approval(self) -> None:
+        """Where only reject is allowed, an approval is refused, arguments or not."""
+        gates: dict[str, bool | InterruptOnConfig] = {
+            "transfer_money": {"allowed_decisions": ["reject"]}
+        }
+        agent = agent_for([[TWO[0]]], gates=gates)
+        (transfer,) = paused(agent).interrupts
+        assert transfer.tool is not None
+        spelled = transfer.restart("approve", replace_input=transfer.tool.input)
+        with pytest.raises(ResumeRejected) as caught:
+            resume(agent, CONFIG, Resume(restart=[spelled]), MemoryStore())
+        assert [p.message for p in caught.value.problems] == [
+            "c-1 (transfer_money) allows reject; not approve"
+        ]
+        assert transfers() == []
+
+    def test_an_edit_only_review_takes_arguments_not_a_bare_approval(
+        self, mode: str
+    ) -> None:
+        """Where edit is allowed and approve is not, the arguments must be given."""
+        gates: dict[str, bool | InterruptOnConfig] = {
+            "transfer_money": {"allowed_decisions": ["edit", "reject"]}
+        }
+        agent = agent_for([[TWO[0]]], mode, gates)
+        (transfer,) = paused(agent).interrupts
+        store = MemoryStore()
+        bare = Resume(restart=[transfer.approve()])
+        assert codes(lambda: resume(agent, CONFIG, bare, store)) == (
+            ProblemCode.ANSWER_NOT_ACCEPTED,
+        )
+        assert transfer.tool is not None
+        spelled = transfer.restart("approve", replace_input=transfer.tool.input)
+        resume(agent, CONFIG, Resume(restart=[spelled]), store)
+        assert transfers() == [{"to": "ACME", "amount": 1}]
+
+    def test_a_reject_with_other_arguments_is_refused(self, mode: str) -> None:
+        """A reject carrying other arguments is input_modified; nothing runs."""
+        agent = agent_for([[TWO[0]]], mode)
+        (transfer,) = paused(agent).interrupts
+        rejected = transfer.restart(
+            {"reject": {"reason": "no"}}, replace_input={"to": "EVE", "amount": 1}
+        )
+        with pytest.raises(ResumeRejected) as caught:
+            resume(agent, CONFIG, Resume(restart=[rejected]), MemoryStore())
+        assert caught.value.codes == (ProblemCode.INPUT_MODIFIED,)
+        assert caught.value.problems[0].interrupt_id == "c-1"
+        assert SEEN == []
+        assert transfer.tool is not None
+        same = transfer.restart(
+            {"reject": {"reason": "no"}}, replace_input=transfer.tool.input
+        )
+        resume(agent, CONFIG, Resume(restart=[same]), MemoryStore())
+        assert transfers() == []
+        assert (
+            "User rejected the tool call for `transfer_money` with reason: no" in SEEN
+        )
+
+    def test_a_json_schema_tools_edit_fits_its_schema(self, mode: str) -> None:
+        """A tool whose arguments are a JSON schema checks an edit against it."""
+        agent = agent_for([[call("jot", "j-1", text="hi")]], mode, {"jot": True})
+        (note,) = paused(agent).interrupts
+        assert note.accepts.replace_input == jot.tool_call_schema
+        assert note.accepts.replace_input["properties"] == JOT_SCHEMA["properties"]
+        assert note.accepts.replace_input is not jot.tool_call_schema
+        store = MemoryStore()
+        long = Restart("jot", "j-1", "approve", {"text": "too long"})
+        assert codes(lambda: resume(agent, CONFIG, Resume(restart=[long]), store)) == (
+            ProblemCode.SCHEMA_VIOLATION,
+        )
+        short = note.restart("approve", replace_input={"text": "bye"})
+        resume(agent, CONFIG, Resume(restart=[short]), store)
+        assert RAN == [("jot", {"text": "bye"})]
+
+    def test_an_edit_of_a_tool_the_agent_lacks_is_refused(self) -> None:
+        """A gated call of a tool the agent does not have takes no edit."""
+        gates: dict[str, bool | InterruptOnConfig] = {"ghost": True}
+        agent = agent_for([[call("ghost", "g-1", x=1)]], gates=gates)
+        (ghost,) = paused(agent).interrupts
+        assert ghost.accepts.replace_input is None
+        edited = Restart("ghost", "g-1", "approve", {"x": 2})
+        assert codes(
+            lambda: resume(agent, CONFIG, Resume(restart=[edited]), MemoryStore())
+        ) == (ProblemCode.INPUT_MODIFIED,)
 
     def test_a_result_for_an_approval_is_refused(self) -> None:
         """A client-made result cannot stand in for an approval."""
@@ -577,6 +750,11 @@ class Frozen:
     ) -> None:
         self.now = now
         self.history = history
+
+    @property
+    def nodes(self) -> dict[str, object]:
+        """No tools node: no call takes an edit."""
+        return {}
 
     def get_state(self, _config: RunnableConfig) -> StateSnapshot:
         """The fixed latest snapshot."""
@@ -789,7 +967,7 @@ class TestFromDecisions:
         )
 
     def test_an_edit_is_an_approval_of_other_arguments(self) -> None:
-        """An edit keeps its arguments, so that the validator refuses changed ones."""
+        """A UI's edit is an approval with its arguments as the new input."""
         agent = agent_for([[TWO[0]]])
         pause = paused(agent)
         same: dict[str, JSON] = {
@@ -805,9 +983,25 @@ class TestFromDecisions:
             Restart("transfer_money", "c-1", "approve", {"to": "ACME", "amount": 1}),
         )
         edit = from_decisions(pause, ui_answers(pause, {"c-1": changed}))
-        assert codes(lambda: resume(agent, CONFIG, edit, MemoryStore())) == (
-            ProblemCode.INPUT_MODIFIED,
+        assert edit.restart == (
+            Restart("transfer_money", "c-1", "approve", {"to": "EVE", "amount": 1}),
         )
+        resume(agent, CONFIG, edit, MemoryStore())
+        assert transfers() == [{"to": "EVE", "amount": 1}]
+
+    def test_a_ui_edit_outside_the_schema_is_refused(self, mode: str) -> None:
+        """A UI's edit whose arguments break the tool's schema is refused."""
+        agent = agent_for([[TWO[0]]], mode)
+        pause = paused(agent)
+        bad: JSON = {
+            "type": "edit",
+            "edited_action": {"name": "transfer_money", "args": {"to": "EVE"}},
+        }
+        edit = from_decisions(pause, ui_answers(pause, {"c-1": bad}))
+        assert codes(lambda: resume(agent, CONFIG, edit, MemoryStore())) == (
+            ProblemCode.SCHEMA_VIOLATION,
+        )
+        assert RAN == []
 
     def test_an_edit_cannot_switch_tools(self) -> None:
         """An edit naming another tool is malformed."""
@@ -890,7 +1084,7 @@ class TestForgeries:
     def test_a_resume_runs_only_what_it_validly_approved(
         self, entries: Sequence[tuple[str, str, JSON, JSON, bool]]
     ) -> None:
-        """Any resume: refused with nothing run, or just the approved calls ran."""
+        """Any resume: refused with nothing run, or the approved calls ran as told."""
         RAN.clear()
         agent = agent_for([TWO])
         paused(agent)
@@ -906,13 +1100,16 @@ class TestForgeries:
             assert RAN == []
             assert pending(agent, CONFIG) is not None
             return
-        approved = {r.ref for r in restart if r.resumed != {"reject": {"reason": "no"}}}
-        ran = {
-            "c-1" if a == {"to": "ACME", "amount": 1} else "c-3"
-            for n, a in RAN
-            if n == "transfer_money"
+        originals: dict[str, JSON] = {
+            "c-1": {"to": "ACME", "amount": 1},
+            "c-3": {"to": "BOB", "amount": 2},
         }
-        assert ran == approved
+        approved = [
+            originals[r.ref] if r.input is None else r.input
+            for r in restart
+            if r.resumed != {"reject": {"reason": "no"}}
+        ]
+        assert sorted(transfers(), key=repr) == sorted(approved, key=repr)
 
 
 def test_a_missing_extra_names_it() -> None:
