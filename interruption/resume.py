@@ -302,7 +302,7 @@ class PendingInterrupt:
                         self._misfit(entry.resumed, schema, "restart.resumed", index),
                     )
                 if entry.input is not None:
-                    found += self._new_input(entry.input, index)
+                    found += self._new_input(entry.input, index, entry.resumed)
                 return found
 
     def _problem(
@@ -337,9 +337,16 @@ class PendingInterrupt:
         message = "; ".join(str(mismatch) for mismatch in found)
         return self._problem(ProblemCode.SCHEMA_VIOLATION, message, answer, index)
 
-    def _new_input(self, replaced: JSON, index: int | None) -> tuple[Problem, ...]:
-        """The problems of a restart's new input: it fits, or is the original."""
-        schema = self.allowed.replace_input
+    def _new_input(
+        self, replaced: JSON, index: int | None, resumed: JSON = None
+    ) -> tuple[Problem, ...]:
+        """The problems of a restart's new input: it fits, or is the original.
+
+        A rejection runs nothing, so it takes no new input even where an
+        approval could (an edited call).
+        """
+        rejects = isinstance(resumed, dict) and "reject" in resumed
+        schema = None if rejects else self.allowed.replace_input
         if schema is not None:
             if conforms(replaced, schema):
                 return ()

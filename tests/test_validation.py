@@ -339,6 +339,23 @@ class TestValidateResume:
         assert error.codes == (ProblemCode.SCHEMA_VIOLATION,)
         assert error.problems[0].message.startswith("$.restart[0].input.amount:")
 
+    def test_a_rejection_takes_no_new_input_even_where_an_edit_could(self) -> None:
+        """A reject with a changed input is input_modified, edit schema or not."""
+        editable = attrs.evolve(
+            approval("c-1"), accepts=Accepts(replace_input=TRANSFER_INPUT)
+        )
+        edited: JSON = {"to": "ACME", "amount": 100}
+        no = {"reject": {"reason": "no"}}
+        for pending in (editable, approval("c-1")):
+            restart = Restart("transfer_money", "c-1", no, edited)
+            assert rejected(Resume(restart=[restart]), turn_of(pending)).codes == (
+                ProblemCode.INPUT_MODIFIED,
+            )
+            same = Restart("transfer_money", "c-1", no, pending.tool.input)  # type: ignore[union-attr]
+            assert validate_resume(
+                Resume(restart=[same]), turn_of(pending), policy=STRICT
+            ).answers
+
     def test_an_approval_declaring_no_input_schema_takes_no_edit(self) -> None:
         """An approval without a declared replace_input refuses any changed input."""
         turn = turn_of(approval("c-1"))

@@ -528,10 +528,9 @@ def _verb(pending: PendingInterrupt, allowed: frozenset[str], entry: Restart) ->
 def _not_allowed(resume: Resume, pause: Pause) -> list[Problem]:
     """Decisions the call's review does not allow (the core cannot know).
 
-    Other arguments where the call takes no edit are left to the core
-    (``input_modified``, as for every approval); a reject that carries other
-    arguments where it does is ``input_modified`` too: a rejected call runs
-    nothing, so arguments for it can only be a mistake.
+    Other arguments where the call takes no edit, and a reject that carries
+    other arguments, are left to the core (``input_modified``: a rejected
+    call runs nothing, so arguments for it can only be a mistake).
     """
     reviewed = {
         (pending.name, pending.ref): (pending, allowed)
@@ -557,13 +556,6 @@ def _not_allowed(resume: Resume, pause: Pause) -> list[Problem]:
                 f"{', '.join(sorted(allowed))}; not {verb}"
             )
             code = ProblemCode.ANSWER_NOT_ACCEPTED
-            problems.append(Problem(code, message, index, "restart", pending.id))
-        elif verb == "reject" and changed and pending.accepts.replace_input is not None:
-            message = (
-                f"{pending.id} ({pending.name}): a reject takes no new "
-                "arguments: expected the original input or none, got another"
-            )
-            code = ProblemCode.INPUT_MODIFIED
             problems.append(Problem(code, message, index, "restart", pending.id))
     return problems
 

@@ -517,8 +517,15 @@ class TestResume:
         """A reject carrying other arguments is input_modified; nothing runs."""
         agent = agent_for([[TWO[0]]], mode)
         (transfer,) = paused(agent).interrupts
-        rejected = transfer.restart(
-            {"reject": {"reason": "no"}}, replace_input={"to": "EVE", "amount": 1}
+        with pytest.raises(ResumeRejected):  # the builder refuses it too
+            transfer.restart(
+                {"reject": {"reason": "no"}}, replace_input={"to": "EVE", "amount": 1}
+            )
+        rejected = Restart(
+            transfer.name,
+            transfer.ref,
+            {"reject": {"reason": "no"}},
+            {"to": "EVE", "amount": 1},
         )
         with pytest.raises(ResumeRejected) as caught:
             resume(agent, CONFIG, Resume(restart=[rejected]), MemoryStore())
