@@ -58,12 +58,13 @@ from interruption import (
     tool,
     validate_resume,
 )
+from interruption._converter import structure_checked
 from interruption._json import MAX_DEPTH
 from interruption._parse import ENCODE, parse
 from interruption._schemacheck import _fast, conforms, schema_mismatches
 from interruption.approval import DECISION_SCHEMA
 from interruption.tools import ToolContext
-from interruption.wire import _FAST, MAX_BYTES
+from interruption.wire import MAX_BYTES
 
 from _common import REPEATS, TARGET_SECONDS, best_us, machine_load, table
 
@@ -358,7 +359,9 @@ def stages(work: Workload) -> Stages:
     value: JSON = orjson.loads(raw)
     calls = _schema_calls(work)
     keys = [(item, ENCODE(schema)) for item, schema, _ in calls]
-    structure = _FAST.converter.structure
+
+    def structure(value: JSON, cls: type[Resume]) -> Resume:
+        return structure_checked(value, cls, MAX_DEPTH)
 
     def unchecked() -> object:
         with attrs.validators.disabled():
@@ -371,7 +374,7 @@ def stages(work: Workload) -> Stages:
             "    parse (orjson + limits)",
             lambda: parse(raw, max_bytes=MAX_BYTES, max_depth=MAX_DEPTH),
         ),
-        ("    _FAST.converter.structure", lambda: structure(value, Resume)),
+        ("    structure_checked", lambda: structure(value, Resume)),
         ("      the same, attrs validators off", unchecked),
         ("  validate_resume(resume, turn)", lambda: validate_resume(resume, turn)),
         (

@@ -28,11 +28,12 @@ try:
     import orjson
 
     # Strict integers: orjson refuses to encode one beyond 53 bits.
+    _STRICT = orjson.OPT_STRICT_INTEGER
     # Indented: an item nested d levels deep starts a line with 2d spaces.
     _RECHECK = orjson.OPT_STRICT_INTEGER | orjson.OPT_INDENT_2
 except ImportError:  # pragma: no cover - exercised by the no-orjson test run
     orjson = None  # type: ignore[assignment]
-    _RECHECK = 0
+    _STRICT = _RECHECK = 0
 
 HAVE_ORJSON: Final = orjson is not None
 
@@ -114,24 +115,43 @@ def _fast_loads(raw: bytes, max_depth: int) -> JSON | None:
         return None
     try:
         value: JSON = orjson.loads(raw)
-        again = orjson.dumps(value, option=_RECHECK)
+        again = orjson.dumps(value, option=_STRICT)
     except (orjson.JSONDecodeError, orjson.JSONEncodeError):
         return None
+    if again != raw and not _same_keys_and_numbers(raw, again):
+        return None
+    # The depth is at most the count of containers (brackets in strings
+    # only add to it); past the limit, look for an item that deep.
+    if raw.count(b"[") + raw.count(b"{") <= max_depth:
+        return value
+    try:
+        indented = orjson.dumps(value, option=_RECHECK)
+    except orjson.JSONEncodeError:  # deeper than orjson encodes
+        return None
+    # An item at depth max_depth or deeper: perhaps a container too deep.
+    if b"\n" + b"  " * max_depth in indented:
+        return None
+    return value
+
+
+def _same_keys_and_numbers(raw: bytes, again: bytes) -> bool:
+    """Whether orjson kept every key and number of *raw* (re-encoded: *again*).
+
+    Needed only when *raw* is not orjson's own compact spelling of its value:
+    when it is, a dropped duplicate key would be spelled twice in *raw* but
+    once in *again*, and an integer read as a float would come back with a
+    ``.`` or an ``e``.
+    """
     # orjson keeps the last of duplicate keys. Count colons: the input's
     # colons are its keys plus those inside strings; the re-encoded value's
     # are its keys plus those inside strings that survived. Equal counts
     # mean no key was dropped, unless an escape spelled a colon (\u003a).
     if raw.count(b":") != again.count(b":") or _COLON_ESCAPE in raw:
-        return None
-    # An item at depth max_depth or deeper: perhaps a container too deep.
-    if b"\n" + b"  " * max_depth in again:
-        return None
+        return False
     # orjson reads an integer outside [-2**63, 2**64) as a float; such a
     # literal has 19 digits or more (-2**63 - 1 has 19), as, rarely, does a
     # long float or a string. Every 19-digit integer is beyond I-JSON anyway.
-    if _LONG_NUMBER in raw.translate(_DIGITS):
-        return None
-    return value
+    return _LONG_NUMBER not in raw.translate(_DIGITS)
 
 
 def parse(data: str | bytes, *, max_bytes: int, max_depth: int) -> JSON:
@@ -148,7 +168,7 @@ def parse(data: str | bytes, *, max_bytes: int, max_depth: int) -> JSON:
     Raises:
         DecodeError: naming what was expected and what was found.
     """
-    raw = _as_bytes(data)
+    raw = data if type(data) is bytes else _as_bytes(data)
     if len(raw) > max_bytes:
         _fail("$", f"a document of at most {max_bytes} bytes", f"{len(raw)} bytes")
     value = _fast_loads(raw, max_depth)

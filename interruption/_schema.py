@@ -31,31 +31,30 @@ _SCALARS: Final[dict[object, tuple[str, str]]] = {
 }
 
 
-_is_json = is_json_type
-
-
-def _members(tp: object) -> tuple[object, ...] | None:
-    if typing.get_origin(tp) in {Union, types.UnionType} and not _is_json(tp):
-        return typing.get_args(tp)
-    return None
-
-
-def _tag(cls: object) -> str | None:
+def record_tag(cls: object) -> str | None:
+    """The ``"type"`` tag a record carries on the wire, or None if untagged."""
     tag = getattr(cls, "tag", None)
     return tag if isinstance(tag, str) else None
 
 
+def union_members(tp: object) -> tuple[object, ...] | None:
+    """The members of a union annotation (not `JSON`), or None for the rest."""
+    if typing.get_origin(tp) in {Union, types.UnionType} and not is_json_type(tp):
+        return typing.get_args(tp)
+    return None
+
+
 def describe_type(tp: object) -> str:  # noqa: C901 - one flat dispatch over type shapes
     """Say in words what a value of type *tp* looks like on the wire."""
-    if _is_json(tp):
+    if is_json_type(tp):
         return "a JSON value"
     if tp in _SCALARS:
         return _SCALARS[tp][1]
     if tp is datetime:
         return DATETIME_DOC
-    members = _members(tp)
+    members = union_members(tp)
     if members is not None:
-        tags = [_tag(member) for member in members]
+        tags = [record_tag(member) for member in members]
         if all(tags):
             return "an object tagged " + ", ".join(repr(tag) for tag in tags)
         return " or ".join(describe_type(member) for member in members)
@@ -68,7 +67,7 @@ def describe_type(tp: object) -> str:  # noqa: C901 - one flat dispatch over typ
         return "an object"
     if isinstance(tp, type) and issubclass(tp, enum.StrEnum):
         return "one of " + ", ".join(repr(member.value) for member in tp)
-    tag = _tag(tp)
+    tag = record_tag(tp)
     if tag is not None:
         return f"an object tagged {tag!r}"
     name = getattr(tp, "__name__", repr(tp))
@@ -88,17 +87,17 @@ class _Builder:
         self.aliases = aliases
 
     def of(self, tp: object) -> dict[str, JSON]:  # noqa: C901 - as describe_type
-        if _is_json(tp):
+        if is_json_type(tp):
             return {}
         if tp in _SCALARS:
             return {"type": _SCALARS[tp][0]}
         if tp is datetime:
             return {"type": "string", "format": "date-time"}
-        members = _members(tp)
+        members = union_members(tp)
         if members is not None:
             options: list[JSON] = [self.of(member) for member in members]
             disjoint = all(
-                _tag(member) is not None or member is types.NoneType
+                record_tag(member) is not None or member is types.NoneType
                 for member in members
             )
             return {"oneOf" if disjoint else "anyOf": options}
@@ -136,7 +135,7 @@ class _Builder:
         hints = typing.get_type_hints(cls)
         properties: dict[str, JSON] = {}
         required: list[JSON] = []
-        tag = _tag(cls)
+        tag = record_tag(cls)
         if tag is not None:
             properties["type"] = {"const": tag}
             required.append("type")

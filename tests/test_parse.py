@@ -274,6 +274,8 @@ class TestFastPath:
         "raw",
         [
             b'{"a": 1, "a": 2}',
+            b'{"a":1,"a":1}',
+            b'{"a":{"b":1},"a":{"b":1}}',
             b'{"a": 1, "b": {"c": 1, "c": 1}}',
             b'{"a": "x:y", "a": "x:y"}',
             b'{"a": 1, "a": "\\u003a"}',
@@ -314,11 +316,15 @@ class TestFastPath:
         """A document orjson parses but cannot re-encode is left to the exact parser."""
         assert _fast_loads(_nested(300).encode(), 64) is None
 
+    def test_documents_with_few_containers_are_not_reencoded(self) -> None:
+        """No more containers than the limit: no item can lie too deep."""
+        assert _fast_loads(_nested(3).encode(), 3) == [[[1]]]
+
     def test_items_at_the_depth_limit_are_left_to_the_exact_parser(self) -> None:
         """A scalar at the limit sends the document on; the exact parser accepts it."""
-        assert _fast_loads(_nested(2).encode(), 3) == [[1]]
-        assert _fast_loads(_nested(3).encode(), 3) is None
-        assert parse(_nested(3).encode(), max_bytes=100, max_depth=3) == [[[1]]]
+        assert _fast_loads(b"[[],[],[]]", 3) == [[], [], []]
+        assert _fast_loads(b"[[[1]],[]]", 3) is None
+        assert parse(b"[[[1]],[]]", max_bytes=100, max_depth=3) == [[[1]], []]
         with pytest.raises(DecodeError):
             parse(_nested(4).encode(), max_bytes=100, max_depth=3)
 
@@ -327,7 +333,7 @@ class TestFastPath:
         [
             b"[18446744073709551616]",
             b"[-9223372036854775809]",
-            b'["12345678901234567890"]',
+            b'[ "12345678901234567890"]',
             b"[1.23456789012345678901]",
             b"[9007199254740992]",
         ],
@@ -335,6 +341,10 @@ class TestFastPath:
     def test_long_numbers_are_left_to_the_exact_parser(self, raw: bytes) -> None:
         """Integers beyond 53 bits, and 19-digit runs, go to the exact parser."""
         assert _fast_loads(raw, 64) is None
+
+    def test_orjsons_own_spelling_needs_no_digit_count(self) -> None:
+        """A compact document orjson spells the same way keeps its long strings."""
+        assert _fast_loads(b'["12345678901234567890"]', 64) == ["12345678901234567890"]
 
     @pytest.mark.usefixtures("parser")
     def test_null_document(self) -> None:

@@ -30,8 +30,9 @@ from interruption import (
     structure,
     unstructure,
 )
+from interruption._converter import mismatches
 from interruption._json import MAX_DEPTH, describe
-from interruption.wire import MAX_BYTES, mismatches
+from interruption.wire import MAX_BYTES
 from jsonschema import Draft202012Validator
 
 from tests.strategies import (

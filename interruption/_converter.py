@@ -1,0 +1,852 @@
+"""The codec's machinery behind `interruption.wire`: strict in, plain out.
+
+Decoding takes two paths over a JSON value that the parser (or `structure`)
+has already checked: JSON within the depth limit, no NaN, no lone surrogate,
+integers within I-JSON.
+
+* The fast path (`_Fast`) is generated once per type: straight-line code
+  that checks what the wire form says (exact types, tags, known keys, every
+  required field) and builds each record without running the attrs
+  validators that merely repeat those checks (see `_Fast._redundant`). At
+  the first problem it gives up without words.
+* The detailed path (`_Detailed`, one cattrs converter) runs only then. It
+  decides the verdict and names every problem with its JSON path.
+
+The fast path accepts nothing the detailed path rejects: it checks the
+same things or more, and builds the same records. Encoding (`plain`) is
+generated per record class too, falling back to the cattrs converter for
+values that are not records, lists or dicts.
+"""
+
+from __future__ import annotations
+
+import enum
+import types
+import typing
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, TypeVar
+
+import attrs
+import cattrs
+from cattrs.errors import ClassValidationError
+
+from interruption._json import (
+    JSON,
+    MAX_DEPTH,
+    FieldError,
+    Mismatch,
+    child_path,
+    describe,
+    is_json_type,
+)
+from interruption._schema import DATETIME_DOC, describe_type, record_tag, union_members
+from interruption._validators import (
+    TRUSTED_DEPTH,
+    json_value,
+    non_empty,
+    optional_non_empty,
+    optional_string,
+    string,
+)
+from interruption.errors import DecodeError, Interrupted, PayloadError
+from interruption.kinds import InterruptionKind
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    Hook: TypeAlias = Callable[[object], object]
+    """A fast structuring function: a JSON value in, a record out, or any error."""
+
+    Plain: TypeAlias = Callable[[Any], JSON]
+    """An encoding function: a value in, its wire form out."""
+
+T = TypeVar("T")
+
+
+@attrs.frozen
+class InterruptedWire:
+    """A paused dispatch: why it paused, and what the human is shown."""
+
+    kind: InterruptionKind
+    payload: JSON
+
+
+SCHEMA_ALIASES: Final[dict[object, tuple[type, str]]] = {
+    Interrupted: (InterruptedWire, "Interrupted")
+}
+"""Types that are not records, mapped to the record that spells their wire form."""
+
+
+# --- the detailed path: one cattrs converter that words every problem --------
+
+
+class _Invalid(Exception):
+    """Mismatches found by a hook, with paths relative to the hook's value."""
+
+    def __init__(self, found: list[Mismatch]) -> None:
+        super().__init__(found)
+        self.mismatches = found
+
+
+def _invalid(expected: str, value: object) -> _Invalid:
+    return _Invalid([Mismatch("", expected, describe(value))])
+
+
+def _str(value: object, _: type) -> str:
+    if type(value) is str:
+        return value
+    raise _invalid("a string", value)
+
+
+def _int(value: object, _: type) -> int:
+    if type(value) is int:
+        return value
+    raise _invalid("an integer", value)
+
+
+def _float(value: object, _: type) -> float:
+    kind = type(value)
+    if kind is float:
+        return value  # type: ignore[return-value]
+    if kind is int:
+        return float(value)  # type: ignore[arg-type]
+    raise _invalid("a number", value)
+
+
+def _bool(value: object, _: type) -> bool:
+    if type(value) is bool:
+        return value
+    raise _invalid("true or false", value)
+
+
+def _none(value: object, _: type) -> None:
+    if value is None:
+        return
+    raise _invalid("null", value)
+
+
+def _datetime(value: object, _: type = datetime) -> datetime:
+    if type(value) is str:
+        try:
+            parsed = datetime.fromisoformat(value)
+            if parsed.utcoffset() is not None:
+                return parsed.astimezone(UTC)
+        except (ValueError, OverflowError):  # malformed, or out of range in UTC
+            pass
+    raise _invalid(DATETIME_DOC, value)
+
+
+def _unstructure_datetime(value: datetime) -> str:
+    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def _json(value: object, _: object) -> JSON:
+    return value  # type: ignore[return-value]  # checked by parse() or structure()
+
+
+def _identity(value: JSON) -> JSON:
+    return value
+
+
+def _exactly(tp: type) -> Callable[[object], bool]:
+    def predicate(candidate: object) -> bool:
+        return candidate is tp
+
+    return predicate
+
+
+def _is_literal(tp: object) -> bool:
+    return typing.get_origin(tp) is Literal
+
+
+def _is_union(tp: object) -> bool:
+    return union_members(tp) is not None
+
+
+def _is_sequence(tp: object) -> bool:
+    origin = typing.get_origin(tp)
+    if origin is list:
+        return True
+    return origin is tuple and typing.get_args(tp)[1:] == (...,)
+
+
+def _is_mapping(tp: object) -> bool:
+    return typing.get_origin(tp) is dict
+
+
+def _enum(value: object, tp: type[enum.StrEnum]) -> enum.StrEnum:
+    if type(value) is str:
+        try:
+            return tp(value)
+        except ValueError:
+            pass
+    raise _invalid(describe_type(tp), value)
+
+
+def _enum_value(value: enum.StrEnum) -> str:
+    return value.value
+
+
+def _literal_hook(tp: object) -> Callable[[object, type], object]:
+    allowed = typing.get_args(tp)
+    expected = "one of " + ", ".join(describe(value) for value in allowed)
+
+    def structure_literal(value: object, _: type) -> object:
+        for option in allowed:
+            if type(option) is type(value) and option == value:
+                return option
+        raise _invalid(expected, value)
+
+    return structure_literal
+
+
+_MISSING: Final = object()
+
+
+def _tag_mismatch(found: object, expected: str) -> Mismatch:
+    if found is _MISSING:
+        return Mismatch(".type", f"a tag, one of {expected}", "nothing")
+    return Mismatch(".type", f"one of {expected}", describe(found))
+
+
+def _field_names(cls: type) -> list[str]:
+    """The keys a record's wire form may hold, ``"type"`` first if tagged."""
+    names = [field.name for field in attrs.fields(cls)]
+    return names if record_tag(cls) is None else ["type", *names]
+
+
+class _Detailed:
+    """One cattrs converter whose hooks collect every problem with its path."""
+
+    def __init__(self) -> None:
+        conv = cattrs.Converter(detailed_validation=True)
+        self.converter = conv
+        # Scalars first: cattrs would coerce 123 to "123" by default.
+        # Class hooks, not predicates: cattrs consults its class table (where
+        # its own coercing str/int/float/bool hooks live) before predicates.
+        # A StrEnum still gets the enum hook below, the more specific class.
+        for tp, hook in (
+            (str, _str),
+            (int, _int),
+            (float, _float),
+            (bool, _bool),
+            (types.NoneType, _none),
+        ):
+            conv.register_structure_hook(tp, hook)
+        conv.register_structure_hook_func(is_json_type, _json)
+        conv.register_unstructure_hook_func(is_json_type, _identity)
+        # A singledispatch hook: cattrs would try its own Enum hook first.
+        conv.register_structure_hook(enum.StrEnum, _enum)
+        # cattrs would pass a StrEnum through as a str: give the plain value.
+        conv.register_unstructure_hook(enum.StrEnum, _enum_value)
+        conv.register_structure_hook_factory(_is_literal, _literal_hook)
+        conv.register_structure_hook_factory(_is_union, self._union_hook)
+        conv.register_structure_hook_factory(_is_sequence, self._sequence_hook)
+        conv.register_structure_hook_factory(_is_mapping, self._mapping_hook)
+        conv.register_structure_hook_factory(attrs.has, self._record_hook)
+        conv.register_structure_hook(Interrupted, self._structure_interrupted)
+        conv.register_unstructure_hook(Interrupted, plain)
+        conv.register_unstructure_hook_factory(attrs.has, _plain_record)
+        conv.register_structure_hook_func(_exactly(datetime), _datetime)
+        conv.register_unstructure_hook_func(_exactly(datetime), _unstructure_datetime)
+
+    def _record_hook(self, cls: type) -> Callable[[object, type], object]:
+        # cattrs' generated function ignores unknown keys here; `unknown`
+        # below names them, beside every other problem.
+        inner: Callable[[object, type], object]
+        inner = cattrs.gen.make_dict_structure_fn(  # type: ignore[assignment]
+            cls, self.converter, _cattrs_forbid_extra_keys=False
+        )
+        tag = record_tag(cls)
+        name = cls.__name__
+        known = _field_names(cls)
+        allowed = frozenset(known)
+
+        def unknown(value: dict[str, object]) -> list[Mismatch]:
+            return [
+                Mismatch(
+                    child_path("", key),
+                    "only the fields " + ", ".join(known),
+                    f"unknown field {key!r}",
+                )
+                for key in value
+                if key not in allowed
+            ]
+
+        def structure_record(value: object, _: type) -> object:
+            if type(value) is not dict:
+                raise _invalid(f"an object ({name})", value)
+            if tag is not None:
+                found = value.get("type", _MISSING)
+                if type(found) is not str or found != tag:
+                    raise _Invalid([_tag_mismatch(found, repr(tag))])
+            found_problems: list[Mismatch] = []
+            try:
+                result = inner(value, cls)
+            except Exception as error:  # noqa: BLE001 - translated, path added
+                found_problems.extend(mismatches(error, ""))
+            found_problems.extend(unknown(value))
+            if found_problems:
+                raise _Invalid(found_problems)
+            return result
+
+        return structure_record
+
+    def _structure_interrupted(self, value: object, _: type) -> Interrupted:
+        if type(value) is not dict:
+            raise _invalid("an object (Interrupted)", value)
+        wire = self.converter.structure(value, InterruptedWire)
+        try:
+            return Interrupted(wire.kind, wire.payload)
+        except PayloadError as error:  # deeper than a payload may be
+            raise _Invalid(
+                [
+                    Mismatch(".payload" + found.path[1:], found.expected, found.got)
+                    for found in error.problems
+                ]
+            ) from None
+
+    def _union_hook(self, tp: object) -> Callable[[object, type], object]:
+        conv = self.converter
+        members = typing.get_args(tp)
+        optional = types.NoneType in members
+        rest = tuple(member for member in members if member is not types.NoneType)
+        tags = {record_tag(member): member for member in rest}
+        if None not in tags:
+            expected = ", ".join(repr(tag) for tag in tags)
+
+            def structure_tagged(value: object, _: type) -> object:
+                if value is None and optional:
+                    return None
+                if type(value) is not dict:
+                    raise _invalid(describe_type(tp), value)
+                found = value.get("type", _MISSING)
+                # Only a string can be a tag: an array or object is unhashable.
+                cls = tags.get(found) if type(found) is str else None
+                if cls is None:
+                    raise _Invalid([_tag_mismatch(found, expected)])
+                return conv.structure(value, cls)
+
+            return structure_tagged
+        if len(rest) == 1:
+            (only,) = rest
+            hook = conv.get_structure_hook(only)
+
+            def structure_optional(value: object, _: type) -> object:
+                if value is None:
+                    return None
+                return hook(value, only)
+
+            return structure_optional
+        msg = f"unsupported union on the wire: {tp!r}"  # pragma: no cover
+        raise TypeError(msg)  # pragma: no cover
+
+    def _sequence_hook(self, tp: object) -> Callable[[object, type], object]:
+        item_type = typing.get_args(tp)[0]
+        make = tuple if typing.get_origin(tp) is tuple else list
+        hook = self.converter.get_structure_hook(item_type)
+
+        def structure_sequence(value: object, _: type) -> object:
+            if type(value) is not list:
+                raise _invalid("an array", value)
+            found: list[Mismatch] = []
+            result = []
+            for index, item in enumerate(value):
+                try:
+                    result.append(hook(item, item_type))
+                except Exception as error:  # noqa: BLE001 - translated, path added
+                    found.extend(mismatches(error, f"[{index}]"))
+            if found:
+                raise _Invalid(found)
+            return make(result)
+
+        return structure_sequence
+
+    def _mapping_hook(self, tp: object) -> Callable[[object, type], object]:
+        key_type, value_type = typing.get_args(tp)
+        if key_type is not str:  # pragma: no cover - a programming error
+            msg = f"wire mappings need str keys, not {key_type!r}"
+            raise TypeError(msg)
+        hook = self.converter.get_structure_hook(value_type)
+
+        def structure_mapping(value: object, _: type) -> object:
+            if type(value) is not dict:
+                raise _invalid("an object", value)
+            found: list[Mismatch] = []
+            result = {}
+            for key, item in value.items():
+                try:
+                    result[key] = hook(item, value_type)
+                except Exception as error:  # noqa: BLE001 - translated, path added
+                    found.extend(mismatches(error, child_path("", key)))
+            if found:
+                raise _Invalid(found)
+            return result
+
+        return structure_mapping
+
+
+def mismatches(error: BaseException, path: str = "$") -> list[Mismatch]:
+    """Translate a structuring failure into mismatches with JSON paths."""
+    if isinstance(error, _Invalid):
+        return [
+            Mismatch(path + found.path, found.expected, found.got)
+            for found in error.mismatches
+        ]
+    if isinstance(error, ClassValidationError):
+        found: list[Mismatch] = []
+        fields = attrs.fields_dict(error.cl)
+        with_notes, without = error.group_exceptions()
+        for inner, note in with_notes:
+            where = child_path(path, note.name)
+            if isinstance(inner, KeyError):
+                field_type = fields[note.name].type
+                found.append(Mismatch(where, describe_type(field_type), "nothing"))
+            else:
+                found.extend(mismatches(inner, where))
+        for inner in without:
+            found.extend(mismatches(inner, path))
+        return found
+    if isinstance(error, FieldError):
+        return [Mismatch(child_path(path, error.field), error.expected, error.got)]
+    if isinstance(error, DecodeError):
+        return [
+            Mismatch(path + found.path.removeprefix("$"), found.expected, found.got)
+            for found in error.problems
+        ]
+    # Anything else is a bug in a hook; keep its words rather than crash.
+    return [Mismatch(path, "a valid value", f"{type(error).__name__}: {error}")]
+
+
+# --- the fast path: generated per type, for JSON already checked -------------
+
+
+class _Reject(Exception):
+    """The fast path gives up; the detailed path decides, and words why."""
+
+
+def _reject(_value: object) -> object:
+    raise _Reject
+
+
+def _str_or_none(tp: object) -> bool:
+    return set(union_members(tp) or ()) == {str, types.NoneType}
+
+
+_INSTANCE_OF: Final = type(attrs.validators.instance_of(int))
+
+_SCALARS: Final[dict[object, str]] = {
+    str: "type({x}) is not str",
+    int: "type({x}) is not int",
+    bool: "type({x}) is not bool",
+    types.NoneType: "{x} is not None",
+}
+"""The test, in generated code, that a value is NOT of a scalar field type."""
+
+
+@attrs.frozen
+class _Dispatched:
+    """A record reached through its union's tag: no need to check it again."""
+
+    cls: type
+
+
+class _Fast:
+    """Builds and caches one fast structuring function per type.
+
+    Args:
+        json_checked: Whether every JSON value handed in lies within
+            `MAX_DEPTH` (then the records' own JSON check is redundant).
+    """
+
+    def __init__(self, *, json_checked: bool) -> None:
+        self.json_checked = json_checked
+        self.hooks: dict[object, Hook] = {}
+
+    def hook(self, tp: object) -> Hook:
+        """The fast function for *tp*; one that always gives up if unsupported."""
+        found = self.hooks.get(tp)
+        if found is not None:
+            return found
+        later: list[Hook] = []
+
+        # A recursive type finds this stand-in until its own hook is made.
+        def stand_in(value: object) -> object:
+            return later[0](value)
+
+        self.hooks[tp] = stand_in
+        try:
+            made = self._make(tp)
+        except Exception:  # noqa: BLE001 - a shape only the detailed path knows
+            made = _reject
+        later.append(made)
+        self.hooks[tp] = made
+        return made
+
+    def _make(self, tp: object) -> Hook:
+        if isinstance(tp, _Dispatched):
+            return self._record(tp.cls, tag_checked=True)
+        if isinstance(tp, type) and attrs.has(tp):
+            return self._record(tp)
+        if tp is Interrupted:
+            return self._interrupted()
+        names: dict[str, object] = {}
+        lines = self._value("value", tp, "h", names)
+        return _generate(["def hook(value):", *_indent(lines), " return value"], names)
+
+    def _value(  # noqa: C901 - one flat dispatch over the shapes
+        self, x: str, tp: object, name: str, names: dict[str, object]
+    ) -> list[str]:
+        """Generated lines that check variable *x* and turn it into a *tp*.
+
+        Any error they raise means the value does not fit; helpers go into
+        *names*, under names that start with *name*.
+        """
+        if tp in _SCALARS:
+            return [f"if {_SCALARS[tp].format(x=x)}: raise _Reject"]
+        if tp is float:
+            return [
+                f"if type({x}) is int: {x} = float({x})",
+                f"elif type({x}) is not float: raise _Reject",
+            ]
+        if is_json_type(tp):
+            return []  # checked as JSON by the caller
+        if isinstance(tp, type) and issubclass(tp, enum.StrEnum):
+            names[name] = {member.value: member for member in tp}
+            return [f"if type({x}) is not str: raise _Reject", f"{x} = {name}[{x}]"]
+        if _is_literal(tp):
+            # Keyed by type as well: True == 1, but true is not 1 on the wire.
+            args = typing.get_args(tp)
+            names[name] = {(type(option), option): option for option in args}
+            return [f"{x} = {name}[type({x}), {x}]"]
+        members = union_members(tp)
+        if members is not None:
+            return self._union(x, members, name, names)
+        if _is_sequence(tp):
+            return self._sequence(x, tp, name, names)
+        if _is_mapping(tp) and typing.get_args(tp)[0] is str:
+            names[name] = self.hook(typing.get_args(tp)[1])
+            return [
+                f"if type({x}) is not dict: raise _Reject",
+                f"{x} = {{key: {name}(item) for key, item in {x}.items()}}",
+            ]
+        if tp is datetime:
+            names[name] = _datetime
+            return [f"{x} = {name}({x})"]
+        if tp is Interrupted or (isinstance(tp, type) and attrs.has(tp)):
+            names[name] = self.hook(tp)
+            return [f"{x} = {name}({x})"]
+        msg = f"no fast path for {tp!r}"
+        raise TypeError(msg)
+
+    def _union(
+        self, x: str, members: tuple[object, ...], name: str, names: dict[str, object]
+    ) -> list[str]:
+        rest = [member for member in members if member is not types.NoneType]
+        prefix = [f"if {x} is not None:"] if len(rest) < len(members) else []
+        tags = {record_tag(member): member for member in rest}
+        if None not in tags:
+            # A value that is not an object, or a missing or unknown tag,
+            # raises here; the member's hook then need not check the tag.
+            names[name] = {
+                tag: self.hook(_Dispatched(member))  # type: ignore[arg-type]
+                for tag, member in tags.items()
+            }
+            lines = [
+                f'{name}_tag = {x}["type"]',
+                f"if type({name}_tag) is not str: raise _Reject",
+                f"{x} = {name}[{name}_tag]({x})",
+            ]
+        elif len(rest) == 1 and prefix:
+            lines = self._value(x, rest[0], name, names)
+        else:
+            msg = f"unsupported union on the wire: {members!r}"
+            raise TypeError(msg)
+        return [*prefix, *_indent(lines)] if prefix else lines
+
+    def _sequence(
+        self, x: str, tp: object, name: str, names: dict[str, object]
+    ) -> list[str]:
+        item_type = typing.get_args(tp)[0]
+        make = "tuple" if typing.get_origin(tp) is tuple else "list"
+        lines = [f"if type({x}) is not list: raise _Reject"]
+        if item_type in _SCALARS:
+            test = _SCALARS[item_type].format(x="item")
+            lines += [f"for item in {x}:", f"  if {test}: raise _Reject"]
+            return [*lines, f"{x} = {make}({x})"]
+        members = union_members(item_type) or ()
+        tags = [record_tag(member) for member in members]
+        if members and None not in tags:
+            by_tag = {
+                tag: self.hook(member)
+                for tag, member in zip(tags, members, strict=True)
+            }
+            names[name] = by_tag
+            build = f'{name}[item["type"]](item)'
+        else:
+            names[name] = self.hook(item_type)
+            build = f"{name}(item)"
+        items = f"[{build} for item in {x}]"
+        return [*lines, f"{x} = {items if make == 'list' else f'tuple({items})'}"]
+
+    def _interrupted(self) -> Hook:
+        names: dict[str, object] = {"make": Interrupted}
+        kind = self._value("kind", InterruptionKind, "kinds", names)
+        if self.json_checked:
+            # `Interrupted.__init__` without its two checks, both redundant:
+            # the kind comes from the union of the three kinds, and the
+            # payload lies in a document checked as JSON within MAX_DEPTH.
+            names["new"] = Interrupted.__new__
+            make = [
+                "pause = new(make, kind, payload)",
+                "pause._kind = kind",
+                "pause._payload = payload",
+                "return pause",
+            ]
+        else:
+            make = ["return make(kind, payload)"]
+        lines = [
+            "def hook(value):",
+            # Both fields are required: two keys found and no third.
+            " if type(value) is not dict or len(value) != 2: raise _Reject",
+            ' kind = value["kind"]',
+            ' payload = value["payload"]',
+            *_indent(kind),
+            *_indent(make),
+        ]
+        return _generate(lines, names)
+
+    def _redundant(self, tp: object, field: attrs.Attribute[object]) -> str | None:
+        """The generated test standing for *field*'s validator (``""``: none).
+
+        None means the validator is not known to repeat the codec's checks
+        (or sees a converted value, or a default it was not proven to accept):
+        the record then runs it, as attrs would.
+        """
+        validator = field.validator
+        if validator is None:
+            return ""
+        if field.converter is not None or not _passes(field):
+            return None
+        if tp is str and validator is string:
+            return ""  # the field's own test: type(x) is str
+        if tp is str and validator is non_empty:
+            return "not {x}"  # its type is tested by the field's own test
+        if _str_or_none(tp) and validator is optional_string:
+            return ""
+        if _str_or_none(tp) and validator is optional_non_empty:
+            return "{x} is not None and not {x}"
+        if validator is json_value and is_json_type(tp) and self.json_checked:
+            return ""  # the whole document is JSON within MAX_DEPTH
+        if isinstance(validator, _INSTANCE_OF) and validator.type is tp:  # type: ignore[attr-defined]
+            return ""  # the field's hook builds exactly a *tp* (a class)
+        return None
+
+    def _record(  # noqa: C901 - one generator
+        self, cls: type, *, tag_checked: bool = False
+    ) -> Hook:
+        props = getattr(cls, "__attrs_props__", None)
+        if (
+            props is None
+            or not props.added_init
+            or props.is_exception
+            or props.hashability.name == "HASHABLE_CACHED"
+            or hasattr(cls, "__attrs_pre_init__")
+            or hasattr(cls, "__attrs_post_init__")
+        ):
+            return _reject  # its __init__ does more than set fields: leave it
+        hints = typing.get_type_hints(cls)
+        tag = record_tag(cls)
+        names: dict[str, object] = {
+            "cls": cls,
+            "new": object.__new__,
+            "set": object.__setattr__,
+            "TAG": tag,
+        }
+        body = ["def hook(value):", " if type(value) is not dict: raise _Reject"]
+        if tag is not None and not tag_checked:
+            body.append(' t = value.get("type")')
+            body.append(" if type(t) is not str or t != TAG: raise _Reject")
+        required = 1 if tag is not None else 0
+        body.append(" n = REQUIRED")
+        build = [" o = new(cls)"]
+        after = []
+        for index, field in enumerate(attrs.fields(cls)):
+            if not field.init or isinstance(field.converter, attrs.Converter):
+                return _reject
+            x, tp, key = f"x{index}", hints[field.name], repr(field.name)
+            read = [f"{x} = value[{key}]", *self._value(x, tp, f"h{index}", names)]
+            default = field.default
+            if default is attrs.NOTHING:
+                required += 1
+                body.extend(_indent(read))
+            elif isinstance(default, attrs.Factory):  # type: ignore[arg-type]
+                if default.takes_self:
+                    return _reject
+                names[f"d{index}"] = default.factory
+                body += [f" if {key} in value:", "  n += 1", *_indent(read, 2)]
+                body.append(f" else: {x} = d{index}()")
+            else:
+                names[f"d{index}"] = default
+                body += [f" if {key} in value:", "  n += 1", *_indent(read, 2)]
+                body.append(f" else: {x} = d{index}")
+            if field.converter is not None:
+                names[f"c{index}"] = field.converter
+                body.append(f" {x} = c{index}({x})")
+            redundant = self._redundant(tp, field)
+            if redundant is None:
+                names[f"a{index}"] = field
+                names[f"v{index}"] = field.validator
+                after.append(f" v{index}(o, a{index}, {x})")
+            elif redundant:
+                body.append(f" if {redundant.format(x=x)}: raise _Reject")
+            build.append(f" set(o, {key}, {x})")
+        body[body.index(" n = REQUIRED")] = f" n = {required}"
+        lines = [*body, " if len(value) != n: raise _Reject", *build, *after]
+        return _generate([*lines, " return o"], names)
+
+
+def _indent(lines: list[str], depth: int = 1) -> list[str]:
+    return [" " * depth + line for line in lines]
+
+
+def _generate(lines: list[str], names: dict[str, object]) -> Hook:
+    scope: dict[str, object] = {"_Reject": _Reject, **names}
+    exec("\n".join(lines), scope)  # noqa: S102 - our own code, of field names
+    return scope["hook"]  # type: ignore[return-value]
+
+
+def _passes(field: attrs.Attribute[object]) -> bool:
+    """Whether a field's validator accepts its default (when left out).
+
+    The known validators are pure: one that accepts a constant default once
+    accepts it always. A factory's product is checked at run time.
+    """
+    default = field.default
+    if default is attrs.NOTHING:
+        return True
+    if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
+        return False
+    try:
+        field.validator(None, field, default)  # type: ignore[misc]
+    except Exception:  # noqa: BLE001 - any refusal: it must run at run time
+        return False
+    return True
+
+
+def structure_checked(value: JSON, cls: type[T], max_depth: int) -> T:
+    """Build *cls* from *value*, proven JSON within *max_depth* by the caller.
+
+    Raises:
+        DecodeError: naming every problem, with its JSON path.
+    """
+    fast = _CHECKED if 0 < max_depth <= MAX_DEPTH else _UNCHECKED
+    try:
+        return (fast.hooks.get(cls) or fast.hook(cls))(value)  # type: ignore[return-value]
+    except Exception:  # noqa: BLE001, S110 - the detailed path words the problems
+        pass
+    token = TRUSTED_DEPTH.set(max_depth)
+    try:
+        return _DETAILED.converter.structure(value, cls)
+    except Exception as error:  # noqa: BLE001 - translated into DecodeError
+        raise DecodeError(mismatches(error)) from None
+    finally:
+        TRUSTED_DEPTH.reset(token)
+
+
+# --- encoding: generated per record class -------------------------------------
+
+_PLAIN: dict[type, Plain] = {}
+"""The encoding function of each class met so far."""
+
+_plain_of = _PLAIN.get
+
+
+def plain(obj: object) -> JSON:
+    """The wire form of *obj* as a JSON value (see `wire.unstructure`)."""
+    return (_plain_of(type(obj)) or _learn(type(obj)))(obj)
+
+
+def _learn(kind: type) -> Plain:
+    hook = _PLAIN[kind] = _plain_of_class(kind)
+    return hook
+
+
+def _plain_list(value: list[object]) -> JSON:
+    return [(_plain_of(type(item)) or _learn(type(item)))(item) for item in value]
+
+
+def _plain_dict(value: dict[str, object]) -> JSON:
+    return {key: plain(item) for key, item in value.items()}
+
+
+def _plain_of_class(kind: type) -> Plain:
+    if kind in {str, int, float, bool, types.NoneType}:
+        return _identity
+    if kind is list:
+        return _plain_list
+    if kind is dict:
+        return _plain_dict
+    if kind is Interrupted:  # its fields are properties named as on the wire
+        return _plain_record(InterruptedWire)
+    if attrs.has(kind):
+        return _plain_record(kind)
+    return _DETAILED.converter.unstructure
+
+
+def _as_is(tp: object) -> bool:
+    """Whether a field of type *tp* is written as it is held."""
+    if is_json_type(tp) or tp in {str, int, float, bool, types.NoneType}:
+        return True
+    if _is_literal(tp):
+        return True
+    members = union_members(tp)
+    return members is not None and all(map(_as_is, members))
+
+
+def _plain_field(x: str, tp: object, name: str, names: dict[str, object]) -> str:
+    """A generated expression: the wire form of *x*, a field of type *tp*."""
+    if _as_is(tp):
+        return x
+    if isinstance(tp, type) and issubclass(tp, enum.StrEnum):
+        names[name] = {member: member.value for member in tp}
+        return f"{name}[{x}]"
+    if tp is datetime:
+        names[name] = _unstructure_datetime
+        return f"{name}({x})"
+    if _is_sequence(tp) or _is_mapping(tp):
+        args = typing.get_args(tp)
+        item = _plain_field(
+            "item", args[-1] if _is_mapping(tp) else args[0], name, names
+        )
+        if _is_mapping(tp):
+            return f"{{key: {item} for key, item in {x}.items()}}"
+        return f"[{item} for item in {x}]" if item != "item" else f"list({x})"
+    if union_members(tp) is not None or tp is Interrupted or attrs.has(tp):  # type: ignore[arg-type]
+        # By the value's class: a union's member, or None, or the record.
+        names["get"], names["learn"] = _plain_of, _learn
+        return f"(get(type({x})) or learn(type({x})))({x})"
+    names[name] = _DETAILED.converter.get_unstructure_hook(tp)
+    return f"{name}({x})"
+
+
+def _plain_record(cls: type) -> Plain:
+    hints = typing.get_type_hints(cls)
+    tag = record_tag(cls)
+    names: dict[str, object] = {"TAG": tag}
+    lines = ["def hook(o):"]
+    items = ['"type": TAG'] if tag is not None else []
+    for index, field in enumerate(attrs.fields(cls)):
+        x = f"x{index}"
+        lines.append(f" {x} = o.{field.name}")
+        items.append(
+            f"{field.name!r}: {_plain_field(x, hints[field.name], f'h{index}', names)}"
+        )
+    lines.append(" return {" + ", ".join(items) + "}")
+    exec("\n".join(lines), names)  # noqa: S102 - our own code, of field names
+    return names["hook"]  # type: ignore[return-value]
+
+
+_DETAILED: Final = _Detailed()
+_CHECKED: Final = _Fast(json_checked=True)
+_UNCHECKED: Final = _Fast(json_checked=False)
