@@ -1,6 +1,23 @@
-"""Typed, strictly validated human-in-the-loop pauses for agent runtimes."""
+"""Typed, strictly validated human-in-the-loop pauses for agent runtimes.
 
-from interruption._json import JSON, Mismatch, canonical, digest, json_equal
+The records, the errors and the codec are imported with the package; the
+rest (the loop and tools, resume checks, sealing, sessions and stores, which
+pull in asyncio, jsonschema-rs, PyJWT, sqlite3 and psycopg) when one of
+their names is first used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+from interruption._json import (
+    JSON,
+    Mismatch,
+    canonical,
+    digest,
+    json_equal,
+)
 from interruption.approval import (
     ApprovalDecision,
     Approve,
@@ -28,55 +45,124 @@ from interruption.kinds import (
     Phase,
     ScheduledPause,
 )
-from interruption.loop import (
-    Finished,
-    FinishReason,
-    GenerateResult,
-    LoopOptions,
-    Model,
-    ModelMessage,
-    ModelRequest,
-    Paused,
-    StreamEvent,
-    ToolFinished,
-    ToolSpec,
-    ToolStarted,
-    continue_resolved,
-    generate,
-    generate_stream,
-    generate_sync,
-    resume_turn,
-    resume_turn_stream,
-    resume_turn_sync,
+from interruption.parts import (
+    Message,
+    Part,
+    Role,
+    Text,
+    ToolRequest,
+    ToolResponse,
 )
-from interruption.parts import Message, Part, Role, Text, ToolRequest, ToolResponse
 from interruption.prompts import Confirm, Input, Prompt
-from interruption.resume import (
-    Accepts,
-    ExpiryAnswer,
-    InterruptedTurn,
-    PendingInterrupt,
-    Respond,
-    Restart,
-    Resume,
-)
 from interruption.schedule import PauseSchedule
-from interruption.sealing import Opened, Sealer
-from interruption.session import Session
-from interruption.store import MemoryStore, SqliteStore, Store
-from interruption.tools import Tool, ToolContext, define_interrupt, tool
-from interruption.validation import (
-    Answer,
-    Authorize,
-    ResolvedResume,
-    ResumePolicy,
-    Spend,
-    admit,
-    pause_key,
-    validate_and_spend,
-    validate_resume,
+from interruption.wire import (
+    dumps,
+    json_schema,
+    loads,
+    structure,
+    unstructure,
 )
-from interruption.wire import dumps, json_schema, loads, structure, unstructure
+
+if TYPE_CHECKING:
+    from interruption.loop import (
+        Finished,
+        FinishReason,
+        GenerateResult,
+        LoopOptions,
+        Model,
+        ModelMessage,
+        ModelRequest,
+        Paused,
+        StreamEvent,
+        ToolFinished,
+        ToolSpec,
+        ToolStarted,
+        continue_resolved,
+        generate,
+        generate_stream,
+        generate_sync,
+        resume_turn,
+        resume_turn_stream,
+        resume_turn_sync,
+    )
+    from interruption.resume import (
+        Accepts,
+        ExpiryAnswer,
+        InterruptedTurn,
+        PendingInterrupt,
+        Respond,
+        Restart,
+        Resume,
+    )
+    from interruption.sealing import Opened, Sealer
+    from interruption.session import Session
+    from interruption.store import MemoryStore, SqliteStore, Store
+    from interruption.tools import (
+        Tool,
+        ToolContext,
+        define_interrupt,
+        tool,
+    )
+    from interruption.validation import (
+        Answer,
+        Authorize,
+        ResolvedResume,
+        ResumePolicy,
+        Spend,
+        admit,
+        pause_key,
+        validate_and_spend,
+        validate_resume,
+    )
+
+_LAZY: dict[str, str] = {
+    "Finished": "interruption.loop",
+    "FinishReason": "interruption.loop",
+    "GenerateResult": "interruption.loop",
+    "LoopOptions": "interruption.loop",
+    "Model": "interruption.loop",
+    "ModelMessage": "interruption.loop",
+    "ModelRequest": "interruption.loop",
+    "Paused": "interruption.loop",
+    "StreamEvent": "interruption.loop",
+    "ToolFinished": "interruption.loop",
+    "ToolSpec": "interruption.loop",
+    "ToolStarted": "interruption.loop",
+    "continue_resolved": "interruption.loop",
+    "generate": "interruption.loop",
+    "generate_stream": "interruption.loop",
+    "generate_sync": "interruption.loop",
+    "resume_turn": "interruption.loop",
+    "resume_turn_stream": "interruption.loop",
+    "resume_turn_sync": "interruption.loop",
+    "Accepts": "interruption.resume",
+    "ExpiryAnswer": "interruption.resume",
+    "InterruptedTurn": "interruption.resume",
+    "PendingInterrupt": "interruption.resume",
+    "Respond": "interruption.resume",
+    "Restart": "interruption.resume",
+    "Resume": "interruption.resume",
+    "Opened": "interruption.sealing",
+    "Sealer": "interruption.sealing",
+    "Session": "interruption.session",
+    "MemoryStore": "interruption.store",
+    "SqliteStore": "interruption.store",
+    "Store": "interruption.store",
+    "Tool": "interruption.tools",
+    "ToolContext": "interruption.tools",
+    "define_interrupt": "interruption.tools",
+    "tool": "interruption.tools",
+    "Answer": "interruption.validation",
+    "Authorize": "interruption.validation",
+    "ResolvedResume": "interruption.validation",
+    "ResumePolicy": "interruption.validation",
+    "Spend": "interruption.validation",
+    "admit": "interruption.validation",
+    "pause_key": "interruption.validation",
+    "validate_and_spend": "interruption.validation",
+    "validate_resume": "interruption.validation",
+}
+"""The names imported when first used, and the module of each."""
 
 __all__ = [
     "JSON",
@@ -166,3 +252,18 @@ __all__ = [
     "validate_and_spend",
     "validate_resume",
 ]
+
+
+if not TYPE_CHECKING:  # a type checker sees the imports above instead
+
+    def __getattr__(name: str) -> object:
+        module = _LAZY.get(name)
+        if module is None:
+            msg = f"module {__name__!r} has no attribute {name!r}"
+            raise AttributeError(msg)
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *__all__})

@@ -21,14 +21,13 @@ values that are not records, lists or dicts.
 from __future__ import annotations
 
 import enum
+import functools
 import types
 import typing
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, TypeVar
 
 import attrs
-import cattrs
-from cattrs.errors import ClassValidationError
 
 from interruption._json import (
     JSON,
@@ -53,6 +52,8 @@ from interruption.kinds import InterruptionKind
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    import cattrs
 
     Hook: TypeAlias = Callable[[object], object]
     """A fast structuring function: a JSON value in, a record out, or any error."""
@@ -219,8 +220,10 @@ class _Detailed:
     """One cattrs converter whose hooks collect every problem with its path."""
 
     def __init__(self) -> None:
+        import cattrs  # noqa: PLC0415 - imported when a first error is worded
+
         conv = cattrs.Converter(detailed_validation=True)
-        self.converter = conv
+        self.converter: cattrs.Converter = conv
         # Scalars first: cattrs would coerce 123 to "123" by default.
         # Class hooks, not predicates: cattrs consults its class table (where
         # its own coercing str/int/float/bool hooks live) before predicates.
@@ -254,7 +257,9 @@ class _Detailed:
         # cattrs' generated function ignores unknown keys here; `unknown`
         # below names them, beside every other problem.
         inner: Callable[[object, type], object]
-        inner = cattrs.gen.make_dict_structure_fn(  # type: ignore[assignment]
+        from cattrs.gen import make_dict_structure_fn  # noqa: PLC0415 - as above
+
+        inner = make_dict_structure_fn(  # type: ignore[assignment]
             cls, self.converter, _cattrs_forbid_extra_keys=False
         )
         tag = record_tag(cls)
@@ -393,6 +398,8 @@ def mismatches(error: BaseException, path: str = "$") -> list[Mismatch]:
             Mismatch(path + found.path, found.expected, found.got)
             for found in error.mismatches
         ]
+    from cattrs.errors import ClassValidationError  # noqa: PLC0415 - as _Detailed
+
     if isinstance(error, ClassValidationError):
         found: list[Mismatch] = []
         fields = attrs.fields_dict(error.cl)
@@ -747,7 +754,7 @@ def structure_checked(value: JSON, cls: type[T], max_depth: int) -> T:
         pass
     token = TRUSTED_DEPTH.set(max_depth)
     try:
-        return _DETAILED.converter.structure(value, cls)
+        return _detailed().converter.structure(value, cls)
     except Exception as error:  # noqa: BLE001 - translated into DecodeError
         raise DecodeError(mismatches(error)) from None
     finally:
@@ -791,7 +798,11 @@ def _plain_of_class(kind: type) -> Plain:
         return _plain_record(InterruptedWire)
     if attrs.has(kind):
         return _plain_record(kind)
-    return _DETAILED.converter.unstructure
+    if issubclass(kind, enum.StrEnum):
+        return _enum_value
+    if kind is datetime:
+        return _unstructure_datetime
+    return _detailed().converter.unstructure
 
 
 def _as_is(tp: object) -> bool:
@@ -826,7 +837,7 @@ def _plain_field(x: str, tp: object, name: str, names: dict[str, object]) -> str
         # By the value's class: a union's member, or None, or the record.
         names["get"], names["learn"] = _plain_of, _learn
         return f"(get(type({x})) or learn(type({x})))({x})"
-    names[name] = _DETAILED.converter.get_unstructure_hook(tp)
+    names[name] = _detailed().converter.get_unstructure_hook(tp)
     return f"{name}({x})"
 
 
@@ -847,6 +858,14 @@ def _plain_record(cls: type) -> Plain:
     return names["hook"]  # type: ignore[return-value]
 
 
-_DETAILED: Final = _Detailed()
+@functools.cache
+def _detailed() -> _Detailed:
+    """The detailed path's converter, built when first needed.
+
+    cattrs is slow to import, and only a document with a problem needs it.
+    """
+    return _Detailed()
+
+
 _CHECKED: Final = _Fast(json_checked=True)
 _UNCHECKED: Final = _Fast(json_checked=False)
