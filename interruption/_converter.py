@@ -40,7 +40,6 @@ from interruption._json import (
 )
 from interruption._schema import DATETIME_DOC, describe_type, record_tag, union_members
 from interruption._validators import (
-    TRUSTED_DEPTH,
     json_value,
     non_empty,
     optional_non_empty,
@@ -752,13 +751,12 @@ def structure_checked(value: JSON, cls: type[T], max_depth: int) -> T:
         return (fast.hooks.get(cls) or fast.hook(cls))(value)  # type: ignore[return-value]
     except Exception:  # noqa: BLE001, S110 - the detailed path words the problems
         pass
-    token = TRUSTED_DEPTH.set(max_depth)
+    # Records are built by their own __init__ here, every check included:
+    # only a document with a problem (or an unusual record) comes this way.
     try:
         return _detailed().converter.structure(value, cls)
     except Exception as error:  # noqa: BLE001 - translated into DecodeError
         raise DecodeError(mismatches(error)) from None
-    finally:
-        TRUSTED_DEPTH.reset(token)
 
 
 # --- encoding: generated per record class -------------------------------------

@@ -124,10 +124,8 @@ def _fast_loads(raw: bytes, max_depth: int) -> JSON | None:
     # only add to it); past the limit, look for an item that deep.
     if raw.count(b"[") + raw.count(b"{") <= max_depth:
         return value
-    try:
-        indented = orjson.dumps(value, option=_RECHECK)
-    except orjson.JSONEncodeError:  # deeper than orjson encodes
-        return None
+    # No error: the same value was just encoded, as deep, without indents.
+    indented = orjson.dumps(value, option=_RECHECK)
     # An item at depth max_depth or deeper: perhaps a container too deep.
     if b"\n" + b"  " * max_depth in indented:
         return None

@@ -22,6 +22,7 @@ from interruption import (
     Mismatch,
     PendingInterrupt,
     Phase,
+    Role,
     ScheduledPause,
     Text,
     dumps,
@@ -30,8 +31,9 @@ from interruption import (
     structure,
     unstructure,
 )
-from interruption._converter import mismatches
+from interruption._converter import _CHECKED, _detailed, _Reject, mismatches
 from interruption._json import MAX_DEPTH, describe
+from interruption._validators import json_value, non_empty, optional_string
 from interruption.wire import MAX_BYTES
 from jsonschema import Draft202012Validator
 
@@ -872,3 +874,242 @@ class TestMismatches:
         assert mismatches(LookupError("boom"), "$.x") == [
             Mismatch("$.x", "a valid value", "LookupError: boom")
         ]
+
+
+def _fast_verdict(value: JSON, cls: type[object]) -> object:
+    """The fast path's record, or the exception class it gave up with."""
+    try:
+        return _CHECKED.hook(cls)(value)
+    except Exception as error:  # noqa: BLE001 - any error is the fast path's "no"
+        return type(error)
+
+
+def _detailed_verdict(value: JSON, cls: type[object]) -> object:
+    try:
+        return _detailed().converter.structure(value, cls)
+    except Exception as error:  # noqa: BLE001 - any error is a "no"
+        return type(error)
+
+
+def _strings(names: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    return tuple(names)
+
+
+NOT_JSON: JSON = float("nan")
+
+
+@attrs.frozen
+class Checked:
+    """A record whose validators the fast path cannot prove redundant."""
+
+    small: int = attrs.field(validator=attrs.validators.in_([1, 2]))
+    exact: int = attrs.field(default=0, validator=attrs.validators.instance_of(int))
+    names: tuple[str, ...] = attrs.field(
+        default=(), converter=_strings, validator=attrs.validators.max_len(2)
+    )
+    items: list[int] = attrs.field(factory=list, validator=attrs.validators.max_len(1))
+
+
+@attrs.frozen
+class BadDefault:
+    """A record whose default its own validator refuses."""
+
+    name: str = attrs.field(default="", validator=non_empty)
+    data: JSON = attrs.field(default=NOT_JSON, validator=json_value)
+
+
+@attrs.frozen
+class AfterInit:
+    """A record whose ``__attrs_post_init__`` has a rule of its own."""
+
+    low: int
+    high: int
+
+    def __attrs_post_init__(self) -> None:
+        if self.low > self.high:
+            msg = "low above high"
+            raise ValueError(msg)
+
+
+@attrs.frozen
+class Shapes:
+    """Field shapes the encoder writes by the value's class or item by item."""
+
+    when: datetime | None
+    phase: Phase | None
+    grid: list[list[int]]
+    by_name: dict[str, InterruptionKind]
+    pair: tuple[str, int] = ("a", 1)
+
+
+@attrs.frozen
+class Tree:
+    """A recursive record."""
+
+    name: str
+    children: list[Tree] = attrs.Factory(list)
+
+
+@attrs.frozen
+class Untagged:
+    """A union the codec does not decode: its members carry no tag."""
+
+    either: int | str
+
+
+@attrs.frozen
+class Noted:
+    """A field checked by `optional_string`."""
+
+    note: str | None = attrs.field(default=None, validator=optional_string)
+
+
+@attrs.frozen
+class Derived:
+    """A record with a field its __init__ does not take."""
+
+    x: int
+    double: int = attrs.field(init=False, default=0)
+
+
+@attrs.frozen
+class FromSelf:
+    """A record whose default is made from another field."""
+
+    x: int
+    y: int = attrs.field(default=attrs.Factory(lambda self: self.x, takes_self=True))
+
+
+class Tag(str):
+    """A str subclass: JSON to `structure`, but never an exact tag."""
+
+    __slots__ = ()
+
+
+class TestFastPath:
+    """Decoding tries a generated path first.
+
+    It accepts only what the detailed path accepts, and builds the same records.
+    """
+
+    @given(corruptions())
+    def test_rejects_every_corruption(self, broken: Corruption) -> None:
+        """A document broken at one point never passes the fast path."""
+        assert _fast_verdict(broken.document, broken.cls) is not broken.original
+        assert isinstance(_fast_verdict(broken.document, broken.cls), type)
+
+    @given(json_values())
+    def test_agrees_with_the_detailed_path(self, document: JSON) -> None:
+        """On any JSON, the fast path gives up or builds what the other one builds."""
+        for cls in (Interrupted, ApprovalPending, ScheduledPause, ANY_KIND):
+            fast = _fast_verdict(document, cls)
+            if not isinstance(fast, type):
+                assert fast == _detailed_verdict(document, cls)
+
+    @given(wire_values())
+    def test_builds_what_the_detailed_path_builds(
+        self, value: InterruptionKind | Interrupted
+    ) -> None:
+        """A valid document gives equal records on both paths."""
+        document = unstructure(value)
+        assert _fast_verdict(document, type(value)) == value
+        assert _detailed_verdict(document, type(value)) == value
+
+    def test_unproven_validators_still_run(self) -> None:
+        """A validator the codec does not repeat runs, as attrs would run it."""
+        record = structure({"small": 1, "exact": 5, "names": ["a"]}, Checked)
+        assert record == Checked(1, 5, ("a",))
+        documents: list[JSON] = [
+            {"small": 3},
+            {"small": 1, "names": ["a", "b", "c"]},
+            {"small": 1, "items": [1, 2]},
+        ]
+        for document in documents:
+            with pytest.raises(DecodeError):
+                structure(document, Checked)
+
+    def test_defaults_are_checked_as_attrs_checks_them(self) -> None:
+        """A left-out field whose default its validator refuses is refused."""
+        with pytest.raises(DecodeError):
+            structure({"data": None}, BadDefault)
+        with pytest.raises(DecodeError):
+            structure({"name": "x"}, BadDefault)
+        assert structure({"name": "x", "data": 1}, BadDefault) == BadDefault("x", 1)
+
+    def test_records_with_their_own_init_rules(self) -> None:
+        """A record whose __init__ does more than set fields is built by attrs."""
+        assert structure({"low": 1, "high": 2}, AfterInit) == AfterInit(1, 2)
+        with pytest.raises(DecodeError, match="low above high"):
+            structure({"low": 2, "high": 1}, AfterInit)
+
+    def test_recursive_records(self) -> None:
+        """A record that holds records of its own type decodes."""
+        document: JSON = {"name": "a", "children": [{"name": "b"}]}
+        assert structure(document, Tree) == Tree("a", [Tree("b")])
+        assert isinstance(_fast_verdict({"name": "a", "children": [1]}, Tree), type)
+
+    def test_shapes_only_the_detailed_path_knows(self) -> None:
+        """Untagged unions, bytes and init-only fields are left to the detailed path."""
+        assert _fast_verdict({"either": 1}, Untagged) is _Reject
+        with pytest.raises(DecodeError, match="unsupported union"):
+            structure({"either": 1}, Untagged)
+        assert isinstance(_fast_verdict({"raw": "x"}, _Unsupported), type)
+        assert structure({"x": 1}, Derived) == Derived(1)
+        assert structure({"x": 1}, FromSelf) == FromSelf(1, 1)
+
+    def test_the_detailed_path_takes_what_the_fast_one_does(self) -> None:
+        """Beside a problem, an integer still fits a float and null a null field."""
+        document = {**EVERYTHING, "f": 1, "extra": True}  # type: ignore[dict-item]
+        with pytest.raises(DecodeError) as caught:
+            structure(document, Everything)
+        assert [problem.path for problem in caught.value.problems] == ["$.extra"]
+        with pytest.raises(DecodeError) as caught:
+            structure({"when": "soon", "nothing": None}, Stamped)
+        assert [problem.path for problem in caught.value.problems] == ["$.when"]
+
+    def test_optional_strings(self) -> None:
+        """An optional string field takes a string or null, nothing else."""
+        assert structure({"note": None}, Noted) == Noted()
+        assert _fast_verdict({"note": "n"}, Noted) == Noted("n")
+        with pytest.raises(DecodeError):
+            structure({"note": 5}, Noted)
+
+    def test_a_tag_must_be_exactly_a_string(self) -> None:
+        """A str subclass spelling the tag is refused, on the union as well."""
+        for cls in (Custom, ANY_KIND):
+            with pytest.raises(DecodeError):
+                structure({"type": Tag("custom")}, cls)
+
+    def test_a_larger_depth_checks_payloads_on_the_way(self) -> None:
+        """Past MAX_DEPTH, records check their JSON fields themselves."""
+        document = dumps(Interrupted(Custom(), {"a": [1]}))
+        assert loads(document, Interrupted, max_depth=MAX_DEPTH + 8).payload == {
+            "a": [1]
+        }
+        message = dumps(Message.of_text(Role.USER, "hi"))
+        assert loads(message, Message, max_depth=MAX_DEPTH + 8).text == "hi"
+
+
+class TestEncodingShapes:
+    def test_fields_by_class_and_by_item(self) -> None:
+        """Optional date-times and enums, nested lists and maps of records encode."""
+        when = datetime(2026, 1, 2, 3, 4, tzinfo=UTC)
+        shapes = Shapes(when, Phase.AFTER, [[1], []], {"a": Custom()})
+        assert json.loads(dumps(shapes)) == {
+            "when": "2026-01-02T03:04:00Z",
+            "phase": "after",
+            "grid": [[1], []],
+            "by_name": {"a": {"type": "custom"}},
+            "pair": ["a", 1],
+        }
+        assert json.loads(dumps(Shapes(None, None, [], {})))["when"] is None
+
+    def test_values_that_are_not_records(self) -> None:
+        """Lists, maps, enums and date-times encode alone as well."""
+        when = datetime(2026, 1, 2, tzinfo=UTC)
+        assert unstructure([Custom(), {"k": Phase.BEFORE}, when]) == [
+            {"type": "custom"},
+            {"k": "before"},
+            "2026-01-02T00:00:00Z",
+        ]
+        assert unstructure((Custom(),)) == [{"type": "custom"}]
