@@ -36,6 +36,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/validate.py
 	$(BIN)/python benchmarks/store.py
 	$(BIN)/python benchmarks/adapters.py
+	$(BIN)/python benchmarks/import_time.py
 
 schemas: $(STAMP)
 	$(BIN)/python -m interruption._schemas schemas

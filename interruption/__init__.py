@@ -100,6 +100,7 @@ if TYPE_CHECKING:
     from interruption.tools import (
         Tool,
         ToolContext,
+        ToolContractError,
         define_interrupt,
         tool,
     )
@@ -149,6 +150,7 @@ _LAZY: dict[str, str] = {
     "SqliteStore": "interruption.store",
     "Store": "interruption.store",
     "Tool": "interruption.tools",
+    "ToolContractError": "interruption.tools",
     "ToolContext": "interruption.tools",
     "define_interrupt": "interruption.tools",
     "tool": "interruption.tools",
@@ -223,6 +225,7 @@ __all__ = [
     "Text",
     "Tool",
     "ToolContext",
+    "ToolContractError",
     "ToolFinished",
     "ToolRequest",
     "ToolResponse",

@@ -155,6 +155,8 @@ def is_json(value: object, max_depth: int = MAX_DEPTH) -> bool:  # noqa: C901
         for key, item in value.items():  # type: ignore[attr-defined]
             if type(key) is not str or not is_json(item, max_depth - 1):
                 return False
+            if not key.isascii() and _has_lone_surrogate(key):
+                return False
         return True
     if kind is list:
         if max_depth <= 0:

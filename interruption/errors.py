@@ -9,6 +9,8 @@
         ├── DecodeError (+ ValueError)    wire input is malformed
         ├── PayloadError (+ TypeError)    a payload is not JSON (raise site)
         ├── PauseRefused (+ ValueError)   a tool raised a pause the loop refuses
+        ├── ToolContractError (+ ValueError) a tool's input or output breaks
+        │                                 its schema (tools.py)
         └── ResumeRejected (+ ValueError) a resume does not fit what is pending
 
 `Interrupted` derives from `BaseException`, like `asyncio.CancelledError`, so

@@ -6,13 +6,23 @@ import typing
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from interruption import JSON, Mismatch, canonical, digest, json_equal
+from interruption import (
+    JSON,
+    Custom,
+    Interrupted,
+    Mismatch,
+    PayloadError,
+    canonical,
+    digest,
+    json_equal,
+)
 from interruption._json import (
     MAX_DEPTH,
     MAX_SAFE_INTEGER,
     FieldError,
     child_path,
     describe,
+    is_json,
     is_json_type,
     json_problems,
 )
@@ -126,6 +136,23 @@ class TestJsonProblems:
             deep = [deep]
         (problem,) = json_problems(deep)
         assert problem.got == "a deeper document"
+
+
+class TestIsJson:
+    @pytest.mark.parametrize(
+        "value",
+        [{"\ud800": 1}, [{"a": {"\udfff": None}}], {"\ud800": 1, "a": 2}],
+        ids=["top", "nested", "among others"],
+    )
+    def test_agrees_with_json_problems_on_surrogate_keys(self, value: object) -> None:
+        """A key with a lone surrogate is not JSON for is_json either."""
+        assert json_problems(value)
+        assert not is_json(value)
+
+    def test_a_pause_with_such_a_key_is_refused_where_it_is_raised(self) -> None:
+        """Interrupted refuses a payload whose key holds a lone surrogate."""
+        with pytest.raises(PayloadError):
+            Interrupted(Custom(), {"\ud800": 1})
 
 
 class TestJsonEqual:

@@ -345,13 +345,14 @@ class TestValidateResume:
             approval("c-1"), accepts=Accepts(replace_input=TRANSFER_INPUT)
         )
         edited: JSON = {"to": "ACME", "amount": 100}
-        no = {"reject": {"reason": "no"}}
+        no: JSON = {"reject": {"reason": "no"}}
         for pending in (editable, approval("c-1")):
             restart = Restart("transfer_money", "c-1", no, edited)
             assert rejected(Resume(restart=[restart]), turn_of(pending)).codes == (
                 ProblemCode.INPUT_MODIFIED,
             )
-            same = Restart("transfer_money", "c-1", no, pending.tool.input)  # type: ignore[union-attr]
+            assert pending.tool is not None
+            same = Restart("transfer_money", "c-1", no, pending.tool.input)
             assert validate_resume(
                 Resume(restart=[same]), turn_of(pending), policy=STRICT
             ).answers
