@@ -72,3 +72,14 @@ def machine_load() -> str:
     load, cpus = os.getloadavg()[0], os.cpu_count() or 1
     busy = "; other work competes, numbers are noisy" if load > cpus - 0.5 else ""
     return f"load average {load:.2f} on {cpus} CPUs{busy}\n"
+
+
+def print_cycle(framework: str, alone: float, adapted: float) -> None:
+    """Print one adapter's cycle against its framework's, with the load."""
+    print(machine_load())
+    header = ["cycle", "µs", "ratio"]
+    rows = [
+        [f"{framework}, alone", f"{alone:,.1f}", "1.00x"],
+        ["with the adapter", f"{adapted:,.1f}", f"{adapted / alone:.2f}x"],
+    ]
+    print(table(header, rows))

@@ -37,7 +37,7 @@ from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from _common import best_us, machine_load, table
+from _common import best_us, print_cycle
 
 FRAMEWORK: Final = "LangChain 1.4 agent (HITL middleware)"
 
@@ -144,14 +144,7 @@ def measure() -> tuple[str, float, float]:
 
 def main() -> None:
     """Print the table."""
-    framework, alone, adapted = measure()
-    print(machine_load())
-    header = ["cycle", "µs", "ratio"]
-    rows = [
-        [f"{framework}, alone", f"{alone:,.1f}", "1.00x"],
-        ["with the adapter", f"{adapted:,.1f}", f"{adapted / alone:.2f}x"],
-    ]
-    print(table(header, rows))
+    print_cycle(*measure())
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, interrupt
 
-from _common import best_us, machine_load, table
+from _common import best_us, print_cycle
 
 FRAMEWORK: Final = "LangGraph 1.2"
 
@@ -116,14 +116,7 @@ def measure() -> tuple[str, float, float]:
 
 def main() -> None:
     """Print the table."""
-    framework, alone, adapted = measure()
-    print(machine_load())
-    header = ["cycle", "µs", "ratio"]
-    rows = [
-        [f"{framework}, alone", f"{alone:,.1f}", "1.00x"],
-        ["with the adapter", f"{adapted:,.1f}", f"{adapted / alone:.2f}x"],
-    ]
-    print(table(header, rows))
+    print_cycle(*measure())
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ from agents.testing import (
 from interruption import MemoryStore, Resume, Sealer
 from interruption.adapters.openai_agents import pause, resume
 
-from _common import best_us, machine_load, table
+from _common import best_us, print_cycle
 
 set_tracing_disabled(disabled=True)
 
@@ -124,14 +124,7 @@ def measure() -> tuple[str, float, float]:
 
 def main() -> None:
     """Print the table."""
-    framework, alone, adapted = measure()
-    print(machine_load())
-    header = ["cycle", "µs", "ratio"]
-    rows = [
-        [f"{framework}, alone", f"{alone:,.1f}", "1.00x"],
-        ["with the adapter", f"{adapted:,.1f}", f"{adapted / alone:.2f}x"],
-    ]
-    print(table(header, rows))
+    print_cycle(*measure())
 
 
 if __name__ == "__main__":

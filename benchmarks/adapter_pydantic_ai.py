@@ -36,7 +36,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from _common import best_us, machine_load, table
+from _common import best_us, print_cycle
 
 FRAMEWORK: Final = "pydantic-ai 2.68"
 
@@ -121,14 +121,7 @@ def measure() -> tuple[str, float, float]:
 
 def main() -> None:
     """Print the table."""
-    framework, alone, adapted = measure()
-    print(machine_load())
-    header = ["cycle", "µs", "ratio"]
-    rows = [
-        [f"{framework}, alone", f"{alone:,.1f}", "1.00x"],
-        ["with the adapter", f"{adapted:,.1f}", f"{adapted / alone:.2f}x"],
-    ]
-    print(table(header, rows))
+    print_cycle(*measure())
 
 
 if __name__ == "__main__":

@@ -103,7 +103,6 @@ if TYPE_CHECKING:
 NULL_ONLY: dict[str, JSON] = {"type": "null"}
 
 
-
 @final
 class ToolContractError(InterruptionError, ValueError):
     """A call's input or a tool's output is outside the tool's schema.
