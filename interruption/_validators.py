@@ -7,20 +7,19 @@ does not have is written here once: a string whose `TypeError` reads
 tuple), a non-empty string (a `FieldError`, which the codec turns into a JSON
 path) and a JSON value (a `PayloadError` naming every path that is not JSON).
 
-While the codec builds records from JSON it has already checked, it sets
-`TRUSTED_DEPTH`; JSON fields are then not walked a second time.
+The codec builds records from JSON it has already checked through a fast
+path that skips these validators (see `interruption._converter`), so they
+run only for records built in Python.
 """
 
 from __future__ import annotations
 
-from contextvars import ContextVar
 from typing import TYPE_CHECKING, Final
 
 import attrs
 
 from interruption._json import (
     JSON,
-    MAX_DEPTH,
     FieldError,
     describe,
     is_json,
@@ -32,7 +31,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "NON_EMPTY",
-    "TRUSTED_DEPTH",
     "check_payload",
     "json_value",
     "non_empty",
@@ -40,15 +38,6 @@ __all__ = [
     "optional_string",
     "string",
 ]
-
-TRUSTED_DEPTH: ContextVar[int] = ContextVar("interruption_trusted_depth", default=0)
-"""Set by the codec, while it builds records from JSON it has already checked,
-to the nesting limit it checked against (0: nothing checked). Within the
-default limit, fields are not walked a second time."""
-
-
-def _checked_already() -> bool:
-    return 0 < TRUSTED_DEPTH.get() <= MAX_DEPTH
 
 
 def _not_json(value: object, path: str) -> PayloadError:
@@ -65,7 +54,7 @@ def check_payload(payload: object) -> JSON:
     Raises:
         PayloadError: naming the path of every value that is not JSON.
     """
-    if _checked_already() or is_json(payload):
+    if is_json(payload):
         return payload  # type: ignore[return-value]  # checked just above
     raise _not_json(payload, "$")
 
@@ -80,7 +69,7 @@ def json_value(
             starting at the field (``$.input.amount``).
     """
     del instance
-    if not _checked_already() and not is_json(value):
+    if not is_json(value):
         raise _not_json(value, f"$.{attribute.name}")
 
 
