@@ -356,6 +356,7 @@ class _Runner:
     config: Config
     session: str
     specs: tuple[ToolSpec, ...]
+    refs: _Refs
 
     async def drive(  # noqa: C901, PLR0912 - the turn loop, in one place
         self, start: _Start, record: Record | None = None
@@ -374,6 +375,7 @@ class _Runner:
                 if answer is not None:
                     yield ToolFinished(answer)
         carried = start.carried
+        refs = self.refs
         while True:
             if calls or carried or responses:
                 pauses = list(carried)
@@ -430,7 +432,7 @@ class _Runner:
                 yield Finished(GenerateResult("max_turns", last, tuple(history)))
                 return
             turns_left -= 1
-            message = _assign_refs(
+            message = refs.assign(
                 await self.model(ModelRequest(tuple(history), self.specs)), history
             )
             history.append(message)
@@ -450,25 +452,43 @@ def _ran(pending: PendingInterrupt) -> bool:
     return isinstance(kind, ScheduledPause) and kind.phase is Phase.AFTER
 
 
-def _assign_refs(message: Message, history: Sequence[Message]) -> Message:
-    """Give every tool request a ref unique within the session."""
-    used = {request.ref for earlier in history for request in earlier.tool_requests}
-    counter = sum(len(earlier.tool_requests) for earlier in history)
-    parts = []
-    changed = False
-    for part in message.parts:
-        if isinstance(part, ToolRequest):
-            ref = part.ref
-            if ref is None or ref in used:
-                counter += 1
-                while f"call-{counter}" in used:
+@attrs.define
+class _Refs:
+    """The refs a history holds, scanned once: each turn reads only new messages.
+
+    A drive's history only grows, so the refs of the messages already read
+    are kept; assigning refs for a new model message costs what it holds,
+    not what the whole conversation holds.
+    """
+
+    used: set[str] = attrs.Factory(set)
+    counter: int = 0
+    read: int = 0
+
+    def assign(self, message: Message, history: Sequence[Message]) -> Message:
+        """Give every tool request of *message* a ref unique within the session."""
+        for earlier in history[self.read :]:
+            for request in earlier.tool_requests:
+                self.counter += 1
+                if request.ref is not None:
+                    self.used.add(request.ref)
+        self.read = len(history)
+        counter, mine = self.counter, set[str]()
+        parts = []
+        changed = False
+        for part in message.parts:
+            if isinstance(part, ToolRequest):
+                ref = part.ref
+                if ref is None or ref in self.used or ref in mine:
                     counter += 1
-                ref = f"call-{counter}"
-                part = attrs.evolve(part, ref=ref)  # noqa: PLW2901 - the part, with its ref
-                changed = True
-            used.add(ref)
-        parts.append(part)
-    return Message(message.role, tuple(parts)) if changed else message
+                    while f"call-{counter}" in self.used or f"call-{counter}" in mine:
+                        counter += 1
+                    ref = f"call-{counter}"
+                    part = attrs.evolve(part, ref=ref)  # noqa: PLW2901 - the part, with its ref
+                    changed = True
+                mine.add(ref)
+            parts.append(part)
+        return Message(message.role, tuple(parts)) if changed else message
 
 
 class LoopOptions(TypedDict, total=False):
@@ -519,14 +539,24 @@ def _config(options: LoopOptions) -> Config:
     )
 
 
-def _runner(model: Model, session: str | None, options: LoopOptions) -> _Runner:
-    """The turn loop for *model* in *session* (a fresh id when None)."""
+def _runner(
+    model: Model,
+    session: str | None,
+    options: LoopOptions,
+    refs: _Refs | None = None,
+) -> _Runner:
+    """The turn loop for *model* in *session* (a fresh id when None).
+
+    *refs*: the refs of the session's history read so far, kept by a caller
+    that drives the same append-only history again (a `Session`), so that
+    each turn reads only the messages it has not read.
+    """
     config = _config(options)
     specs = tuple(
         ToolSpec(tool.name, tool.description, tool.input_schema, tool.output_schema)
         for tool in config.tools.values()
     )
-    return _Runner(model, config, session or uuid.uuid4().hex, specs)
+    return _Runner(model, config, session or uuid.uuid4().hex, specs, refs or _Refs())
 
 
 def _history(messages: Sequence[Message] | str) -> list[Message]:

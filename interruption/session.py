@@ -32,8 +32,9 @@ from interruption.loop import (
     OnToolError,
     _continue,
     _recovery,
+    _Refs,
     _runner,
-    generate_stream,
+    _Start,
     last_result,
     run_sync,
 )
@@ -137,6 +138,7 @@ class Session:
         self.on_tool_error: OnToolError = on_tool_error
         self.now = now or utc_now
         self._history: tuple[Message, ...] = ()
+        self._refs = _Refs()  # the refs of self._history, read once
 
     def _options(self) -> LoopOptions:
         return {
@@ -253,9 +255,8 @@ class Session:
             else list(messages)
         )
         history = [*await self._current_history(), *new]
-        result = await last_result(
-            generate_stream(self.model, history, session=self.id, **self._options())
-        )
+        runner = _runner(self.model, self.id, self._options(), self._refs)
+        result = await last_result(runner.drive(_Start(tuple(history), 1)))
         turn = None
         if result.turn is not None:
             turn_id = latest.turn.turn_id + 1 if latest is not None else 1
@@ -348,7 +349,7 @@ class Session:
             await self.store.record(self.id, turn.turn_id, (*unsaved, step))
             unsaved.clear()
 
-        runner = _runner(self.model, self.id, self._options())
+        runner = _runner(self.model, self.id, self._options(), self._refs)
         events = (
             _continue(runner, resolved, record)
             if steps is None

@@ -313,6 +313,21 @@ class TestSession:
         assert session.recover_sync() is None
         assert log["transfer_money"] == 1
 
+    def test_refs_stay_unique_over_many_turns_and_session_objects(
+        self, open_session: OpenSession, runner: asyncio.Runner
+    ) -> None:
+        """Refs are unique across a long history, whichever object drove it."""
+        for turn in range(6):
+            session = open_session()  # a fresh object now and then: no cache
+            for _ in range(2 if turn % 2 else 1):
+                paused = runner.run(session.send("pay"))
+                runner.run(session.resume(yes_to(paused.interrupts)))
+        history = runner.run(open_session().store.load_history(SESSION))
+        assert history is not None
+        refs = [r.ref for m in history for r in m.tool_requests]
+        assert len(refs) == len(set(refs)) == 18
+        assert refs == [f"call-{n}" for n in range(1, 19)]
+
     def test_a_fresh_id_when_none_is_given(self, store: Store) -> None:
         """Without an id, each session gets its own."""
         model = ScriptedModel(agent)
