@@ -27,6 +27,7 @@ from interruption.approval import (
     Reject,
 )
 from interruption.errors import (
+    ContinuationUnfinished,
     DecodeError,
     Interrupted,
     InterruptionError,
@@ -35,6 +36,8 @@ from interruption.errors import (
     Problem,
     ProblemCode,
     ResumeRejected,
+    SessionBusy,
+    SessionPaused,
     interrupt,
     interrupt_with,
 )
@@ -177,6 +180,7 @@ __all__ = [
     "Authorize",
     "AwaitExternal",
     "Confirm",
+    "ContinuationUnfinished",
     "Custom",
     "Decision",
     "DecodeError",
@@ -218,6 +222,8 @@ __all__ = [
     "ScheduledPause",
     "Sealer",
     "Session",
+    "SessionBusy",
+    "SessionPaused",
     "Spend",
     "SqliteStore",
     "Store",

@@ -9,6 +9,9 @@
         ├── DecodeError (+ ValueError)    wire input is malformed
         ├── PayloadError (+ TypeError)    a payload is not JSON (raise site)
         ├── PauseRefused (+ ValueError)   a tool raised a pause the loop refuses
+        ├── SessionBusy (+ RuntimeError)  a session cannot take new messages yet
+        │   ├── SessionPaused             its turn awaits answers (resume it)
+        │   └── ContinuationUnfinished    a continuation was cut short (recover)
         ├── ToolContractError (+ ValueError) a tool's input or output breaks
         │                                 its schema (tools.py)
         └── ResumeRejected (+ ValueError) a resume does not fit what is pending
@@ -123,6 +126,28 @@ class PayloadError(_MismatchError, TypeError):
     """
 
 
+class SessionBusy(InterruptionError, RuntimeError):
+    """A session cannot take new messages now (a web handler's 409).
+
+    Attributes:
+        session: The session's id.
+    """
+
+    def __init__(self, session: str, message: str) -> None:
+        super().__init__(message)
+        self.session = session
+
+
+@final
+class SessionPaused(SessionBusy):
+    """The session's turn awaits answers: resume it (or let it expire)."""
+
+
+@final
+class ContinuationUnfinished(SessionBusy):
+    """A continuation is unfinished: wait for it, or `recover` after a crash."""
+
+
 @final
 class PauseRefused(InterruptionError, ValueError):
     """A tool raised a pause that the loop does not take from a tool.
@@ -178,6 +203,10 @@ class ProblemCode(enum.StrEnum):
     """The authorizer refused this principal for the turn; nothing else is said."""
     NOTHING_PENDING = "nothing_pending"
     """The turn has no pending interrupt: there is nothing to resume."""
+    UNKNOWN_SESSION = "unknown_session"
+    """The session never paused (or does not exist): nothing to resume."""
+    UNKNOWN_TURN = "unknown_turn"
+    """The session has no turn with this id."""
 
 
 @final

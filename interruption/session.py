@@ -24,7 +24,12 @@ from typing import Any, final
 import attrs
 
 from interruption.approval import Approver
-from interruption.errors import ProblemCode, ResumeRejected
+from interruption.errors import (
+    ContinuationUnfinished,
+    ProblemCode,
+    ResumeRejected,
+    SessionPaused,
+)
 from interruption.loop import (
     GenerateResult,
     LoopOptions,
@@ -213,7 +218,7 @@ class Session:
                 f"session {self.id!r}: turn {turn.turn_id} was answered or closed "
                 "while it expired; send again"
             )
-            raise RuntimeError(message)
+            raise SessionPaused(self.id, message)
 
     async def send(self, messages: Sequence[Message] | str) -> GenerateResult:
         """Add messages to the conversation and run until it ends or pauses.
@@ -231,8 +236,10 @@ class Session:
             client echoes with its resume.
 
         Raises:
-            RuntimeError: if the session is paused (resume it first) or a
-                continuation is unfinished (a crash: `recover` it first).
+            SessionPaused: if the session is paused (resume it first).
+            ContinuationUnfinished: if a continuation is unfinished (a
+                crash: `recover` it first). Both are a `SessionBusy`, a
+                `RuntimeError`.
         """
         latest = await self.store.load_turn(self.id)
         if latest is not None and latest.state == "consumed":
@@ -240,14 +247,14 @@ class Session:
                 f"session {self.id!r} has an unfinished continuation: wait for it, "
                 "or call recover() if its process died"
             )
-            raise RuntimeError(msg)
+            raise ContinuationUnfinished(self.id, msg)
         if latest is not None and latest.state == "open":
             if not self._expired(latest.turn):
                 msg = (
                     f"session {self.id!r} is paused: resume its pending "
                     "interrupts first"
                 )
-                raise RuntimeError(msg)
+                raise SessionPaused(self.id, msg)
             await self._close_expired(await self._whole(latest))
         new = (
             [Message.of_text(Role.USER, messages)]
@@ -306,15 +313,19 @@ class Session:
             ResumeRejected: listing every problem; nothing ran. Only
                 ``not_authorized`` when the authorizer refuses *principal*
                 (it is asked first); ``consumed`` when this turn was already
-                resumed (a replay or a lost race).
+                resumed (a replay or a lost race); ``unknown_session`` when
+                the session never paused, ``unknown_turn`` for a turn id it
+                never had.
         """
         stored = await self.store.load_turn(self.id, turn_id)
         if stored is None:
             if turn_id is None or await self.store.load_turn(self.id) is None:
+                code = ProblemCode.UNKNOWN_SESSION
                 message = f"session {self.id!r} has nothing to resume: it never paused"
             else:
+                code = ProblemCode.UNKNOWN_TURN
                 message = f"session {self.id!r} has no turn {turn_id}"
-            raise ResumeRejected.of(ProblemCode.UNKNOWN_INTERRUPT, message)
+            raise ResumeRejected.of(code, message)
         turn = await self._whole(stored)
 
         async def spent() -> bool:

@@ -431,6 +431,8 @@ class TestProblemCode:
             "bad_token",
             "not_authorized",
             "nothing_pending",
+            "unknown_session",
+            "unknown_turn",
         ]
 
     def test_compares_to_its_string(self) -> None:

@@ -18,6 +18,7 @@ from interruption import (
     JSON,
     Accepts,
     ApprovalPending,
+    ContinuationUnfinished,
     Custom,
     GenerateResult,
     InterruptedTurn,
@@ -30,6 +31,8 @@ from interruption import (
     Resume,
     ResumeRejected,
     Role,
+    SessionBusy,
+    SessionPaused,
     Tool,
     ToolRequest,
     ToolResponse,
@@ -327,6 +330,23 @@ class TestSession:
         refs = [r.ref for m in history for r in m.tool_requests]
         assert len(refs) == len(set(refs)) == 18
         assert refs == [f"call-{n}" for n in range(1, 19)]
+
+    def test_a_busy_session_raises_a_typed_error(
+        self, open_session: OpenSession, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """Paused and unfinished sessions raise their own SessionBusy classes."""
+        session = open_session()
+        paused = runner.run(session.send("pay"))
+        with pytest.raises(SessionPaused) as caught:
+            runner.run(session.send("again"))
+        assert caught.value.session == SESSION
+        assert isinstance(caught.value, SessionBusy)
+        assert isinstance(caught.value, RuntimeError)
+        dying = open_session(on=CrashingStore(store, "after consume"))
+        with pytest.raises(Crash):
+            runner.run(dying.resume(yes_to(paused.interrupts)))
+        with pytest.raises(ContinuationUnfinished):
+            runner.run(open_session().send("again"))
 
     def test_a_fresh_id_when_none_is_given(self, store: Store) -> None:
         """Without an id, each session gets its own."""
@@ -939,25 +959,25 @@ class TestReplay:
         tools: list[Tool[Any, Any, Any]],
         runner: asyncio.Runner,
     ) -> None:
-        """Nothing to resume is unknown_interrupt, for a new or a chatty session."""
+        """Nothing to resume is unknown_session, for a new or a chatty session."""
         error = rejection(runner, open_session(id="new").resume(Resume()))
-        assert error.codes == (ProblemCode.UNKNOWN_INTERRUPT,)
+        assert error.codes == (ProblemCode.UNKNOWN_SESSION,)
         assert "never paused" in error.problems[0].message
         chat = Session(store, ScriptedModel([Message.of_text(Role.MODEL, "hi")]), tools)
         runner.run(chat.send("hello"))
         error = rejection(
             runner, chat.resume(Resume([Respond("ask_user", "call-1", "Yes")]))
         )
-        assert error.codes == (ProblemCode.UNKNOWN_INTERRUPT,)
+        assert error.codes == (ProblemCode.UNKNOWN_SESSION,)
 
     def test_a_turn_that_does_not_exist(
         self, open_session: OpenSession, runner: asyncio.Runner
     ) -> None:
-        """A turn_id the session never had is unknown_interrupt."""
+        """A turn_id the session never had is unknown_turn."""
         session = open_session()
         paused = runner.run(session.send("pay"))
         error = rejection(runner, session.resume(yes_to(paused.interrupts), turn_id=7))
-        assert error.codes == (ProblemCode.UNKNOWN_INTERRUPT,)
+        assert error.codes == (ProblemCode.UNKNOWN_TURN,)
         assert "no turn 7" in error.problems[0].message
 
     def test_a_finished_session(

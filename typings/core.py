@@ -6,6 +6,7 @@ from typing import NoReturn, assert_type
 from interruption import (
     JSON,
     ApprovalPending,
+    ContinuationUnfinished,
     Custom,
     DecodeError,
     Interrupted,
@@ -22,6 +23,8 @@ from interruption import (
     Resume,
     ResumeRejected,
     ScheduledPause,
+    SessionBusy,
+    SessionPaused,
     canonical,
     digest,
     dumps,
@@ -155,3 +158,8 @@ def bad_set() -> NoReturn:
 
 def bad_bytes() -> NoReturn:
     interrupt(b"bytes")  # type: ignore[arg-type]
+
+
+def busy(error: SessionPaused | ContinuationUnfinished) -> None:
+    assert_type(error.session, str)
+    assert isinstance(error, SessionBusy)
