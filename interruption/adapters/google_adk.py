@@ -1,0 +1,430 @@
+"""Google ADK: tool confirmations and long-running calls, typed and spent once.
+
+ADK pauses an invocation in two ways. A tool built with
+``FunctionTool(func, require_confirmation=...)``, or one that calls
+``tool_context.request_confirmation(...)``, pauses with an
+``adk_request_confirmation`` call whose id differs from the original call's;
+a ``LongRunningFunctionTool`` pauses with its own call id listed in the
+event's ``long_running_tool_ids``. Either is answered by a user message
+holding a ``FunctionResponse``. ADK checks that a confirmation names a call
+of its session with the same name and arguments, but it coerces the answer
+(``ToolConfirmation`` turns ``"yes"`` into ``True``), takes an untyped
+``payload``, and accepts the same answer twice from two processes.
+
+This adapter reads what is pending from ADK's own session (never from the
+client) and answers it only with what a validated `Resume` says:
+
+* `pending` lists the session's open pause: a confirmation is
+  ``ApprovalPending(<original call id>)`` whose interrupt id is the
+  ``adk_request_confirmation`` call's, answered only by ``approve()`` /
+  ``reject(reason)``; a long-running call is `Custom`, answered by
+  ``respond(result)`` against the schema the application declared for its
+  tool (any JSON by default).
+* `resume` validates the `Resume` against that pause, spends it once in a
+  `Store` (`interruption.admit`), and only then builds the user message:
+  ``ToolConfirmation(confirmed=True)`` for an approval,
+  ``ToolConfirmation(confirmed=False, payload={"interruption_rejection":
+  reason})`` for a rejection, ``{"result": value}`` (or the object itself)
+  for a long-running call's result, and runs the agent on with it.
+* `RejectionReasons`, a runner plugin, answers a rejected call with its
+  reason (ADK alone tells the model only ``"This tool call is rejected."``),
+  so the tool never runs and the model reads why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Final, final
+
+import attrs
+
+try:
+    from google.adk.agents.run_config import RunConfig
+    from google.adk.events.event import Event
+    from google.adk.plugins.base_plugin import BasePlugin
+    from google.adk.runners import Runner
+    from google.adk.sessions.session import Session as AdkSession
+    from google.adk.tools.base_tool import BaseTool
+    from google.adk.tools.tool_confirmation import ToolConfirmation
+    from google.adk.tools.tool_context import ToolContext
+    from google.genai import types
+except ImportError as error:  # pragma: no cover - exercised in a subprocess
+    _MISSING = (
+        "interruption.adapters.google_adk needs the [google-adk] extra: "
+        "pip install 'interruption[google-adk]'"
+    )
+    raise ImportError(_MISSING) from error
+
+from interruption._json import JSON, Mismatch, json_problems
+from interruption._schemacheck import JSONSchema, check_schema
+from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
+from interruption.errors import DecodeError, ProblemCode, ResumeRejected
+from interruption.kinds import ApprovalPending, Custom
+from interruption.parts import ToolRequest
+from interruption.resume import Accepts, PendingInterrupt, Respond, Restart, Resume
+from interruption.store._base import Store
+from interruption.validation import ResolvedResume, ResumePolicy, admit, pause_key
+
+__all__ = [
+    "ANY_JSON",
+    "CONFIRMATION",
+    "REJECTION_KEY",
+    "Paused",
+    "RejectionReasons",
+    "pending",
+    "resume",
+]
+
+CONFIRMATION: Final = "adk_request_confirmation"
+"""The name of the call ADK makes to ask for a confirmation."""
+
+REJECTION_KEY: Final = "interruption_rejection"
+"""The key of a rejection's reason in the ``ToolConfirmation`` payload."""
+
+ANY_JSON: Final[JSONSchema] = {}
+"""The answer schema of a long-running tool that declared none."""
+
+
+@final
+@attrs.frozen
+class Paused:
+    """An ADK session's open pause, read from the session itself.
+
+    Attributes:
+        session_id: The ADK session.
+        interrupts: One per pending call, in the session's order.
+        key: What a `Store` spends when the pause is resumed.
+    """
+
+    session_id: str
+    interrupts: tuple[PendingInterrupt, ...]
+    key: str
+
+
+@attrs.frozen
+class _Call:
+    """One pending call as ADK recorded it, and how to answer it."""
+
+    interrupt: PendingInterrupt
+    call_id: str
+    name: str
+
+
+@attrs.frozen
+class _Read:
+    """What one pass over a session found."""
+
+    paused: Paused | None
+    answered: frozenset[str]
+
+
+def _damaged(path: str, expected: str, got: str) -> DecodeError:
+    return DecodeError([Mismatch(path, expected, got)])
+
+
+def _json(value: object, path: str) -> JSON:
+    """*value* if it is JSON within the library's limits; else a DecodeError."""
+    problems = json_problems(value, path=path)
+    if problems:
+        raise DecodeError(problems)
+    return value  # type: ignore[return-value]  # checked just above
+
+
+def _schemas(answers: Mapping[str, JSONSchema] | None) -> dict[str, JSONSchema]:
+    schemas = dict(answers or {})
+    for schema in schemas.values():
+        check_schema(schema)
+    return schemas
+
+
+def _confirmation(
+    call: types.FunctionCall,
+    path: str,
+    calls: Mapping[str, types.FunctionCall],
+) -> _Call:
+    """An ``adk_request_confirmation`` call as an approval of its original."""
+    args = call.args or {}
+    original = args.get("originalFunctionCall")
+    request = args.get("toolConfirmation")
+    if not isinstance(original, dict) or not isinstance(request, dict):
+        expected = "originalFunctionCall and toolConfirmation objects"
+        raise _damaged(f"{path}.args", expected, repr(sorted(args)))
+    ref = original.get("id")
+    recorded = calls.get(ref) if isinstance(ref, str) else None
+    if recorded is None or recorded.name != original.get("name"):
+        expected = "the id and name of a call earlier in the session"
+        raise _damaged(f"{path}.args.originalFunctionCall", expected, repr(ref))
+    arguments = _json(recorded.args or {}, f"{path}.args.originalFunctionCall.args")
+    if _json(original.get("args") or {}, f"{path}.args") != arguments:
+        expected = "the arguments the session recorded for the call"
+        raise _damaged(f"{path}.args.originalFunctionCall.args", expected, "others")
+    name, ref = str(recorded.name), str(recorded.id)
+    payload: JSON = {
+        "tool": name,
+        "args": arguments,
+        "hint": _json(request.get("hint", ""), f"{path}.args.toolConfirmation.hint"),
+        "payload": _json(
+            request.get("payload"), f"{path}.args.toolConfirmation.payload"
+        ),
+    }
+    interrupt = PendingInterrupt(
+        id=str(call.id),
+        kind=ApprovalPending(ref),
+        payload=payload,
+        tool=ToolRequest(name, ref, arguments),
+        accepts=Accepts(restart=DECISION_SCHEMA),
+    )
+    return _Call(interrupt, str(call.id), CONFIRMATION)
+
+
+def _long_running(
+    call: types.FunctionCall, path: str, schemas: Mapping[str, JSONSchema]
+) -> _Call:
+    """A long-running call as a question its result answers."""
+    name, call_id = str(call.name), str(call.id)
+    arguments = _json(call.args or {}, f"{path}.args")
+    interrupt = PendingInterrupt(
+        id=call_id,
+        kind=Custom(),
+        payload={"tool": name, "args": arguments},
+        tool=ToolRequest(name, call_id, arguments),
+        accepts=Accepts(respond=schemas.get(name, ANY_JSON)),
+    )
+    return _Call(interrupt, call_id, name)
+
+
+def _scan(
+    session: AdkSession, schemas: Mapping[str, JSONSchema]
+) -> tuple[list[_Call], frozenset[str]]:
+    """Read a session once.
+
+    Returns:
+        The calls pending after the last user event, and the refs of every
+        pause a user already answered.
+    """
+    calls: dict[str, types.FunctionCall] = {}
+    refs: dict[str, str] = {}  # a pause's call id -> the ref an answer names
+    answered: set[str] = set()
+    open_calls: list[_Call] = []
+    for index, event in enumerate(session.events):
+        if event.author == "user":
+            open_calls = []
+            answered.update(
+                refs[response.id]
+                for response in event.get_function_responses()
+                if response.id in refs
+            )
+        waiting = event.long_running_tool_ids or set()
+        for number, call in enumerate(event.get_function_calls()):
+            if not call.id or not call.name:
+                continue
+            calls[call.id] = call
+            if call.id not in waiting:
+                continue
+            path = f"$.events[{index}].calls[{number}]"
+            found = (
+                _confirmation(call, path, calls)
+                if call.name == CONFIRMATION
+                else _long_running(call, path, schemas)
+            )
+            refs[found.call_id] = found.interrupt.ref
+            open_calls.append(found)
+    return open_calls, frozenset(answered)
+
+
+async def _session(runner: Runner, user_id: str, session_id: str) -> AdkSession:
+    session = await runner.session_service.get_session(
+        app_name=runner.app_name, user_id=user_id, session_id=session_id
+    )
+    if session is None:
+        message = f"no ADK session {session_id!r} of user {user_id!r}"
+        raise ResumeRejected.of(ProblemCode.UNKNOWN_SESSION, message)
+    return session
+
+
+def _paused(runner: Runner, session: AdkSession, calls: Sequence[_Call]) -> Paused:
+    ids = [call.call_id for call in calls]
+    key = pause_key("google_adk", runner.app_name, session.user_id, session.id, *ids)
+    return Paused(session.id, tuple(call.interrupt for call in calls), key)
+
+
+async def pending(
+    runner: Runner,
+    *,
+    user_id: str,
+    session_id: str,
+    answer_schemas: Mapping[str, JSONSchema] | None = None,
+) -> Paused | None:
+    """Read an ADK session's open pause from the runner's session service.
+
+    A pause is open when the calls ADK marked long-running (its confirmation
+    requests included) come after the session's last user event.
+
+    Args:
+        runner: The runner whose session service holds the session.
+        user_id: The session's user.
+        session_id: The session.
+        answer_schemas: The schema a long-running tool's result must fit, by
+            tool name; a tool without one takes any JSON.
+
+    Returns:
+        The open pause, or None when the session is not paused.
+
+    Raises:
+        ResumeRejected: ``unknown_session`` if the runner has no such session.
+        DecodeError: if a pending call's arguments or payload are not JSON
+            within the library's limits, or a confirmation names no call of
+            the session (or other arguments than it recorded).
+        ValueError: if a schema in *answer_schemas* cannot be run.
+    """
+    schemas = _schemas(answer_schemas)
+    session = await _session(runner, user_id, session_id)
+    calls, _ = _scan(session, schemas)
+    return _paused(runner, session, calls) if calls else None
+
+
+def _entry_refs(answer: Resume) -> set[str]:
+    refs = {entry.ref for entry in answer.respond}
+    refs.update(entry.ref for entry in answer.restart)
+    return refs
+
+
+def _response(call: _Call, entry: Respond | Restart) -> types.FunctionResponse:
+    """The ``FunctionResponse`` ADK reads, built from a validated entry."""
+    if isinstance(entry, Restart):  # only confirmations accept a restart
+        decision = decision_from_json(entry.resumed)
+        if isinstance(decision, Reject):
+            answer = ToolConfirmation(
+                confirmed=False, payload={REJECTION_KEY: decision.reason}
+            )
+        else:
+            answer = ToolConfirmation(confirmed=True)
+        response = answer.model_dump(by_alias=True, exclude_none=True)
+    else:
+        output = entry.output
+        response = dict(output) if isinstance(output, dict) else {"result": output}
+    return types.FunctionResponse(id=call.call_id, name=call.name, response=response)
+
+
+def _message(calls: Sequence[_Call], resolved: ResolvedResume) -> types.Content:
+    by_id = {call.interrupt.id: call for call in calls}
+    parts = [
+        types.Part(
+            function_response=_response(by_id[answer.interrupt.id], answer.entry)
+        )
+        for answer in resolved.answers
+    ]
+    return types.Content(role="user", parts=parts)
+
+
+async def resume(  # noqa: PLR0913 - keyword-only options
+    runner: Runner,
+    answer: Resume,
+    store: Store,
+    *,
+    user_id: str,
+    session_id: str,
+    answer_schemas: Mapping[str, JSONSchema] | None = None,
+    policy: ResumePolicy | None = None,
+    run_config: RunConfig | None = None,
+) -> list[Event]:
+    """Answer an ADK session's open pause through ADK's own channel, once.
+
+    What is pending is read from the runner's session service; *answer* is
+    authorized and validated against it, the pause is spent in *store*
+    (`interruption.admit`), and only then is a user message of
+    ``FunctionResponse`` parts built from the validated answers and run.
+
+    Args:
+        runner: The runner whose session paused (same agent and tools).
+        answer: The client's answers, one per pending call.
+        store: Where spent pauses are marked (shared by every process).
+        user_id: The session's user.
+        session_id: The session.
+        answer_schemas: As for `pending`: the schema of each long-running
+            tool's result, by tool name.
+        policy: The clock and who may answer; partial resumes are refused
+            (ADK would run the answered calls and forget the pause).
+        run_config: Passed to ``runner.run_async``.
+
+    Returns:
+        The events of the continued run; it may have paused again.
+
+    Raises:
+        ResumeRejected: listing every problem, before anything is spent or
+            run: ``unknown_session``; ``nothing_pending`` when the session
+            is not paused; ``consumed`` for an answer to a pause that was
+            already answered or spent.
+        DecodeError: as `pending`.
+        ValueError: if *policy* allows partial resumes, or a schema cannot
+            be run.
+    """
+    if policy is not None and policy.allow_partial:
+        msg = "ADK pauses are answered whole: allow_partial is not supported"
+        raise ValueError(msg)
+    schemas = _schemas(answer_schemas)
+    session = await _session(runner, user_id, session_id)
+    calls, answered = _scan(session, schemas)
+    if not calls:
+        if _entry_refs(answer) & answered:
+            message = f"the pause of ADK session {session_id!r} was already answered"
+            raise ResumeRejected.of(ProblemCode.CONSUMED, message)
+        message = f"ADK session {session_id!r} is not paused"
+        raise ResumeRejected.of(ProblemCode.NOTHING_PENDING, message)
+    paused = _paused(runner, session, calls)
+    resolved = await admit(
+        answer,
+        paused.interrupts,
+        store,
+        session=session_id,
+        key=paused.key,
+        policy=policy,
+    )
+    return [
+        event
+        async for event in runner.run_async(
+            user_id=user_id,
+            session_id=session_id,
+            new_message=_message(calls, resolved),
+            run_config=run_config,
+        )
+    ]
+
+
+@final
+class RejectionReasons(BasePlugin):
+    """A runner plugin: a rejected confirmation answers its call with the reason.
+
+    ADK alone answers a rejected call with ``{"error": "This tool call is
+    rejected."}``. With this plugin on the runner (``Runner(...,
+    plugins=[RejectionReasons()])``), a call whose confirmation `resume`
+    rejected is answered with ``{"error": reason}`` before the tool or ADK's
+    gate is reached, so the tool does not run and the model reads why.
+    """
+
+    def __init__(self) -> None:
+        """Make the plugin (named ``"interruption_rejection_reasons"``)."""
+        super().__init__(name="interruption_rejection_reasons")
+
+    async def before_tool_callback(
+        self,
+        *,
+        tool: BaseTool,
+        tool_args: dict[str, object],
+        tool_context: ToolContext,
+    ) -> dict[str, object] | None:
+        """Answer a rejected call with its reason; let every other call be.
+
+        Returns:
+            ``{"error": reason}`` for a call whose confirmation is a
+            rejection carrying a reason; None otherwise.
+        """
+        del tool, tool_args
+        confirmation = tool_context.tool_confirmation
+        if confirmation is None or confirmation.confirmed is True:
+            return None
+        payload = confirmation.payload
+        reason = payload.get(REJECTION_KEY) if isinstance(payload, dict) else None
+        if not isinstance(reason, str):
+            return None
+        return {"error": reason}
