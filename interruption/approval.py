@@ -9,13 +9,18 @@ carrying a decision, on the wire as entelix spells it::
 
     {"approve": {"note": "checked the invoice"}}
     {"reject": {"reason": "wrong account"}}
+
+`when` decides by a predicate; with ``input=`` the predicate gets the call's
+input decoded strictly into the tool's input class, so it is typed::
+
+    approver = by_tool({"transfer_money": when(over_limit, input=Transfer)})
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Final, Protocol, TypeAlias, final
+from typing import Final, Protocol, TypeAlias, TypeVar, final, overload
 
 import attrs
 
@@ -23,6 +28,9 @@ from interruption._json import JSON, Mismatch, describe
 from interruption._validators import NON_EMPTY, non_empty, optional_string
 from interruption.errors import DecodeError
 from interruption.parts import ToolRequest
+from interruption.wire import structure
+
+T = TypeVar("T")
 
 __all__ = [
     "DECISION_SCHEMA",
@@ -248,25 +256,83 @@ def by_tool(
     return by_name
 
 
+@overload
 def when(
     predicate: Callable[[ToolRequest], bool],
     then: Approver | None = None,
     otherwise: Approver | None = None,
+) -> Approver: ...
+
+
+@overload
+def when(
+    predicate: Callable[[T], bool],
+    then: Approver | None = None,
+    otherwise: Approver | None = None,
+    *,
+    input: type[T],
+) -> Approver: ...
+
+
+def when(
+    predicate: Callable[..., bool],
+    then: Approver | None = None,
+    otherwise: Approver | None = None,
+    *,
+    input: type[T] | None = None,  # noqa: A002 - the word `tool` uses
 ) -> Approver:
     """Decide by a predicate on the call, e.g. ``amount > 100``.
 
+    Without *input*, the predicate looks at the `ToolRequest` (name, ref and
+    input as JSON). With *input*, it gets the call's input decoded strictly
+    into that class (the tool's input class), so it reads typed fields::
+
+        when(lambda transfer: transfer.amount > 10000, input=Transfer)
+
+    Fails closed: an input that does not decode, or a predicate that answers
+    anything but ``True`` or ``False``, raises, and the loop refuses a call
+    whose approver raises (it does not run).
+
     Args:
-        predicate: Looks at the request (name, ref, input).
+        predicate: Looks at the request, or at its decoded input.
         then: The approver when the predicate holds; `await_human` when None.
         otherwise: The approver when it does not; `always` when None.
+        input: The class to decode the call's input into, or None for the
+            request itself.
 
     Returns:
-        An approver.
+        An approver. It raises `DecodeError` (paths under ``$.input``) when
+        the input does not fit *input*, and `TypeError` when the predicate
+        answers something that is not a bool.
     """
     yes = then or await_human()
     no = otherwise or always()
 
     def choose(request: ToolRequest) -> Decision | Awaitable[Decision]:
-        return (yes if predicate(request) else no)(request)
+        if input is None:
+            holds: object = predicate(request)
+        else:
+            holds = predicate(_decoded(request, input))
+        if holds is True:
+            return yes(request)
+        if holds is False:
+            return no(request)
+        msg = (
+            f"when() predicate for {request.name!r}: expected True or False, "
+            f"got {describe(holds)}"
+        )
+        raise TypeError(msg)
 
     return choose
+
+
+def _decoded(request: ToolRequest, cls: type[T]) -> T:
+    """Decode *request*'s input into *cls*, with paths under ``$.input``."""
+    try:
+        return structure(request.input, cls)
+    except DecodeError as error:
+        problems = [
+            attrs.evolve(problem, path="$.input" + problem.path[1:])
+            for problem in error.problems
+        ]
+        raise DecodeError(problems) from None

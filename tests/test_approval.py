@@ -2,8 +2,20 @@ from __future__ import annotations
 
 import asyncio
 
+import attrs
 import pytest
-from interruption import DecodeError, ToolRequest
+from hypothesis import given
+from hypothesis import strategies as st
+from interruption import (
+    JSON,
+    DecodeError,
+    Message,
+    Role,
+    ToolContext,
+    ToolRequest,
+    generate_sync,
+    tool,
+)
 from interruption._schemacheck import conforms
 from interruption.approval import (
     DECISION_SCHEMA,
@@ -21,6 +33,7 @@ from interruption.approval import (
     never,
     when,
 )
+from interruption.testing import ScriptedModel
 
 BIG = ToolRequest("transfer_money", "call-1", {"amount": 125000})
 SMALL = ToolRequest("transfer_money", "call-2", {"amount": 5})
@@ -135,3 +148,88 @@ class TestDecide:
         """An approver answering something else raises TypeError."""
         with pytest.raises(TypeError, match="'transfer_money': expected Approve"):
             ask(lambda _request: True, BIG)  # type: ignore[arg-type]
+
+
+@attrs.frozen
+class Transfer:
+    """A transfer tool's input class."""
+
+    to: str
+    amount: int
+
+
+def typed_gate(then: Approver | None = None) -> Approver:
+    """Transfers over 100 go to *then*, looked at through the input class."""
+    return when(lambda transfer: transfer.amount > 100, then, input=Transfer)
+
+
+class TestWhen:
+    def test_typed_input(self) -> None:
+        """With input=, the predicate gets the call's input as the class."""
+        seen: list[Transfer] = []
+
+        def over(transfer: Transfer) -> bool:
+            seen.append(transfer)
+            return transfer.amount > 100
+
+        approver = when(over, input=Transfer)
+        big = ToolRequest("transfer_money", "c1", {"to": "ACME", "amount": 125000})
+        small = ToolRequest("transfer_money", "c2", {"to": "ACME", "amount": 5})
+        assert ask(approver, big) == AwaitExternal()
+        assert ask(approver, small) == Approve()
+        assert seen == [Transfer("ACME", 125000), Transfer("ACME", 5)]
+
+    @given(amount=st.integers(-(2**53) + 1, 2**53 - 1), to=st.text())
+    def test_typed_and_json_predicates_agree(self, amount: int, to: str) -> None:
+        """A predicate on the typed input decides as the same one on the JSON."""
+        request = ToolRequest("transfer_money", "c1", {"to": to, "amount": amount})
+        assert ask(typed_gate(), request) == ask(when(over_100), request)
+
+    @pytest.mark.parametrize(
+        ("data", "paths"),
+        [
+            ({"to": "ACME", "amount": "125000"}, ["$.input.amount"]),
+            ({"to": "ACME", "amount": True}, ["$.input.amount"]),
+            ({"to": "ACME"}, ["$.input.amount"]),
+            ({"to": "ACME", "amount": 1, "memo": "x"}, ["$.input.memo"]),
+            ([1, 2], ["$.input"]),
+            (None, ["$.input"]),
+        ],
+    )
+    def test_input_that_does_not_decode_raises(
+        self, data: JSON, paths: list[str]
+    ) -> None:
+        """An input outside the class is a DecodeError at its $.input path."""
+        request = ToolRequest("transfer_money", "c1", data)
+        with pytest.raises(DecodeError) as raised:
+            ask(typed_gate(always()), request)
+        assert [problem.path for problem in raised.value.problems] == paths
+
+    @pytest.mark.parametrize("answer", [None, 1, 0, "yes", [], object()])
+    def test_a_non_bool_answer_raises(self, answer: object) -> None:
+        """A predicate must answer True or False; anything else is a TypeError."""
+        approver = when(lambda _request: answer)  # type: ignore[arg-type,return-value]
+        expected = r"^when\(\) predicate for 'transfer_money': expected True or False"
+        with pytest.raises(TypeError, match=expected):
+            ask(approver, BIG)
+
+    def test_the_loop_refuses_a_call_whose_input_does_not_decode(self) -> None:
+        """Fails closed: a call the typed predicate cannot read does not run."""
+        ran: list[JSON] = []
+
+        @tool(input={"type": "object"}, output={"type": "string"})
+        def transfer_money(_ctx: ToolContext[JSON], data: JSON) -> JSON:
+            ran.append(data)
+            return "sent"
+
+        call = ToolRequest("transfer_money", input={"to": "ACME", "amount": "lots"})
+        model = ScriptedModel(
+            [Message(Role.MODEL, (call,)), Message.of_text(Role.MODEL, "Stopped.")]
+        )
+        approver = by_tool({"transfer_money": typed_gate(always())})
+        result = generate_sync(model, "Pay", tools=[transfer_money], approver=approver)
+        assert ran == []
+        (response,) = result.messages[-2].tool_responses
+        assert "the approver failed (DecodeError: $.input.amount" in str(
+            response.output
+        )

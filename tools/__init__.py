@@ -1,0 +1,1 @@
+"""Scripts the Makefile runs: checks of the project's own documents."""
