@@ -1,0 +1,709 @@
+"""Genkit: tool interrupts as typed pauses, resumed once, validated.
+
+A Genkit tool pauses by raising ``Interrupt(metadata)`` (or is a
+``define_interrupt`` tool, which always does); ``generate`` then ends with
+``finish_reason == "interrupted"`` and the paused tool requests carry
+``metadata.interrupt``. The next ``generate`` takes the history back from its
+caller with ``resume_respond`` (a result for the call) and ``resume_restart``
+(run the tool again) parts. On its own that channel trusts its caller: it
+takes unmatched, duplicate and conflicting entries, a respond to a request
+that never paused, a restart whose input was changed (the tool runs with the
+new input while the history shows the old one), ``pendingOutput`` results
+the client wrote into the history, and answers outside the tool's output
+schema; and two ref-less calls of one tool are both answered by one entry.
+
+This adapter closes each of those:
+
+* `pause` keeps the paused history server-side in a `Keeper` (Genkit's own
+  wire JSON, byte for byte, with a ref minted for every paused call the
+  model gave none or a repeated one), under a fresh id, and returns that id
+  with the interrupts a client sees: `PendingInterrupt` records for this
+  library's clients and the paused parts in Genkit's wire shape
+  (``toolRequest`` with ``metadata.interrupt``) for Genkit's.
+* `from_parts` reads what a Genkit client sends back (``respond_to_interrupt``
+  and ``restart_tool`` parts, as JSON) into a `Resume`, strictly.
+* `resume` loads the kept history, validates the `Resume` against the
+  interrupts derived from it and spends the id once in a `Store`
+  (`interruption.admit`), and only then builds Genkit's respond and restart
+  parts from the kept tool requests (never from anything the client sent)
+  and calls ``ai.generate`` on the kept history.
+
+A call paused with `needs_approval` is ``ApprovalPending(ref)``, answered
+only by ``approve()`` (the tool runs again; `approved` tells it so) or
+``reject(reason)`` (the model reads `rejection(reason)` as the call's
+result). Any other interrupt is ``Custom()``: answered by ``respond(result)``
+against the tool's output schema (or the schema the application declares),
+or by ``restart(resumed)`` with the tool's own input and an object (or
+nothing) for ``ToolRunContext.resumed_metadata``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import uuid
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Final, Protocol, TypedDict, Unpack, cast, final, runtime_checkable
+
+import attrs
+
+try:
+    import pydantic
+    from genkit import (
+        FinishReason,
+        Genkit,
+        Interrupt,
+        Message,
+        MiddlewareRef,
+        ModelResponse,
+        Part,
+        Tool,
+        ToolRunContext,
+        respond_to_interrupt,
+        restart_tool,
+    )
+except ImportError as error:  # pragma: no cover - exercised in a subprocess
+    _MISSING = (
+        "interruption.adapters.genkit needs the [genkit] extra: "
+        "pip install 'interruption[genkit]'"
+    )
+    raise ImportError(_MISSING) from error
+
+from interruption._json import JSON, Mismatch, describe
+from interruption._parse import ENCODE
+from interruption._schemacheck import JSONSchema, check_schema
+from interruption.approval import Reject, decision_from_json
+from interruption.errors import DecodeError, ProblemCode, ResumeRejected
+from interruption.kinds import ApprovalPending, Custom
+from interruption.parts import ToolRequest, ToolResponse
+from interruption.resume import (
+    APPROVAL_ONLY,
+    Accepts,
+    PendingInterrupt,
+    Respond,
+    Restart,
+    Resume,
+)
+from interruption.store._base import Store, read_stored
+from interruption.validation import ResolvedResume, ResumePolicy, admit, pause_key
+
+__all__ = [
+    "ANY_JSON",
+    "APPROVAL",
+    "RESUMED_SCHEMA",
+    "GenerateOptions",
+    "Keeper",
+    "MemoryKeeper",
+    "PausedTurn",
+    "SqliteKeeper",
+    "approved",
+    "from_parts",
+    "load_paused",
+    "needs_approval",
+    "pause",
+    "rejection",
+    "resume",
+    "spent_key",
+]
+
+ANY_JSON: Final[JSONSchema] = {}
+"""The answer schema of a paused tool that declares no output schema."""
+
+RESUMED_SCHEMA: Final[JSONSchema] = {"type": ["object", "null"]}
+"""What a restart of a ``Custom`` pause may carry: Genkit hands a tool its
+``resumed_metadata`` only when it is an object (None means ``True``: resumed,
+without data)."""
+
+APPROVAL: Final = "approval_pending"
+"""The value of ``metadata.interrupt.interruption`` that marks an approval."""
+
+_MARK: Final = "interruption"
+_SEPARATOR: Final = b"\n"
+
+
+def needs_approval(payload: JSON = None) -> Interrupt:
+    """The ``Interrupt`` a tool raises to hold its call for a human's approval.
+
+    Its wire form is Genkit's own ``metadata.interrupt``:
+    ``{"interruption": "approval_pending", "payload": payload}``. The pause
+    is ``ApprovalPending``: it accepts only ``approve()`` or
+    ``reject(reason)``; approved, the tool runs again with `approved` true.
+
+    Args:
+        payload: What to show the human (JSON).
+
+    Returns:
+        The exception to raise from the tool.
+    """
+    return Interrupt({_MARK: APPROVAL, "payload": payload})
+
+
+def approved(ctx: ToolRunContext) -> bool:
+    """Whether this run of a tool is the approved restart of its call.
+
+    Args:
+        ctx: The tool's run context.
+
+    Returns:
+        True only when the tool was restarted with an approval decision
+        (``{"approve": {...}}`` as its resumed metadata).
+    """
+    resumed = ctx.resumed_metadata
+    return isinstance(resumed, dict) and isinstance(resumed.get("approve"), dict)
+
+
+def rejection(reason: str) -> dict[str, JSON]:
+    """The result the model reads for a rejected call.
+
+    Args:
+        reason: The rejection's reason.
+
+    Returns:
+        ``{"rejected": reason}``.
+    """
+    return {"rejected": reason}
+
+
+@runtime_checkable
+class Keeper(Protocol):
+    """Where paused turns live, server-side: an insert-once map of records.
+
+    A record is opaque bytes the adapter writes (the answer schemas and
+    Genkit's history as JSON); a keeper stores and returns it unchanged.
+    Implementations: `MemoryKeeper`, `SqliteKeeper`; anything durable and
+    shared by the processes that resume fits.
+    """
+
+    async def keep(self, turn_id: str, record: bytes) -> None:
+        """Store *record* under *turn_id*, once.
+
+        Raises:
+            ValueError: if *turn_id* is already kept.
+        """
+
+    async def load(self, turn_id: str) -> bytes | None:
+        """Return the record kept under *turn_id*, or None."""
+
+
+def _taken(turn_id: str) -> ValueError:
+    return ValueError(f"paused turn {turn_id!r} is already kept; ids are never reused")
+
+
+@final
+class MemoryKeeper:
+    """A `Keeper` in one process's memory, for tests and demos."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, bytes] = {}
+
+    async def keep(self, turn_id: str, record: bytes) -> None:
+        """Store *record* under *turn_id*, once.
+
+        Raises:
+            ValueError: if *turn_id* is already kept.
+        """
+        if turn_id in self._records:
+            raise _taken(turn_id)
+        self._records[turn_id] = record
+
+    async def load(self, turn_id: str) -> bytes | None:
+        """Return the record kept under *turn_id*, or None."""
+        return self._records.get(turn_id)
+
+
+@final
+class SqliteKeeper:
+    """A `Keeper` in one SQLite file, shared by the processes of one machine.
+
+    Commits are durable (WAL, ``synchronous=FULL``): once `pause` returned,
+    the paused turn survives a crash. The file may be the one a
+    `SqliteStore` uses (the table is ``interruption_genkit_turns``).
+
+    Args:
+        path: The database file (created if missing), or ``":memory:"``.
+        timeout: Seconds to wait for another process's write lock.
+    """
+
+    def __init__(self, path: str | Path, *, timeout: float = 30.0) -> None:
+        self.path = str(path)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(
+            self.path, timeout=timeout, isolation_level=None, check_same_thread=False
+        )
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS interruption_genkit_turns "
+            "(turn_id TEXT PRIMARY KEY, record BLOB NOT NULL)"
+        )
+
+    async def keep(self, turn_id: str, record: bytes) -> None:
+        """Store *record* under *turn_id*, once.
+
+        Raises:
+            ValueError: if *turn_id* is already kept.
+        """
+        with self._lock:
+            try:
+                self._db.execute(
+                    "INSERT INTO interruption_genkit_turns (turn_id, record) "
+                    "VALUES (?, ?)",
+                    (turn_id, record),
+                )
+            except sqlite3.IntegrityError as error:
+                raise _taken(turn_id) from error
+
+    async def load(self, turn_id: str) -> bytes | None:
+        """Return the record kept under *turn_id*, or None."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT record FROM interruption_genkit_turns WHERE turn_id = ?",
+                (turn_id,),
+            ).fetchone()
+        return bytes(row[0]) if row is not None else None
+
+    def close(self) -> None:
+        """Close the database connection."""
+        self._db.close()
+
+
+@final
+@attrs.frozen
+class PausedTurn:
+    """A Genkit turn that paused, as the server hands it to a client.
+
+    Attributes:
+        id: The paused turn's id: what the client sends back with its
+            answers; spent once.
+        interrupts: One per paused tool request, in the message's order.
+        parts: The same requests in Genkit's wire shape (``toolRequest``
+            with ``metadata.interrupt``, refs as kept), for Genkit clients
+            (``respond_to_interrupt`` / ``restart_tool`` answer them).
+    """
+
+    id: str
+    interrupts: tuple[PendingInterrupt, ...]
+    parts: tuple[dict[str, JSON], ...]
+
+
+class GenerateOptions(TypedDict, total=False):
+    """What ``ai.generate`` needs to continue a turn, besides its history.
+
+    The same model, tools and middleware the paused turn ran with; the
+    history, ``resume_respond`` and ``resume_restart`` come from the adapter.
+    """
+
+    model: str | None
+    tools: Sequence[str | Tool] | None
+    config: Mapping[str, object] | None
+    max_turns: int | None
+    context: dict[str, object] | None
+    use: Sequence[MiddlewareRef] | None
+
+
+@attrs.frozen
+class _Kept:
+    """A paused turn as read back from its keeper: the authoritative state."""
+
+    messages: list[Message]
+    by_ref: dict[str, Part]
+    interrupts: tuple[PendingInterrupt, ...]
+    completed: tuple[ToolResponse, ...]
+    parts: tuple[dict[str, JSON], ...]
+
+
+def spent_key(turn_id: str) -> str:
+    """The key a `Store` spends when the paused turn *turn_id* is resumed.
+
+    Args:
+        turn_id: A `PausedTurn.id`.
+
+    Returns:
+        A key no other adapter or session uses.
+    """
+    return pause_key("genkit", turn_id)
+
+
+def _damaged(turn_id: str, path: str, expected: str, got: str) -> DecodeError:
+    return DecodeError([Mismatch(f"$[{turn_id!r}]{path}", expected, got)])
+
+
+def _request(part: JSON) -> dict[str, JSON] | None:
+    """The ``toolRequest`` of a wire part, or None."""
+    if isinstance(part, dict):
+        request = part.get("toolRequest")
+        if isinstance(request, dict):
+            return request
+    return None
+
+
+def _mint(turn_id: str, content: list[JSON]) -> None:
+    """Give every tool request of *content* a ref unique in it, in place."""
+    seen: set[str] = set()
+    for index, part in enumerate(content):
+        request = _request(part)
+        if request is None:
+            continue
+        given = request.get("ref")
+        if not isinstance(given, str) or not given or given in seen:
+            given = request["ref"] = f"genkit-{turn_id}-{index}"
+        seen.add(given)
+
+
+def _pending(
+    request: ToolRequest, mark: JSON, schemas: Mapping[str, JSONSchema], path: str
+) -> PendingInterrupt:
+    """One paused request as a client sees it; *mark* is its metadata.interrupt."""
+    ref = cast("str", request.ref)
+    if isinstance(mark, dict) and mark.get(_MARK) == APPROVAL:
+        payload = mark.get("payload")
+        return PendingInterrupt(
+            ref, ApprovalPending(ref), payload, request, APPROVAL_ONLY
+        )
+    if mark is not True and not isinstance(mark, dict):
+        raise DecodeError([Mismatch(path, "true or an object", describe(mark))])
+    accepts = Accepts(
+        respond=schemas.get(request.name, ANY_JSON), restart=RESUMED_SCHEMA
+    )
+    payload = mark if isinstance(mark, dict) else None
+    return PendingInterrupt(ref, Custom(), payload, request, accepts)
+
+
+def _decode(turn_id: str, record: bytes) -> _Kept:
+    """Read a kept record: the answer schemas, a newline, the history."""
+    head, _, body = record.partition(_SEPARATOR)
+    schemas = read_stored(head, dict[str, dict[str, JSON]])
+    history = read_stored(body, list[dict[str, JSON]])
+    try:
+        messages = [Message.model_validate(message) for message in history]
+    except pydantic.ValidationError as error:
+        expected = "Genkit messages"
+        got = f"{error.error_count()} errors"
+        raise _damaged(turn_id, "", expected, got) from error
+    last = history[-1] if history else None
+    content = last.get("content") if last is not None else None
+    if last is None or last.get("role") != "model" or not isinstance(content, list):
+        raise _damaged(turn_id, "", "a history ending in a model message", "none")
+    interrupts: list[PendingInterrupt] = []
+    completed: list[ToolResponse] = []
+    parts: list[dict[str, JSON]] = []
+    by_ref: dict[str, Part] = {}
+    at = len(history) - 1
+    for index, (raw, part) in enumerate(
+        zip(content, messages[at].content, strict=True)
+    ):
+        wire = _request(raw)
+        if wire is None or part.tool_request is None:
+            continue
+        path = f"[{at}].content[{index}]"
+        name, ref = part.tool_request.name, wire.get("ref")
+        if not isinstance(ref, str) or not ref:
+            raise _damaged(turn_id, f"{path}.toolRequest.ref", "a ref", describe(ref))
+        metadata = cast("dict[str, JSON]", raw).get("metadata")
+        metadata = metadata if isinstance(metadata, dict) else {}
+        if metadata.get("interrupt"):
+            where = f"$[{turn_id!r}]{path}.metadata.interrupt"
+            request = ToolRequest(name, ref, wire.get("input"))
+            interrupts.append(_pending(request, metadata["interrupt"], schemas, where))
+            parts.append(cast("dict[str, JSON]", raw))
+            by_ref[ref] = part
+        elif "pendingOutput" in metadata:
+            completed.append(ToolResponse(name, ref, metadata["pendingOutput"]))
+        else:
+            expected = "a paused or completed tool request"
+            raise _damaged(turn_id, path, expected, "neither")
+    if not interrupts:
+        raise _damaged(turn_id, "", "a turn paused on tool interrupts", "none pending")
+    return _Kept(messages, by_ref, tuple(interrupts), tuple(completed), tuple(parts))
+
+
+def _answer_schemas(
+    tools: Sequence[str | Tool], answers: Mapping[str, JSONSchema] | None
+) -> dict[str, JSONSchema]:
+    schemas: dict[str, JSONSchema] = {}
+    for tool in tools:
+        if isinstance(tool, Tool) and tool.output_schema is not None:
+            schemas[tool.name] = cast("JSONSchema", tool.output_schema)
+    schemas.update(answers or {})
+    for schema in schemas.values():
+        check_schema(schema)
+    return schemas
+
+
+async def pause(
+    response: ModelResponse[object],
+    keeper: Keeper,
+    *,
+    tools: Sequence[str | Tool] = (),
+    answer_schemas: Mapping[str, JSONSchema] | None = None,
+) -> PausedTurn | None:
+    """Keep a turn that paused on tool interrupts; say what is pending.
+
+    The turn's history (``response.messages``, in Genkit's wire JSON) is
+    kept in *keeper* under a fresh id, with a ref minted for every tool
+    request of the paused message that had none or a repeated one. The
+    interrupts returned are derived from that record, as a resume derives
+    them.
+
+    Args:
+        response: What ``ai.generate`` returned; it paused when its
+            ``finish_reason`` is ``"interrupted"``.
+        keeper: Where the paused turn is kept.
+        tools: The tools the turn ran with; a ``Custom`` pause's answer must
+            fit its tool's declared output schema (any JSON if none).
+        answer_schemas: Answer schemas by tool name, over the tools' own
+            (for a ``define_interrupt`` tool, which declares none). Kept
+            with the turn, so a resume checks against what the client saw.
+
+    Returns:
+        The paused turn (its id, interrupts and Genkit parts), or None if
+        the turn did not pause.
+
+    Raises:
+        ValueError: if a schema cannot be run (``SchemaError``).
+        DecodeError: if the history is not JSON within the library's limits,
+            or a paused request's ``metadata.interrupt`` is neither true nor
+            an object.
+    """
+    if response.finish_reason != FinishReason.INTERRUPTED or not response.interrupts:
+        return None
+    schemas = _answer_schemas(tools, answer_schemas)
+    history = [
+        cast(
+            "dict[str, JSON]",
+            message.model_dump(mode="json", by_alias=True, exclude_none=True),
+        )
+        for message in response.messages
+    ]
+    turn_id = uuid.uuid4().hex
+    _mint(turn_id, cast("list[JSON]", history[-1]["content"]))
+    record = (
+        ENCODE(cast("JSON", schemas)).encode()
+        + _SEPARATOR
+        + ENCODE(cast("JSON", history)).encode()
+    )
+    kept = _decode(turn_id, record)  # what the client sees is what resume checks
+    await keeper.keep(turn_id, record)
+    return PausedTurn(turn_id, kept.interrupts, kept.parts)
+
+
+def _unknown(turn_id: object) -> ResumeRejected:
+    message = f"no paused Genkit turn has id {turn_id!r}"
+    return ResumeRejected.of(ProblemCode.UNKNOWN_INTERRUPT, message)
+
+
+async def _load(turn_id: object, keeper: Keeper) -> _Kept:
+    if not isinstance(turn_id, str) or not turn_id:
+        raise _unknown(turn_id)
+    record = await keeper.load(turn_id)
+    if record is None:
+        raise _unknown(turn_id)
+    return _decode(turn_id, record)
+
+
+async def load_paused(turn_id: str, keeper: Keeper) -> PausedTurn:
+    """Read a paused turn back from its keeper (in any process).
+
+    It lists what was paused; whether it was already resumed is known to
+    the `Store` only, and a resume of a spent turn is ``consumed``.
+
+    Args:
+        turn_id: A `PausedTurn.id`.
+        keeper: Where it was kept.
+
+    Returns:
+        The paused turn, derived from the kept state.
+
+    Raises:
+        ResumeRejected: ``unknown_interrupt`` if no turn has this id.
+        DecodeError: if the kept record is damaged.
+    """
+    kept = await _load(turn_id, keeper)
+    return PausedTurn(turn_id, kept.interrupts, kept.parts)
+
+
+def _genkit_parts(
+    kept: _Kept, resolved: ResolvedResume
+) -> tuple[list[Part], list[Part]]:
+    """Genkit's respond and restart parts, from validated answers only."""
+    respond: list[Part] = []
+    restart: list[Part] = []
+    for answer in resolved.answers:
+        pending, entry = answer.interrupt, answer.entry
+        part = kept.by_ref[pending.ref]
+        if isinstance(entry, Respond):
+            respond.append(respond_to_interrupt(entry.output, interrupt=part))
+        elif isinstance(pending.kind, ApprovalPending):
+            decision = decision_from_json(entry.resumed)
+            if isinstance(decision, Reject):
+                output = rejection(decision.reason)
+                respond.append(respond_to_interrupt(output, interrupt=part))
+            else:
+                note = {} if decision.note is None else {"note": decision.note}
+                approval = {"approve": note}
+                restart.append(restart_tool(interrupt=part, resumed_metadata=approval))
+        else:
+            resumed = cast("dict[str, object] | None", entry.resumed)
+            restart.append(restart_tool(interrupt=part, resumed_metadata=resumed))
+    return respond, restart
+
+
+async def resume(  # noqa: PLR0913 - keyword-only options
+    ai: Genkit,
+    turn_id: str,
+    resume: Resume,
+    keeper: Keeper,
+    store: Store,
+    *,
+    policy: ResumePolicy | None = None,
+    **options: Unpack[GenerateOptions],
+) -> ModelResponse[object]:
+    """Answer a paused turn and continue it, at most once.
+
+    The kept turn is loaded from *keeper*, *resume* is authorized and
+    validated against the interrupts derived from it (completed sibling
+    calls are ``not_interrupted``), the turn id is spent in *store*
+    (`interruption.admit`), and only then is ``ai.generate`` called on the
+    kept history with respond and restart parts built from the kept tool
+    requests: a restart runs the tool with the input it paused with.
+
+    Args:
+        ai: The Genkit app (the model and tools the turn paused with).
+        turn_id: The `PausedTurn.id` the client answers.
+        resume: The client's answers, one per interrupt.
+        keeper: Where the turn was kept.
+        store: Where resumed turns are spent.
+        policy: The clock and who may answer; partial resumes are refused
+            (Genkit needs every interrupt answered).
+        **options: What ``ai.generate`` continues with (`GenerateOptions`).
+
+    Returns:
+        Genkit's response; it may pause again (`pause` it).
+
+    Raises:
+        ResumeRejected: listing every problem; nothing was spent or run.
+            ``unknown_interrupt`` for an unknown turn id, ``consumed`` when
+            the turn was already resumed.
+        DecodeError: if the kept record is damaged.
+        ValueError: if *policy* allows partial resumes.
+    """
+    if policy is not None and policy.allow_partial:
+        msg = (
+            "Genkit needs an answer for every interrupted tool request: "
+            "allow_partial is not supported"
+        )
+        raise ValueError(msg)
+    kept = await _load(turn_id, keeper)
+    resolved = await admit(
+        resume,
+        kept.interrupts,
+        store,
+        session=turn_id,
+        key=spent_key(turn_id),
+        policy=policy,
+        completed=kept.completed,
+    )
+    respond, restart = _genkit_parts(kept, resolved)
+    response: ModelResponse[object] = await ai.generate(
+        messages=kept.messages,
+        resume_respond=respond or None,
+        resume_restart=restart or None,
+        **options,
+    )
+    return response
+
+
+def _unknown_fields(path: str, names: set[str]) -> list[Mismatch]:
+    return [
+        Mismatch(f"{path}.{name}", "no such field", f"unknown field {name!r}")
+        for name in sorted(names)
+    ]
+
+
+def _entry_problems(
+    part: JSON, path: str, key: str, fields: frozenset[str]
+) -> tuple[list[Mismatch], dict[str, JSON]]:
+    problems: list[Mismatch] = []
+    if not isinstance(part, dict):
+        return [Mismatch(path, f"a Genkit part with {key!r}", describe(part))], {}
+    problems += _unknown_fields(path, set(part) - {key, "metadata"})
+    body = part.get(key)
+    if not isinstance(body, dict):
+        problems.append(Mismatch(f"{path}.{key}", "an object", describe(body)))
+        return problems, {}
+    problems += _unknown_fields(f"{path}.{key}", set(body) - fields)
+    for name in ("name", "ref"):
+        value = body.get(name)
+        if not isinstance(value, str) or not value:
+            problems.append(
+                Mismatch(f"{path}.{key}.{name}", "a non-empty string", describe(value))
+            )
+    return problems, body
+
+
+def _resumed(part: dict[str, JSON], path: str, problems: list[Mismatch]) -> JSON:
+    metadata = part.get("metadata")
+    resumed = metadata.get("resumed") if isinstance(metadata, dict) else None
+    if resumed is True:
+        return None
+    if isinstance(resumed, dict):
+        return resumed
+    problems.append(
+        Mismatch(
+            f"{path}.metadata.resumed",
+            "true or an object (restart_tool)",
+            describe(resumed),
+        )
+    )
+    return None
+
+
+def from_parts(*, respond: Sequence[JSON] = (), restart: Sequence[JSON] = ()) -> Resume:
+    """Read a Genkit client's answers into a `Resume`, strictly.
+
+    *respond* holds ``respond_to_interrupt`` parts
+    (``{"toolResponse": {"name", "ref", "output"}, "metadata": ...}``),
+    *restart* holds ``restart_tool`` parts (``{"toolRequest": {"name",
+    "ref", "input"}, "metadata": {"resumed": true | {...}}}``), as JSON.
+    A restart's input is carried as sent, so a changed one is
+    ``input_modified`` when the resume is validated; an approval is a
+    restart whose resumed metadata is a decision (``{"approve": {}}``,
+    ``{"reject": {"reason": ...}}``).
+
+    Args:
+        respond: The parts of ``resume_respond``.
+        restart: The parts of ``resume_restart``.
+
+    Returns:
+        The same answers as a `Resume`, for `resume`.
+
+    Raises:
+        DecodeError: listing every part that is not such a part, with its
+            path (``$.respond[0].toolResponse.ref``).
+    """
+    problems: list[Mismatch] = []
+    responds: list[Respond] = []
+    restarts: list[Restart] = []
+    response_fields = frozenset({"name", "ref", "output"})
+    for index, part in enumerate(respond):
+        path = f"$.respond[{index}]"
+        found, body = _entry_problems(part, path, "toolResponse", response_fields)
+        problems += found
+        if not found:
+            output = body.get("output")
+            responds.append(
+                Respond(cast("str", body["name"]), cast("str", body["ref"]), output)
+            )
+    request_fields = frozenset({"name", "ref", "input"})
+    for index, part in enumerate(restart):
+        path = f"$.restart[{index}]"
+        found, body = _entry_problems(part, path, "toolRequest", request_fields)
+        resumed = _resumed(part, path, found) if isinstance(part, dict) else None
+        problems += found
+        if not found:
+            name, ref = cast("str", body["name"]), cast("str", body["ref"])
+            restarts.append(Restart(name, ref, resumed, body.get("input")))
+    if problems:
+        raise DecodeError(problems)
+    return Resume(respond=responds, restart=restarts)
