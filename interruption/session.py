@@ -23,6 +23,7 @@ from typing import Any, final
 
 import attrs
 
+from interruption._json import JSON, digest
 from interruption.approval import Approver
 from interruption.errors import (
     ContinuationUnfinished,
@@ -47,21 +48,25 @@ from interruption.parts import Message, Role, ToolResponse
 from interruption.resume import (
     InterruptedTurn,
     PendingInterrupt,
+    PendingTurn,
     Respond,
     Restart,
     Resume,
 )
 from interruption.schedule import PauseSchedule
-from interruption.store._base import Step, Store, StoredTurn
+from interruption.store._base import AuditEvent, AuditKind, Step, Store, StoredTurn
 from interruption.tools import Tool
 from interruption.validation import (
     Answer,
     Authorize,
     ResolvedResume,
     ResumePolicy,
+    authorize_turn,
+    consumed,
     utc_now,
     validate_and_spend,
 )
+from interruption.wire import unstructure
 
 __all__ = ["Authorize", "Session"]
 
@@ -85,6 +90,10 @@ def _as_resolved(turn: InterruptedTurn, kept: Resume) -> ResolvedResume:
         if (pending.name, pending.ref) not in entries
     )
     return ResolvedResume(turn, answers, unanswered)
+
+
+def _digest(resume: Resume) -> str:
+    return digest(unstructure(resume))
 
 
 @final
@@ -185,13 +194,29 @@ class Session:
             return None
         return stored
 
-    async def _close_expired(self, turn: InterruptedTurn) -> None:
-        """Close an expired turn: each paused call gets its answer in history.
+    def _event(self, turn_id: int, kind: AuditKind, **fields: Any) -> AuditEvent:  # noqa: ANN401 - AuditEvent's own fields
+        return AuditEvent(self.id, turn_id, kind, self.now(), **fields)
 
-        A call that paused gets its declared expiry answer (with
-        ``expiry_answers``) or a response saying it expired; a call that
+    def _paused(self, turn: InterruptedTurn | None) -> tuple[AuditEvent, ...]:
+        if turn is None:
+            return ()
+        pending = tuple(interrupt.id for interrupt in turn.interrupts)
+        return (self._event(turn.turn_id, "paused", pending=pending),)
+
+    async def _close(
+        self,
+        turn: InterruptedTurn,
+        output: Callable[[PendingInterrupt], JSON],
+        event: AuditEvent,
+    ) -> bool:
+        """Close *turn* without a continuation: each paused call answered.
+
+        A call that paused gets *output* of its interrupt; a call that
         finished in the batch keeps its output. The history stays well
         formed: every tool request has its response.
+
+        Returns:
+            False when the turn was no longer open (nothing was written).
         """
         paused = {pending.ref: pending for pending in turn.interrupts}
         done = {response.ref: response for response in turn.completed}
@@ -203,17 +228,32 @@ class Session:
             if pending is None:
                 responses.append(done[ref])
                 continue
-            if self.expiry_answers and pending.on_expiry is not None:
-                output = pending.on_expiry.output
-            else:
-                moment = turn.expiry_of(pending)
-                output = {
-                    "error": f"expired: no answer arrived before {moment}",
-                }
-            answers.append(Respond(request.name, ref, output))
-            responses.append(ToolResponse(request.name, ref, output))
+            answer = output(pending)
+            answers.append(Respond(request.name, ref, answer))
+            responses.append(ToolResponse(request.name, ref, answer))
         history = (*turn.messages, Message(Role.TOOL, tuple(responses)))
-        if not await self.store.finish(turn, history, close=Resume(answers)):
+        return await self.store.finish(
+            turn,
+            history,
+            close=Resume(answers),
+            principal=event.principal,
+            events=(event,),
+        )
+
+    async def _close_expired(self, turn: InterruptedTurn) -> None:
+        """Close an expired turn with its declared expiry answers.
+
+        Each paused call gets its declared expiry answer (with
+        ``expiry_answers``) or a response saying it expired.
+        """
+
+        def output(pending: PendingInterrupt) -> JSON:
+            if self.expiry_answers and pending.on_expiry is not None:
+                return pending.on_expiry.output
+            moment = turn.expiry_of(pending)
+            return {"error": f"expired: no answer arrived before {moment}"}
+
+        if not await self._close(turn, output, self._event(turn.turn_id, "expired")):
             message = (
                 f"session {self.id!r}: turn {turn.turn_id} was answered or closed "
                 "while it expired; send again"
@@ -269,7 +309,7 @@ class Session:
             turn_id = latest.turn.turn_id + 1 if latest is not None else 1
             turn = attrs.evolve(result.turn, turn_id=turn_id)
             result = attrs.evolve(result, turn=turn)
-        await self.store.save(self.id, result.messages, turn)
+        await self.store.save(self.id, result.messages, turn, events=self._paused(turn))
         self._history = result.messages
         return result
 
@@ -279,9 +319,29 @@ class Session:
         return stored.turn.interrupts if stored is not None else ()
 
     async def pending_turn(self) -> InterruptedTurn | None:
-        """Return the open interrupted turn, or None."""
+        """Return the open interrupted turn, with its history, or None."""
         stored = await self._open()
         return await self._whole(stored) if stored is not None else None
+
+    async def pending_state(self) -> PendingTurn | None:
+        """Return what a client needs to answer this session, or None.
+
+        One record (`PendingTurn`: the turn id to echo, what is pending,
+        when it expires) with a published schema; None when the session is
+        not paused (or its pause expired).
+        """
+        stored = await self._open()
+        return PendingTurn.of(stored.turn) if stored is not None else None
+
+    async def audit(self) -> tuple[AuditEvent, ...]:
+        """Return this session's audit trail, oldest first.
+
+        Every turn's story: paused (what was pending), each resume attempt
+        accepted or rejected (who, when, the problem codes, a digest of the
+        resume), cancelled, expired, recovered. At most `MAX_REJECTED`
+        rejected attempts are kept per turn.
+        """
+        return await self.store.audit(self.id)
 
     def _policy(self, principal: str | None) -> ResumePolicy:
         return ResumePolicy(
@@ -317,27 +377,108 @@ class Session:
                 the session never paused, ``unknown_turn`` for a turn id it
                 never had.
         """
-        stored = await self.store.load_turn(self.id, turn_id)
-        if stored is None:
-            if turn_id is None or await self.store.load_turn(self.id) is None:
-                code = ProblemCode.UNKNOWN_SESSION
-                message = f"session {self.id!r} has nothing to resume: it never paused"
-            else:
-                code = ProblemCode.UNKNOWN_TURN
-                message = f"session {self.id!r} has no turn {turn_id}"
-            raise ResumeRejected.of(code, message)
+        stored = await self._answerable(turn_id, principal, _digest(resume))
         turn = await self._whole(stored)
 
         async def spent() -> bool:
             return stored.state != "open"
 
         async def spend(kept: Resume) -> bool:
-            return await self.store.consume(turn, kept, principal)
+            accepted = self._event(
+                turn.turn_id, "accepted", principal=principal, digest=_digest(resume)
+            )
+            return await self.store.consume(turn, kept, principal, events=(accepted,))
 
-        resolved = await validate_and_spend(
-            resume, turn, spend, policy=self._policy(principal), spent=spent
-        )
+        try:
+            resolved = await validate_and_spend(
+                resume, turn, spend, policy=self._policy(principal), spent=spent
+            )
+        except ResumeRejected as rejected:
+            await self._rejected(turn.turn_id, principal, rejected, _digest(resume))
+            raise
         return await self._continue(resolved)
+
+    async def _rejected(
+        self,
+        turn_id: int,
+        principal: str | None,
+        rejected: ResumeRejected,
+        sent: str | None,
+    ) -> None:
+        codes = tuple(str(problem.code) for problem in rejected.problems)
+        event = self._event(
+            turn_id, "rejected", principal=principal, codes=codes, digest=sent
+        )
+        await self.store.log(event)
+
+    async def _answerable(
+        self, turn_id: int | None, principal: str | None, sent: str | None
+    ) -> StoredTurn:
+        """The turn a resume or a cancel names (the latest when None).
+
+        Raises:
+            ResumeRejected: ``unknown_session`` when the session never
+                paused; ``unknown_turn`` for a turn id it never had (the
+                attempt is logged against its latest turn).
+        """
+        stored = await self.store.load_turn(self.id, turn_id)
+        if stored is not None:
+            return stored
+        latest = None if turn_id is None else await self.store.load_turn(self.id)
+        if latest is None:
+            message = f"session {self.id!r} has nothing to resume: it never paused"
+            raise ResumeRejected.of(ProblemCode.UNKNOWN_SESSION, message)
+        message = f"session {self.id!r} has no turn {turn_id}"
+        rejected = ResumeRejected.of(ProblemCode.UNKNOWN_TURN, message)
+        await self._rejected(latest.turn.turn_id, principal, rejected, sent)
+        raise rejected
+
+    async def cancel(
+        self,
+        reason: str,
+        *,
+        turn_id: int | None = None,
+        principal: str | None = None,
+    ) -> None:
+        """Cancel the pending turn: each paused call is told it was cancelled.
+
+        Authorized like a resume (the authorizer is asked first, about
+        every interrupt) and single use like one: a cancelled turn cannot
+        be resumed or cancelled again. Each paused call gets the response
+        ``{"error": "cancelled: <reason>"}`` in the history (calls that
+        finished in the batch keep their output), so the conversation goes
+        on with the next `send`, and the model sees why.
+
+        Args:
+            reason: Why, in words the model will read; non-empty.
+            turn_id: The turn the client cancels (a stale one is rejected
+                as ``consumed``); the latest when None.
+            principal: Who cancels, for the authorizer and the audit trail.
+
+        Raises:
+            ValueError: if *reason* is not non-empty text.
+            ResumeRejected: as `resume`: ``not_authorized``, ``consumed``,
+                ``unknown_session`` or ``unknown_turn``; nothing changed.
+        """
+        text: object = reason
+        if not isinstance(text, str) or not text.strip():
+            msg = f"cancel: expected a reason, non-empty text, got {reason!r}"
+            raise ValueError(msg)
+        stored = await self._answerable(turn_id, principal, None)
+        turn = await self._whole(stored)
+        try:
+            await authorize_turn(turn, self.authorize, principal)
+            if stored.state != "open":
+                raise consumed(turn)
+            event = self._event(
+                turn.turn_id, "cancelled", principal=principal, reason=reason
+            )
+            output: JSON = {"error": f"cancelled: {reason}"}
+            if not await self._close(turn, lambda _: output, event):
+                raise consumed(turn)
+        except ResumeRejected as rejected:
+            await self._rejected(turn.turn_id, principal, rejected, None)
+            raise
 
     async def _continue(
         self, resolved: ResolvedResume, steps: Sequence[Step] | None = None
@@ -367,7 +508,9 @@ class Session:
             else _recovery(runner, resolved, steps, record)
         )
         result = await last_result(events)
-        await self.store.finish(turn, result.messages, result.turn)
+        await self.store.finish(
+            turn, result.messages, result.turn, events=self._paused(result.turn)
+        )
         self._history = result.messages
         return result
 
@@ -388,6 +531,7 @@ class Session:
         if stored is None or stored.resume is None or stored.state != "consumed":
             return None
         turn = await self._whole(stored)
+        await self.store.log(self._event(turn.turn_id, "recovered"))
         return await self._continue(_as_resolved(turn, stored.resume), stored.steps)
 
     # --- sync twins ----------------------------------------------------------
@@ -413,3 +557,25 @@ class Session:
     def recover_sync(self) -> GenerateResult | None:
         """`recover` for callers without an event loop."""
         return run_sync(self.recover())
+
+    def pending_turn_sync(self) -> InterruptedTurn | None:
+        """`pending_turn` for callers without an event loop."""
+        return run_sync(self.pending_turn())
+
+    def pending_state_sync(self) -> PendingTurn | None:
+        """`pending_state` for callers without an event loop."""
+        return run_sync(self.pending_state())
+
+    def cancel_sync(
+        self,
+        reason: str,
+        *,
+        turn_id: int | None = None,
+        principal: str | None = None,
+    ) -> None:
+        """`cancel` for callers without an event loop."""
+        run_sync(self.cancel(reason, turn_id=turn_id, principal=principal))
+
+    def audit_sync(self) -> tuple[AuditEvent, ...]:
+        """`audit` for callers without an event loop."""
+        return run_sync(self.audit())

@@ -41,7 +41,7 @@ from interruption import (
 )
 from interruption.session import Session
 from interruption.store import MemoryStore, PostgresStore, SqliteStore, Store
-from interruption.store._base import Step, StoredTurn
+from interruption.store._base import AuditEvent, Listed, Step, StoredTurn
 from interruption.testing import ScriptedModel
 from psycopg import sql
 
@@ -374,9 +374,11 @@ class Wrapped:
         session: str,
         history: Sequence[Message],
         turn: InterruptedTurn | None = None,
+        *,
+        events: Sequence[AuditEvent] = (),
     ) -> None:
         """Delegate."""
-        await self.inner.save(session, history, turn)
+        await self.inner.save(session, history, turn, events=events)
 
     async def load_turn(
         self, session: str, turn_id: int | None = None
@@ -385,16 +387,21 @@ class Wrapped:
         return await self.inner.load_turn(session, turn_id)
 
     async def consume(
-        self, turn: InterruptedTurn, resume: Resume, principal: str | None
+        self,
+        turn: InterruptedTurn,
+        resume: Resume,
+        principal: str | None,
+        *,
+        events: Sequence[AuditEvent] = (),
     ) -> bool:
         """Delegate."""
-        return await self.inner.consume(turn, resume, principal)
+        return await self.inner.consume(turn, resume, principal, events=events)
 
     async def record(self, session: str, turn_id: int, steps: Sequence[Step]) -> None:
         """Delegate."""
         await self.inner.record(session, turn_id, steps)
 
-    async def finish(
+    async def finish(  # noqa: PLR0913 - the protocol's options
         self,
         turn: InterruptedTurn,
         history: Sequence[Message],
@@ -402,11 +409,24 @@ class Wrapped:
         *,
         close: Resume | None = None,
         principal: str | None = None,
+        events: Sequence[AuditEvent] = (),
     ) -> bool:
         """Delegate."""
         return await self.inner.finish(
-            turn, history, following, close=close, principal=principal
+            turn, history, following, close=close, principal=principal, events=events
         )
+
+    async def log(self, event: AuditEvent) -> bool:
+        """Delegate."""
+        return await self.inner.log(event)
+
+    async def audit(self, session: str) -> tuple[AuditEvent, ...]:
+        """Delegate."""
+        return await self.inner.audit(session)
+
+    async def sessions(self, state: Listed) -> tuple[str, ...]:
+        """Delegate."""
+        return await self.inner.sessions(state)
 
     async def spend(self, key: str, keep_until: datetime | None) -> bool:
         """Delegate."""
@@ -439,11 +459,16 @@ class Gated(Wrapped):
         self.gate = asyncio.Barrier(parties)
 
     async def consume(
-        self, turn: InterruptedTurn, resume: Resume, principal: str | None
+        self,
+        turn: InterruptedTurn,
+        resume: Resume,
+        principal: str | None,
+        *,
+        events: Sequence[AuditEvent] = (),
     ) -> bool:
         """Wait for the others, then delegate."""
         await self.gate.wait()
-        return await self.inner.consume(turn, resume, principal)
+        return await self.inner.consume(turn, resume, principal, events=events)
 
 
 # --- concurrency -------------------------------------------------------------
@@ -545,10 +570,15 @@ class CrashingStore(Wrapped):
         self.records = records
 
     async def consume(
-        self, turn: InterruptedTurn, resume: Resume, principal: str | None
+        self,
+        turn: InterruptedTurn,
+        resume: Resume,
+        principal: str | None,
+        *,
+        events: Sequence[AuditEvent] = (),
     ) -> bool:
         """Delegate; die after a won consume, if told to."""
-        won = await self.inner.consume(turn, resume, principal)
+        won = await self.inner.consume(turn, resume, principal, events=events)
         if won and self.at == "after consume":
             raise Crash
         return won
@@ -560,7 +590,7 @@ class CrashingStore(Wrapped):
         if self.at == "after record" and self.records == 0:
             raise Crash
 
-    async def finish(
+    async def finish(  # noqa: PLR0913 - the protocol's options
         self,
         turn: InterruptedTurn,
         history: Sequence[Message],
@@ -568,12 +598,13 @@ class CrashingStore(Wrapped):
         *,
         close: Resume | None = None,
         principal: str | None = None,
+        events: Sequence[AuditEvent] = (),
     ) -> bool:
         """Die before finishing, if told to."""
         if self.at == "before complete":
             raise Crash
         return await self.inner.finish(
-            turn, history, following, close=close, principal=principal
+            turn, history, following, close=close, principal=principal, events=events
         )
 
 

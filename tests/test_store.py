@@ -148,14 +148,14 @@ class TestStore:
 
 class TestSqliteStore:
     def test_schema_is_versioned(self, tmp_path: Path) -> None:
-        """A new database migrates to version 2, each step recorded once."""
+        """A new database migrates to version 3, each step recorded once."""
         path = tmp_path / "store.db"
         store = SqliteStore(path)
-        assert store.schema_version == 2
+        assert store.schema_version == 3
         asyncio.run(store.close())
         store = SqliteStore(path)
         rows = store._db.execute("SELECT version FROM schema_version").fetchall()
-        assert rows == [(1,), (2,)]
+        assert rows == [(1,), (2,), (3,)]
         asyncio.run(store.close())
 
     def test_keeps_turns_across_reopening(self, tmp_path: Path) -> None:
@@ -229,7 +229,7 @@ class TestSqliteStore:
             )
         store = SqliteStore(path)
         try:
-            assert store.schema_version == 2
+            assert store.schema_version == 3
             assert asyncio.run(store.load_history("s-1")) == history
             stored = asyncio.run(store.load_turn("s-1"))
             assert stored is not None
@@ -246,9 +246,9 @@ class TestSqliteStore:
         """A database from a newer version of the library is a RuntimeError."""
         path = tmp_path / "store.db"
         store = SqliteStore(path)
-        store._db.execute("INSERT INTO schema_version (version) VALUES (3)")
+        store._db.execute("INSERT INTO schema_version (version) VALUES (4)")
         asyncio.run(store.close())
-        with pytest.raises(RuntimeError, match="schema version 3 is newer than"):
+        with pytest.raises(RuntimeError, match="schema version 4 is newer than"):
             SqliteStore(path)
 
     def test_processes_race_with_one_winner(self, tmp_path: Path) -> None:

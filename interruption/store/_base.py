@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Literal, Protocol, TypeAlias, TypeVar, final, runtime_checkable
+from typing import (
+    Final,
+    Literal,
+    Protocol,
+    TypeAlias,
+    TypeVar,
+    final,
+    runtime_checkable,
+)
 
 import attrs
 
@@ -21,10 +29,15 @@ from interruption.resume import Accepts, InterruptedTurn, Resume
 from interruption.wire import dumps, loads
 
 __all__ = [
+    "MAX_REJECTED",
+    "AuditEvent",
+    "AuditKind",
+    "Listed",
     "State",
     "Step",
     "Store",
     "StoredTurn",
+    "listed",
     "read_stored",
     "stored_turn_json",
     "turn_from_json",
@@ -39,6 +52,58 @@ history (the model's, or a batch's tool responses), or one tool result."""
 State: TypeAlias = Literal["open", "consumed", "completed"]
 """Where a turn is: answerable; spent, its continuation running (or cut
 short by a crash); or done with."""
+
+
+Listed: TypeAlias = Literal["open", "consumed"]
+"""The states `Store.sessions` lists sessions by: a turn awaiting answers,
+or a continuation that is running or was cut short by a crash."""
+
+AuditKind: TypeAlias = Literal[
+    "paused", "accepted", "rejected", "cancelled", "expired", "recovered"
+]
+"""What happened to a turn.
+
+``paused``: it was kept, with what was pending; ``accepted``: a resume
+consumed it; ``rejected``: a resume or a cancel was refused (nothing
+changed); ``cancelled`` and ``expired``: it was closed without a
+continuation; ``recovered``: a continuation cut short by a crash was taken
+up again.
+"""
+
+MAX_REJECTED: Final = 100
+"""How many rejected attempts a store keeps per turn; later ones are not
+kept, so refused clients cannot grow storage without limit."""
+
+
+@final
+@attrs.frozen
+class AuditEvent:
+    """One entry of a session's audit trail: what happened to one turn.
+
+    Attributes:
+        session: The session.
+        turn_id: The turn it happened to (for a rejected attempt at a turn
+            the session never had, its latest turn).
+        kind: What happened (`AuditKind`).
+        at: When, by the session's clock.
+        principal: Who acted, when known.
+        codes: The problem codes of a rejected attempt, in order.
+        digest: The SHA-256 of the RFC 8785 form of the resume that was
+            accepted or rejected, so an attempt can be matched to a request
+            log without the trail keeping what was sent.
+        pending: The ids of the interrupts pending when the turn paused.
+        reason: Why a turn was cancelled.
+    """
+
+    session: str
+    turn_id: int
+    kind: AuditKind
+    at: datetime
+    principal: str | None = None
+    codes: tuple[str, ...] = ()
+    digest: str | None = None
+    pending: tuple[str, ...] = ()
+    reason: str | None = None
 
 
 @final
@@ -70,7 +135,7 @@ class StoredTurn:
 
 @runtime_checkable
 class Store(Protocol):
-    """Durable pending state for sessions: eight calls, each one transaction.
+    """Durable pending state for sessions: eleven calls, each one transaction.
 
     A session's *history* is append-only. Each interrupted turn is saved
     once, under a turn id the session never used before, and *consumed* at
@@ -82,6 +147,11 @@ class Store(Protocol):
     expired or cancelled turn) and saves what followed, in one transaction.
     Turns are never deleted. Sealed turns and adapters' pauses, which live
     elsewhere, are spent with `spend`.
+
+    Every store keeps an append-only *audit trail* per session: the events
+    passed to `save`, `consume` and `finish` are written in the same
+    transaction as the change they describe, and `log` appends one on its
+    own (a rejected attempt: at most `MAX_REJECTED` per turn are kept).
 
     All methods are coroutines; implementations: `MemoryStore`,
     `SqliteStore`, `PostgresStore`; `interruption.testing.store_contract`
@@ -102,11 +172,14 @@ class Store(Protocol):
         session: str,
         history: Sequence[Message],
         turn: InterruptedTurn | None = None,
+        *,
+        events: Sequence[AuditEvent] = (),
     ) -> None:
         """Append what *history* has beyond what is kept; keep *turn* if given.
 
         *history* is the whole conversation, of which the store already
         keeps a prefix; *turn* (its messages ignored) paused at its end.
+        *events* join the audit trail in the same transaction.
 
         Raises:
             ValueError: if *turn*'s id is not above the session's latest.
@@ -118,19 +191,25 @@ class Store(Protocol):
         """Return a turn with its state (the latest when *turn_id* is None)."""
 
     async def consume(
-        self, turn: InterruptedTurn, resume: Resume, principal: str | None
+        self,
+        turn: InterruptedTurn,
+        resume: Resume,
+        principal: str | None,
+        *,
+        events: Sequence[AuditEvent] = (),
     ) -> bool:
         """Claim *turn* for one resume; True for exactly one caller, ever.
 
         The claim is bound to the turn's identity (session, turn id and
         creation time), not only its number. False when no such turn is
-        open (it does not exist, or was consumed or closed).
+        open (it does not exist, or was consumed or closed); *events* join
+        the audit trail with the claim, and only if it succeeds.
         """
 
     async def record(self, session: str, turn_id: int, steps: Sequence[Step]) -> None:
         """Append steps taken while continuing a consumed turn, at once."""
 
-    async def finish(
+    async def finish(  # noqa: PLR0913 - keyword-only options
         self,
         turn: InterruptedTurn,
         history: Sequence[Message],
@@ -138,16 +217,39 @@ class Store(Protocol):
         *,
         close: Resume | None = None,
         principal: str | None = None,
+        events: Sequence[AuditEvent] = (),
     ) -> bool:
         """Complete *turn*, append *history*'s new messages, keep *following*.
 
         With *close* (a turn that ends without a continuation: expired,
         cancelled), the turn is consumed with it first, as `consume` would,
-        in the same transaction.
+        in the same transaction. *events* join the audit trail in it too.
 
         Returns:
             False only with *close*, when the turn was not open; nothing
             was written then.
+        """
+
+    async def log(self, event: AuditEvent) -> bool:
+        """Append *event* to its session's audit trail on its own.
+
+        A ``"rejected"`` event is kept only while its turn has fewer than
+        `MAX_REJECTED` of them (concurrent writers may overshoot by at most
+        their number).
+
+        Returns:
+            Whether it was kept.
+        """
+
+    async def audit(self, session: str) -> tuple[AuditEvent, ...]:
+        """Return *session*'s audit trail, oldest first (empty if unknown)."""
+
+    async def sessions(self, state: Listed) -> tuple[str, ...]:
+        """Return the sessions whose latest turn is in *state*, sorted.
+
+        ``"open"``: a turn awaits answers (expired ones included);
+        ``"consumed"``: a continuation is running or was cut short by a
+        crash (what `Session.recover` finishes).
         """
 
     async def spend(self, key: str, keep_until: datetime | None) -> bool:
@@ -166,6 +268,20 @@ class Store(Protocol):
 
     async def close(self) -> None:
         """Release connections."""
+
+
+def listed(state: object) -> Listed:
+    """*state* as a state `Store.sessions` lists by.
+
+    Raises:
+        ValueError: if it is neither ``"open"`` nor ``"consumed"``.
+    """
+    if state == "open":
+        return "open"
+    if state == "consumed":
+        return "consumed"
+    msg = f"sessions: expected a state, 'open' or 'consumed', got {state!r}"
+    raise ValueError(msg)
 
 
 def stored_turn_json(turn: InterruptedTurn) -> str:

@@ -11,7 +11,15 @@ import attrs
 
 from interruption.parts import Message
 from interruption.resume import InterruptedTurn, Resume
-from interruption.store._base import State, Step, StoredTurn
+from interruption.store._base import (
+    MAX_REJECTED,
+    AuditEvent,
+    Listed,
+    State,
+    Step,
+    StoredTurn,
+    listed,
+)
 
 __all__ = ["MemoryStore"]
 
@@ -45,6 +53,12 @@ class MemoryStore:
         self._history: dict[str, list[Message]] = {}
         self._turns: dict[str, dict[int, _Row]] = {}
         self._spent: dict[str, datetime | None] = {}
+        self._audit: dict[str, list[AuditEvent]] = {}
+        self._rejected: dict[tuple[str, int], int] = {}
+
+    def _note(self, events: Sequence[AuditEvent]) -> None:
+        for event in events:
+            self._audit.setdefault(event.session, []).append(event)
 
     async def load_history(
         self, session: str, start: int = 0
@@ -76,6 +90,8 @@ class MemoryStore:
         session: str,
         history: Sequence[Message],
         turn: InterruptedTurn | None = None,
+        *,
+        events: Sequence[AuditEvent] = (),
     ) -> None:
         """Append *history*'s new messages; keep *turn*, if given.
 
@@ -85,6 +101,7 @@ class MemoryStore:
         if turn is not None:
             self._keep(turn, len(history))
         self._append(session, history)
+        self._note(events)
 
     async def load_turn(
         self, session: str, turn_id: int | None = None
@@ -119,17 +136,25 @@ class MemoryStore:
         return row
 
     async def consume(
-        self, turn: InterruptedTurn, resume: Resume, principal: str | None
+        self,
+        turn: InterruptedTurn,
+        resume: Resume,
+        principal: str | None,
+        *,
+        events: Sequence[AuditEvent] = (),
     ) -> bool:
         """Claim *turn* for one resume; True for exactly one caller."""
         async with self._lock:
-            return self._claim(turn, resume, principal) is not None
+            if self._claim(turn, resume, principal) is None:
+                return False
+            self._note(events)
+            return True
 
     async def record(self, session: str, turn_id: int, steps: Sequence[Step]) -> None:
         """Append steps of a consumed turn's continuation."""
         self._turns[session][turn_id].steps.extend(steps)
 
-    async def finish(
+    async def finish(  # noqa: PLR0913 - keyword-only options
         self,
         turn: InterruptedTurn,
         history: Sequence[Message],
@@ -137,6 +162,7 @@ class MemoryStore:
         *,
         close: Resume | None = None,
         principal: str | None = None,
+        events: Sequence[AuditEvent] = (),
     ) -> bool:
         """Complete *turn* (consuming it first with *close*); save what followed.
 
@@ -156,7 +182,33 @@ class MemoryStore:
                 self._keep(following, len(history))
             row.completed = True
             self._append(turn.session, history)
+            self._note(events)
             return True
+
+    async def log(self, event: AuditEvent) -> bool:
+        """Append *event*; a rejected one only while its turn has room."""
+        if event.kind == "rejected":
+            key = (event.session, event.turn_id)
+            if self._rejected.get(key, 0) >= MAX_REJECTED:
+                return False
+            self._rejected[key] = self._rejected.get(key, 0) + 1
+        self._note((event,))
+        return True
+
+    async def audit(self, session: str) -> tuple[AuditEvent, ...]:
+        """Return *session*'s audit trail, oldest first."""
+        return tuple(self._audit.get(session, ()))
+
+    async def sessions(self, state: Listed) -> tuple[str, ...]:
+        """Return the sessions whose latest turn is in *state*, sorted."""
+        state = listed(state)
+        return tuple(
+            sorted(
+                session
+                for session, turns in self._turns.items()
+                if turns and turns[max(turns)].state == state
+            )
+        )
 
     async def spend(self, key: str, keep_until: datetime | None) -> bool:
         """Spend *key* once; True the first time only."""

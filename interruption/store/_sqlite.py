@@ -23,9 +23,13 @@ from typing import Final, Literal, final
 from interruption.parts import Message, ToolResponse
 from interruption.resume import InterruptedTurn, Resume
 from interruption.store._base import (
+    MAX_REJECTED,
+    AuditEvent,
+    Listed,
     State,
     Step,
     StoredTurn,
+    listed,
     read_stored,
     stored_turn_json,
     turn_from_json,
@@ -34,7 +38,7 @@ from interruption.wire import dumps
 
 __all__ = ["SqliteStore"]
 
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 
 _MIGRATIONS: Final[dict[int, str]] = {
     1: """
@@ -98,8 +102,28 @@ _MIGRATIONS: Final[dict[int, str]] = {
     );
     DROP TABLE tokens;
     """,
+    3: """
+    CREATE TABLE audit (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        session TEXT NOT NULL,
+        turn_id INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        body TEXT NOT NULL
+    );
+    CREATE INDEX audit_session ON audit (session, turn_id, kind);
+    CREATE INDEX turns_unfinished ON turns (session) WHERE completed_at IS NULL;
+    """,
 }
 """Schema changes by version; a store migrates itself on open."""
+
+
+_UNFINISHED: Final[dict[str, str]] = {
+    "open": "SELECT session FROM turns WHERE completed_at IS NULL "
+    "AND consumed_at IS NULL ORDER BY session",
+    "consumed": "SELECT session FROM turns WHERE completed_at IS NULL "
+    "AND consumed_at IS NOT NULL ORDER BY session",
+}
+"""`SqliteStore.sessions`' query per state (only a latest turn is unfinished)."""
 
 
 def _now() -> str:
@@ -234,6 +258,16 @@ class SqliteStore:
         )
 
     @staticmethod
+    def _note(db: sqlite3.Connection, events: Sequence[AuditEvent]) -> None:
+        db.executemany(
+            "INSERT INTO audit (session, turn_id, kind, body) VALUES (?, ?, ?, ?)",
+            [
+                (event.session, event.turn_id, event.kind, dumps(event))
+                for event in events
+            ],
+        )
+
+    @staticmethod
     def _keep(db: sqlite3.Connection, turn: InterruptedTurn, history_len: int) -> None:
         (last,) = db.execute(
             "SELECT max(turn_id) FROM turns WHERE session = ?", (turn.session,)
@@ -262,6 +296,8 @@ class SqliteStore:
         session: str,
         history: Sequence[Message],
         turn: InterruptedTurn | None = None,
+        *,
+        events: Sequence[AuditEvent] = (),
     ) -> None:
         """Append *history*'s new messages and keep *turn*, in one transaction.
 
@@ -272,6 +308,7 @@ class SqliteStore:
             if turn is not None:
                 self._keep(db, turn, len(history))
             self._append(db, session, history)
+            self._note(db, events)
 
     async def load_turn(
         self, session: str, turn_id: int | None = None
@@ -315,11 +352,19 @@ class SqliteStore:
         )
 
     async def consume(
-        self, turn: InterruptedTurn, resume: Resume, principal: str | None
+        self,
+        turn: InterruptedTurn,
+        resume: Resume,
+        principal: str | None,
+        *,
+        events: Sequence[AuditEvent] = (),
     ) -> bool:
         """Claim *turn* for one resume; True for one caller, across processes."""
         with self._write() as db:
-            return self._claim(db, turn, resume, principal)
+            if not self._claim(db, turn, resume, principal):
+                return False
+            self._note(db, events)
+            return True
 
     @staticmethod
     def _claim(
@@ -366,7 +411,7 @@ class SqliteStore:
                 ],
             )
 
-    async def finish(
+    async def finish(  # noqa: PLR0913 - keyword-only options
         self,
         turn: InterruptedTurn,
         history: Sequence[Message],
@@ -374,6 +419,7 @@ class SqliteStore:
         *,
         close: Resume | None = None,
         principal: str | None = None,
+        events: Sequence[AuditEvent] = (),
     ) -> bool:
         """Complete *turn* (consuming it first with *close*); save what followed.
 
@@ -393,7 +439,41 @@ class SqliteStore:
                 (_now(), turn.session, turn.turn_id),
             )
             self._append(db, turn.session, history)
+            self._note(db, events)
             return True
+
+    async def log(self, event: AuditEvent) -> bool:
+        """Append *event*; a rejected one only while its turn has room."""
+        with self._write() as db:
+            if event.kind == "rejected":
+                (count,) = db.execute(
+                    "SELECT count(*) FROM audit WHERE session = ? AND turn_id = ? "
+                    "AND kind = 'rejected'",
+                    (event.session, event.turn_id),
+                ).fetchone()
+                if count >= MAX_REJECTED:
+                    return False
+            self._note(db, (event,))
+            return True
+
+    async def audit(self, session: str) -> tuple[AuditEvent, ...]:
+        """Return *session*'s audit trail, oldest first."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT body FROM audit WHERE session = ? ORDER BY seq", (session,)
+            ).fetchall()
+        return tuple(read_stored(body, AuditEvent) for (body,) in rows)
+
+    async def sessions(self, state: Listed) -> tuple[str, ...]:
+        """Return the sessions whose latest turn is in *state*, sorted.
+
+        Only a session's latest turn can be unfinished, so this reads the
+        unfinished turns only (an index keeps them).
+        """
+        query = _UNFINISHED[listed(state)]
+        with self._lock:
+            rows = self._db.execute(query).fetchall()
+        return tuple(session for (session,) in rows)
 
     async def spend(self, key: str, keep_until: datetime | None) -> bool:
         """Spend *key* once; True the first time only, across processes."""

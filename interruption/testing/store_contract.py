@@ -30,7 +30,7 @@ from interruption.resume import (
     Respond,
     Resume,
 )
-from interruption.store._base import Store
+from interruption.store._base import MAX_REJECTED, AuditEvent, AuditKind, Store
 
 __all__ = ["CONTRACT", "NOW", "Check", "turn"]
 
@@ -268,6 +268,75 @@ async def whatever_was_built_reads_back(store: Store) -> None:
     assert stored.steps == (said, big)
 
 
+def _event(
+    kind: AuditKind,
+    turn_id: int = 1,
+    session: str = "s-1",
+    **fields: Any,  # noqa: ANN401
+) -> AuditEvent:
+    return AuditEvent(session, turn_id, kind, NOW, **fields)
+
+
+async def events_join_the_trail_with_their_change(store: Store) -> None:
+    """Events passed to save, consume and finish are kept, in order, with them.
+
+    A consume or a close that loses writes no event.
+    """
+    assert await store.audit("s-1") == ()
+    paused = turn(1)
+    history = (*_history(2), *paused.messages)
+    events = (
+        _event("paused", pending=("call-1", "call-2")),
+        _event("accepted", principal="alice", digest="d" * 64),
+        _event("paused", 2),
+        _event("cancelled", 2, principal="bob", reason="changed my mind"),
+    )
+    await store.save("s-1", history, paused, events=events[:1])
+    assert await store.consume(paused, RESUME, "alice", events=events[1:2])
+    assert not await store.consume(paused, RESUME, "eve", events=(_event("accepted"),))
+    following = turn(2)
+    assert await store.finish(paused, history, following, events=events[2:3])
+    assert await store.finish(following, history, close=RESUME, events=events[3:])
+    assert not await store.finish(
+        following, history, close=RESUME, events=(_event("cancelled", 2),)
+    )
+    assert await store.audit("s-1") == events
+    assert await store.audit("s-2") == ()
+
+
+async def rejected_attempts_are_bounded_per_turn(store: Store) -> None:
+    """At most MAX_REJECTED rejected events are kept per turn; others always."""
+    rejected = _event("rejected", codes=("consumed",), principal="eve")
+    kept = [await store.log(rejected) for _ in range(MAX_REJECTED + 5)]
+    assert kept == [True] * MAX_REJECTED + [False] * 5
+    assert await store.log(_event("rejected", 2))
+    assert await store.log(_event("recovered"))
+    trail = await store.audit("s-1")
+    assert trail == (rejected,) * MAX_REJECTED + (
+        _event("rejected", 2),
+        _event("recovered"),
+    )
+
+
+async def sessions_are_listed_by_state(store: Store) -> None:
+    """Sessions whose latest turn is open, or consumed and unfinished, are listed."""
+    for session in ("s-b", "s-a", "s-c"):
+        await _paused(store, session=session)
+    done = await _paused(store, session="s-d")
+    assert await store.finish(done, done.messages, close=RESUME)
+    for session in ("s-b", "s-c"):
+        claimed = await store.load_turn(session)
+        assert claimed is not None
+        assert await store.consume(claimed.turn, RESUME, None)
+    assert await store.sessions("open") == ("s-a",)
+    assert await store.sessions("consumed") == ("s-b", "s-c")
+    last = await store.load_turn("s-c")
+    assert last is not None
+    assert await store.finish(last.turn, done.messages, turn(2, session="s-c"))
+    assert await store.sessions("open") == ("s-a", "s-c")
+    assert await store.sessions("consumed") == ("s-b",)
+
+
 CONTRACT: Final[tuple[Check, ...]] = (
     history_is_appended_and_read_from_any_point,
     a_turn_is_kept_at_its_place_in_the_history,
@@ -282,5 +351,8 @@ CONTRACT: Final[tuple[Check, ...]] = (
     a_key_is_spent_once,
     expire_forgets_only_marks_past_their_time,
     whatever_was_built_reads_back,
+    events_join_the_trail_with_their_change,
+    rejected_attempts_are_bounded_per_turn,
+    sessions_are_listed_by_state,
 )
 """Every check a store must pass, each against a fresh, empty store."""
