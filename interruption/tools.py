@@ -49,8 +49,10 @@ from typing import (
     Generic,
     Literal,
     NoReturn,
+    Protocol,
     TypeVar,
     final,
+    overload,
 )
 
 import attrs
@@ -78,6 +80,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
 __all__ = [
+    "NoResumeDecorator",
     "Tool",
     "ToolContext",
     "ToolContractError",
@@ -88,6 +91,7 @@ __all__ = [
 I = TypeVar("I")  # noqa: E741 - the input type, as in the design
 O = TypeVar("O")  # noqa: E741 - the output type
 R = TypeVar("R")
+Unused = TypeVar("Unused", bound=JSON)  # the context of a tool without resume data
 
 if TYPE_CHECKING:
     # `tool`'s type variables default to JSON: a schema dict binds nothing,
@@ -344,6 +348,51 @@ class Tool(Generic[I, O, R]):
                 )
 
 
+class NoResumeDecorator(Protocol[I, O]):
+    """What `tool` returns for a tool without resume data (no ``resume=``).
+
+    Its function's context is ``ToolContext[None]`` (``ctx.resumed`` is
+    always None: a restart carries ``null``) or, equally,
+    ``ToolContext[JSON]``.
+    """
+
+    def __call__(
+        self, function: Callable[[ToolContext[Unused], I], O | Awaitable[O]], /
+    ) -> Tool[I, O, Unused]:
+        """Turn *function* into a `Tool`."""
+        ...
+
+
+@overload
+def tool(
+    *,
+    input: type[In] | Mapping[str, JSON],
+    output: type[Out] | Mapping[str, JSON],
+    resume: None = None,
+    name: str | None = None,
+    description: str | None = None,
+    replace_input: bool = False,
+    ttl: timedelta | None = None,
+    on_expiry: ExpiryAnswer | None = None,
+) -> NoResumeDecorator[In, Out]: ...
+
+
+@overload
+def tool(
+    *,
+    input: type[In] | Mapping[str, JSON],
+    output: type[Out] | Mapping[str, JSON],
+    resume: type[Res] | Mapping[str, JSON],
+    name: str | None = None,
+    description: str | None = None,
+    replace_input: bool = False,
+    ttl: timedelta | None = None,
+    on_expiry: ExpiryAnswer | None = None,
+) -> Callable[
+    [Callable[[ToolContext[Res], In], Out | Awaitable[Out]]], Tool[In, Out, Res]
+]: ...
+
+
 def tool(  # noqa: PLR0913 - keyword-only options
     *,
     input: type[In] | Mapping[str, JSON],  # noqa: A002 - the design's word
@@ -371,7 +420,8 @@ def tool(  # noqa: PLR0913 - keyword-only options
         on_expiry: The answer that stands when a pause expires unanswered.
 
     Returns:
-        A decorator that turns the function into a `Tool`.
+        A decorator that turns the function into a `Tool`. Without
+        *resume*, the function's context may be ``ToolContext[None]``.
 
     Raises:
         TypeError: if a schema dict is not a JSON Schema.

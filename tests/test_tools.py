@@ -353,3 +353,27 @@ class TestDefineInterrupt:
         ask = define_interrupt("ask", "Ask", input=Transfer, output=Receipt)
         assert ask.input_schema == json_schema(Transfer)
         assert ask.output_schema == json_schema(Receipt)
+
+
+class TestNoResumeData:
+    def test_a_context_of_none_runs_and_restarts(self) -> None:
+        """A tool without resume data takes a ToolContext[None]; a restart runs it."""
+        seen: list[tuple[bool, None]] = []
+
+        @tool(input=Transfer, output=Receipt)
+        def pay(ctx: ToolContext[None], transfer: Transfer) -> Receipt:
+            seen.append((ctx.restarted, ctx.resumed))
+            if not ctx.restarted:
+                ctx.interrupt({"to": transfer.to})
+            return Receipt(transfer.to)
+
+        data: JSON = {"to": "ACME", "amount": 5}
+        with pytest.raises(Interrupted):
+            asyncio.run(pay.invoke(ToolContext("pay", "c1"), data))
+        restarted: ToolContext[None] = ToolContext(
+            "pay", "c1", pay.parse_resumed(None), restarted=True
+        )
+        assert asyncio.run(pay.invoke(restarted, data)) == {"id": "ACME"}
+        assert seen == [(False, None), (True, None)]
+        assert pay.resume_schema == NULL_ONLY
+        assert pay.resume_type is None

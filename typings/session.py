@@ -16,6 +16,7 @@ from interruption import (
     PendingInterrupt,
     ResolvedResume,
     Resume,
+    Role,
     Session,
     Spend,
     SqliteStore,
@@ -42,7 +43,7 @@ def stores() -> None:
 
 
 async def session_api(store: Store, resume: Resume) -> None:
-    session = Session(store, ScriptedModel([Message.of_text("model", "hi")]))  # type: ignore[arg-type]
+    session = Session(store, ScriptedModel([Message.of_text(Role.MODEL, "hi")]))
     assert_type(await session.send("hello"), GenerateResult)
     assert_type(
         await session.resume(resume, turn_id=1, principal="alice"), GenerateResult
@@ -74,13 +75,17 @@ def sync_allowed(principal: str | None, _pending: PendingInterrupt) -> bool:
     return principal == "alice"
 
 
+def one_argument(principal: str | None) -> bool:
+    return principal == "alice"
+
+
 async def authorizing(
     store: Store, model: ScriptedModel, turn: InterruptedTurn
 ) -> None:
     Session(store, model, authorize=allowed)
     Session(store, model, authorize=sync_allowed)
     checks: Authorize = allowed
-    Session(store, model, authorize=lambda _who: True)  # type: ignore[arg-type,misc]
+    Session(store, model, authorize=one_argument)  # type: ignore[arg-type]
 
     async def spend(kept: Resume) -> bool:
         return await store.consume(turn, kept, None)

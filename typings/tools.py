@@ -116,3 +116,19 @@ def decisions(data: JSON) -> None:
             assert_type(note, str | None)
         case Reject(reason=reason):
             assert_type(reason, str)
+
+
+# A tool without resume data: its context is ToolContext[None] (or JSON).
+@tool(input=Transfer, output=Receipt)
+def no_resume(ctx: ToolContext[None], transfer: Transfer) -> Receipt:
+    assert_type(ctx.resumed, None)
+    return Receipt(transfer.to)
+
+
+assert_type(no_resume, Tool[Transfer, Receipt, None])
+
+
+# Without resume=, a context of a class is refused: resumed is always None.
+@tool(input=Transfer, output=Receipt)  # type: ignore[type-var]
+def class_context(_ctx: ToolContext[Note], transfer: Transfer) -> Receipt:
+    return Receipt(transfer.to)
