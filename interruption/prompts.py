@@ -71,7 +71,7 @@ class Confirm:
         return {"enum": list(self.choices)}
 
     @property
-    def default_answer(self) -> JSON:
+    def default_answer(self) -> str:
         """The answer when the human closes the dialog or it expires."""
         return self.choices[-1]
 
@@ -101,7 +101,7 @@ class Input:
         return {"type": "string"}
 
     @property
-    def default_answer(self) -> JSON:
+    def default_answer(self) -> str:
         """The answer when the human closes the dialog or it expires."""
         return ""
 

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from interruption import (
     Confirm,
     DecodeError,
@@ -23,6 +25,14 @@ class TestConfirm:
         assert prompt.answer_schema == {"enum": ["Yes", "No"]}
         assert conforms(prompt.default_answer, prompt.answer_schema)
         assert not conforms("Maybe", prompt.answer_schema)
+
+    @given(choices=st.lists(st.text(min_size=1), min_size=2, max_size=5, unique=True))
+    def test_the_default_answer_is_the_last_choice(self, choices: list[str]) -> None:
+        """The default answer is a string, the last choice, and fits the schema."""
+        prompt = Confirm("Invoice", "Pay?", choices)
+        assert type(prompt.default_answer) is str
+        assert prompt.default_answer == choices[-1]
+        assert conforms(prompt.default_answer, prompt.answer_schema)
 
     def test_wire_form(self) -> None:
         """A confirmation is tagged "confirm" and round-trips."""

@@ -18,7 +18,7 @@ from interruption import (
     tool,
 )
 from interruption.approval import Approve, Reject, decision_from_json
-from interruption.prompts import Confirm
+from interruption.prompts import Confirm, Input, Prompt
 
 
 @attrs.frozen
@@ -132,3 +132,10 @@ assert_type(no_resume, Tool[Transfer, Receipt, None])
 @tool(input=Transfer, output=Receipt)  # type: ignore[type-var]
 def class_context(_ctx: ToolContext[Note], transfer: Transfer) -> Receipt:
     return Receipt(transfer.to)
+
+
+def prompts(prompt: Prompt) -> None:
+    assert_type(Confirm("Invoice", "Pay INV-7?").default_answer, str)
+    assert_type(Input("Note", "Why?").default_answer, str)
+    assert_type(prompt.default_answer, str)
+    assert_type(prompt.answer_schema, dict[str, JSON])
