@@ -1,0 +1,801 @@
+"""MCP elicitation: a tool's pause is a form the client's human fills in.
+
+MCP (the ``mcp`` package, 2.x) lets a server ask the client's human for
+structured input: a message and a restricted JSON Schema (a flat object of
+strings, numbers, booleans and enums), answered with ``accept`` and content,
+``decline`` or ``cancel``. It does so in two flows, and this adapter speaks
+both:
+
+* the handshake flow (protocol 2025-11-25 and older, ``Client(...,
+  mode="legacy")``): the server sends ``elicitation/create`` in the middle
+  of the tool call and the client's elicitation callback answers it;
+* the 2026-07-28 flow: the tool call returns an ``InputRequiredResult``
+  (``input_requests`` and a ``requestState`` that the SDK seals) and the
+  client retries the call with ``inputResponses`` and that state.
+
+On its own MCP validates an accepted answer but drops extra keys, and in the
+2026 flow a retry that repeats the same state and answer runs the tool
+again, as often as it is sent, for the state's whole life (600 s).
+
+Server side, `mcp_tool` turns a `Tool` of this library (one that pauses
+with `ctx.interrupt`, asks for approval with ``ApprovalPending(ctx.ref)``,
+or an interrupt-only tool) into a tool of an ``MCPServer``. Each pause
+becomes one form: the answer schema is checked when the tool is made (a
+schema MCP cannot carry is refused, naming the part); an answer is read
+into a `Resume` and goes through `interruption.admit` against the pause the
+server itself minted (its sealed state, or its own memory in the handshake
+flow), with extra keys an error; the pause is spent once in a `Store`.
+``decline`` and ``cancel`` are the tool's declared expiry answer, or a
+rejection (an approval) or a failed call (a question) that the tool's
+caller sees.
+
+Client side, `elicitation_callback` turns each request into a
+`PendingInterrupt` for the application's human handler and checks the
+answer locally (`answer`) before sending it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import uuid
+from collections.abc import Awaitable, Callable, Mapping
+from datetime import datetime, timedelta
+from typing import Any, Final, Literal, TypeAlias, final
+
+import attrs
+
+try:
+    import mcp_types
+    from mcp.client.session import ClientRequestContext
+    from mcp.server.mcpserver import Context
+    from mcp.server.mcpserver.tools.base import Tool as McpTool
+    from mcp.shared.exceptions import MCPError
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+except ImportError as error:  # pragma: no cover - exercised in a subprocess
+    _MISSING = "interruption.adapters.mcp needs the [mcp] extra: "
+    _MISSING += "pip install 'interruption[mcp]'"
+    raise ImportError(_MISSING) from error
+
+from interruption._json import JSON, Mismatch, describe, json_problems
+from interruption._parse import ENCODE
+from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
+from interruption.errors import (
+    DecodeError,
+    Interrupted,
+    InterruptionError,
+    Problem,
+    ProblemCode,
+    ResumeRejected,
+)
+from interruption.kinds import ApprovalPending, Custom
+from interruption.parts import ToolRequest
+from interruption.resume import Accepts, PendingInterrupt, Respond, Restart, Resume
+from interruption.store._base import Store
+from interruption.tools import NULL_ONLY, Tool, ToolContext, ToolContractError
+from interruption.validation import (
+    ResumePolicy,
+    admit,
+    pause_key,
+    utc_now,
+    validate_resume,
+)
+from interruption.wire import structure, unstructure
+
+__all__ = [
+    "ANSWER_FIELD",
+    "APPROVAL_FORM",
+    "REJECTED",
+    "Dismiss",
+    "FormSchemaError",
+    "Handler",
+    "answer",
+    "elicitation_callback",
+    "form_of",
+    "mcp_tool",
+    "pending_of",
+    "rejection_of",
+]
+
+ANSWER_FIELD: Final = "answer"
+"""The one field of a form whose answer schema is a single value."""
+
+APPROVAL_FORM: Final[dict[str, JSON]] = {
+    "type": "object",
+    "properties": {
+        "decision": {
+            "type": "string",
+            "title": "Decision",
+            "enum": ["approve", "reject"],
+        },
+        "reason": {"type": "string", "title": "Reason (when rejecting)"},
+    },
+    "required": ["decision"],
+}
+"""The form an approval pause sends: ``approve``, or ``reject`` and a reason."""
+
+DEFAULT_TTL: Final = timedelta(seconds=600)
+"""How long a pause accepts its answer: the life of MCP's request state."""
+
+Dismiss: TypeAlias = Literal["decline", "cancel"]
+"""A human's refusal to answer a form, as MCP says it."""
+
+Handler: TypeAlias = Callable[
+    [PendingInterrupt], "Resume | Dismiss | Awaitable[Resume | Dismiss]"
+]
+"""The application's human: ``(pending) -> Resume | "decline" | "cancel"``."""
+
+_FORMATS: Final = frozenset({"email", "uri", "date", "date-time"})
+_COMMON: Final = frozenset({"type", "title", "description", "default"})
+_KEYWORDS: Final[Mapping[str, frozenset[str]]] = {
+    "string": _COMMON | {"minLength", "maxLength", "format", "enum", "enumNames"},
+    "number": _COMMON | {"minimum", "maximum"},
+    "integer": _COMMON | {"minimum", "maximum"},
+    "boolean": _COMMON,
+    "array": _COMMON | {"items", "minItems", "maxItems"},
+}
+_OBJECT_KEYWORDS: Final = frozenset(
+    {"$schema", "type", "title", "description", "properties", "required"}
+)
+
+
+@final
+class FormSchemaError(InterruptionError, TypeError):
+    """An answer schema that an MCP elicitation form cannot carry.
+
+    Raised by `mcp_tool` and `form_of`, when the tool is made.
+
+    Attributes:
+        problems: Every `Mismatch`: where in the schema, what MCP carries
+            there, and what the schema has instead.
+    """
+
+    def __init__(self, what: str, problems: list[Mismatch]) -> None:
+        self.problems = tuple(problems)
+        found = "; ".join(map(str, self.problems))
+        super().__init__(f"{what} cannot be an MCP elicitation form: {found}")
+
+
+def _primitive(schema: JSON, path: str) -> tuple[dict[str, JSON], list[Mismatch]]:
+    """One property of a form, as MCP sends it (an enum gets its type)."""
+    if not isinstance(schema, dict):
+        return {}, [Mismatch(path, "a property schema (an object)", describe(schema))]
+    found = dict(schema)
+    enum = found.get("enum")
+    if (
+        "type" not in found
+        and isinstance(enum, list)
+        and all(isinstance(item, str) for item in enum)
+    ):
+        found["type"] = "string"
+    kind = found.get("type")
+    if not isinstance(kind, str) or kind not in _KEYWORDS:
+        expected = "a type of string, number, integer, boolean or array"
+        return {}, [Mismatch(f"{path}.type", expected, describe(kind))]
+    problems = [
+        Mismatch(f"{path}.{key}", f"a keyword MCP carries for a {kind}", repr(key))
+        for key in found
+        if key not in _KEYWORDS[kind]
+    ]
+    fmt = found.get("format")
+    if fmt is not None and fmt not in _FORMATS:
+        expected = "one of 'date', 'date-time', 'email', 'uri'"
+        problems.append(Mismatch(f"{path}.format", expected, describe(fmt)))
+    if (
+        kind == "string"
+        and enum is not None
+        and not (isinstance(enum, list) and all(isinstance(item, str) for item in enum))
+    ):
+        problems.append(Mismatch(f"{path}.enum", "a list of strings", describe(enum)))
+    items = found.get("items")
+    if kind == "array" and not (
+        isinstance(items, dict)
+        and items.get("type") == "string"
+        and isinstance(items.get("enum"), list)
+        and set(items) <= {"type", "enum"}
+    ):
+        expected = "items of {'type': 'string', 'enum': [...]} (a multi-select)"
+        problems.append(Mismatch(f"{path}.items", expected, describe(items)))
+    return found, problems
+
+
+@final
+@attrs.frozen
+class _Form:
+    """How one answer schema travels as an MCP form.
+
+    Attributes:
+        requested: The ``requestedSchema`` sent.
+        answer: The schema an answer must fit (no extra keys, ever).
+        wrapped: Whether the answer is the form's one `ANSWER_FIELD`.
+    """
+
+    requested: dict[str, JSON]
+    answer: dict[str, JSON]
+    wrapped: bool
+
+
+def _form(schema: Mapping[str, JSON], what: str) -> _Form:
+    if dict(schema) == NULL_ONLY:
+        empty: dict[str, JSON] = {"type": "object", "properties": {}}
+        return _Form(empty, NULL_ONLY, wrapped=False)
+    if schema.get("type") != "object" and "properties" not in schema:
+        prop, problems = _primitive(dict(schema), "$")
+        if problems:
+            raise FormSchemaError(what, problems)
+        requested: dict[str, JSON] = {
+            "type": "object",
+            "properties": {ANSWER_FIELD: prop},
+            "required": [ANSWER_FIELD],
+        }
+        return _Form(requested, dict(schema), wrapped=True)
+    problems = [
+        Mismatch(f"$.{key}", "a keyword of a flat MCP form", repr(key))
+        for key in schema
+        if key not in _OBJECT_KEYWORDS and key != "additionalProperties"
+    ]
+    if schema.get("additionalProperties", False) is not False:
+        got = describe(schema["additionalProperties"])
+        problems.append(Mismatch("$.additionalProperties", "false", got))
+    found_properties = schema.get("properties", {})
+    sent: dict[str, JSON] = {}
+    properties: dict[str, JSON] = {}
+    if isinstance(found_properties, dict):
+        properties = found_properties
+    else:
+        got = describe(found_properties)
+        problems.append(Mismatch("$.properties", "an object", got))
+    for name, given in properties.items():
+        carried, mismatches = _primitive(given, f"$.properties.{name}")
+        sent[name] = carried
+        problems.extend(mismatches)
+    required = schema.get("required", [])
+    if not isinstance(required, list) or not all(
+        isinstance(name, str) and name in properties for name in required
+    ):
+        problems.append(
+            Mismatch("$.required", "names of the form's properties", describe(required))
+        )
+    if problems:
+        raise FormSchemaError(what, problems)
+    requested = {"type": "object", "properties": dict(sent), "required": required}
+    return _Form(requested, {**schema, "additionalProperties": False}, wrapped=False)
+
+
+def form_of(schema: Mapping[str, JSON]) -> dict[str, JSON]:
+    """The ``requestedSchema`` an answer schema travels as.
+
+    A flat object of primitive properties is sent as it is; a single value
+    (an enum, a string, a number, a boolean) becomes a form of one field,
+    `ANSWER_FIELD`; ``{"type": "null"}`` (no data) an empty form.
+
+    Args:
+        schema: An answer schema.
+
+    Returns:
+        The form's JSON Schema.
+
+    Raises:
+        FormSchemaError: naming every part MCP cannot carry.
+    """
+    return _form(schema, "the answer schema").requested
+
+
+@final
+@attrs.frozen
+class _State:
+    """What a pause keeps in MCP's sealed request state (or in memory).
+
+    Attributes:
+        pause: The pause's id, spent once.
+        approved: Whether the call was approved before it paused.
+        pending: The pause, as the client was shown it.
+    """
+
+    pause: str
+    approved: bool
+    pending: PendingInterrupt
+
+
+@final
+@attrs.frozen
+class _Outcome:
+    """A tool call that ended: its output, or the error the caller sees."""
+
+    output: JSON = None
+    error: str | None = None
+
+    def result(self) -> mcp_types.CallToolResult:
+        if self.error is not None:
+            text = mcp_types.TextContent(type="text", text=self.error)
+            return mcp_types.CallToolResult(content=[text], is_error=True)
+        text = mcp_types.TextContent(type="text", text=ENCODE(self.output))
+        structured = self.output if isinstance(self.output, dict) else None
+        return mcp_types.CallToolResult(content=[text], structured_content=structured)
+
+
+@final
+class _Served:
+    """One `Tool` served as an MCP tool (see `mcp_tool`)."""
+
+    def __init__(
+        self,
+        tool: Tool[Any, Any, Any],
+        store: Store,
+        *,
+        message: Callable[[PendingInterrupt], str] | None,
+        policy: ResumePolicy | None,
+        ttl: timedelta,
+    ) -> None:
+        what = f"tool {tool.name!r}: its"
+        self.tool = tool
+        self.store = store
+        self.message = message or _message
+        self.policy = policy or ResumePolicy()
+        self.ttl = ttl
+        if tool.interrupt_only:
+            self.custom = _form(tool.output_schema, f"{what} output schema")
+        else:
+            self.custom = _form(tool.resume_schema, f"{what} resume schema")
+
+    def pending(
+        self, paused: Interrupted, ref: str, arguments: JSON, now: datetime
+    ) -> PendingInterrupt | str:
+        """The pause as a client sees it, or the error a refused pause is."""
+        kind = paused.kind
+        if isinstance(kind, ApprovalPending):
+            if kind.tool_use_id != ref:
+                return (
+                    f"the tool asked approval for another call ({kind.tool_use_id!r})"
+                )
+            accepts = self.tool.accepts(kind)
+        elif isinstance(kind, Custom):
+            accepts = Accepts(
+                respond=self.custom.answer
+                if self.tool.interrupt_only
+                else self.tool.output_schema,
+                restart=None if self.tool.interrupt_only else self.custom.answer,
+            )
+        else:
+            return f"a tool cannot raise {kind}"
+        request = ToolRequest(self.tool.name, ref, arguments)
+        return PendingInterrupt(
+            ref,
+            kind,
+            paused.payload,
+            request,
+            accepts,
+            expires_at=now + self.ttl,
+            on_expiry=self.tool.on_expiry,
+        )
+
+    def request(self, state: _State) -> mcp_types.ElicitRequestFormParams:
+        """The elicitation form a pause sends."""
+        approval = isinstance(state.pending.kind, ApprovalPending)
+        form = APPROVAL_FORM if approval else self.custom.requested
+        return mcp_types.ElicitRequestFormParams(
+            message=self.message(state.pending), requested_schema=form
+        )
+
+    async def run(
+        self, ctx: ToolContext[Any], arguments: JSON, state: _State | None
+    ) -> _Outcome | _State:
+        """Run the call once: its outcome, or the pause it raised."""
+        try:
+            output = await self.tool.invoke(ctx, arguments)
+        except ToolContractError as refused:
+            return _Outcome(error=str(refused))
+        except Interrupted as paused:
+            if isinstance(paused.kind, ApprovalPending) and ctx.approved:
+                return _Outcome(error="the tool asked again for an approval it has")
+            now = self.policy.now()
+            pending = self.pending(paused, ctx.ref, arguments, now)
+            if isinstance(pending, str):
+                return _Outcome(error=pending)
+            approved = ctx.approved or (state is not None and state.approved)
+            return _State(uuid.uuid4().hex, approved, pending)
+        return _Outcome(output)
+
+    async def settle(
+        self,
+        state: _State,
+        response: Mapping[str, object],
+        arguments: JSON,
+    ) -> _Outcome | _State:
+        """Admit the answer to *state*'s pause, once; then go on."""
+        pending = state.pending
+        entries, dismissed = _read(pending, self.custom.wrapped, response)
+        policy = self.policy
+        if dismissed:
+            policy = attrs.evolve(policy, allow_partial=True)
+        try:
+            resolved = await admit(
+                entries,
+                (pending,),
+                self.store,
+                session=f"mcp:{self.tool.name}",
+                key=pause_key("mcp", state.pause),
+                policy=policy,
+                keep_until=(pending.expires_at or utc_now()) + timedelta(minutes=1),
+            )
+        except ResumeRejected as rejected:
+            raise _wire(rejected) from None
+        if not resolved.answers:
+            return _Outcome(error="the user declined to answer")
+        entry = resolved.answers[0].entry
+        if isinstance(entry, Respond):
+            return _Outcome(entry.output)
+        ref = pending.ref
+        if isinstance(pending.kind, ApprovalPending):
+            decision = decision_from_json(entry.resumed)
+            if isinstance(decision, Reject):
+                return _Outcome(error=f"rejected: {decision.reason}")
+            ctx = ToolContext[Any](self.tool.name, ref, approved=True)
+        else:
+            resumed = self.tool.parse_resumed(entry.resumed)
+            ctx = ToolContext[Any](
+                self.tool.name, ref, resumed, restarted=True, approved=state.approved
+            )
+        return await self.run(ctx, arguments, state)
+
+    async def __call__(
+        self, ctx: Context[Any, Any]
+    ) -> mcp_types.CallToolResult | mcp_types.InputRequiredResult:
+        """The MCP tool: run, pause as an elicitation, settle, go on."""
+        params = ctx.request_context.params or {}
+        arguments = _json_arguments(params.get("arguments"))
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return await self._modern(ctx, arguments)
+        done = await self.run(
+            ToolContext(self.tool.name, uuid.uuid4().hex), arguments, None
+        )
+        while isinstance(done, _State):
+            answer = await ctx.request_context.session.elicit_form(
+                message=self.message(done.pending),
+                requested_schema=self.request(done).requested_schema,
+                related_request_id=ctx.request_id,
+            )
+            done = await self.settle(done, {done.pending.ref: answer}, arguments)
+        return done.result()
+
+    async def _modern(
+        self, ctx: Context[Any, Any], arguments: JSON
+    ) -> mcp_types.CallToolResult | mcp_types.InputRequiredResult:
+        sealed = ctx.request_state  # verified and unsealed by MCP's boundary
+        if sealed is None:
+            ref = uuid.uuid4().hex
+            done = await self.run(ToolContext(self.tool.name, ref), arguments, None)
+        else:
+            state = _state(sealed)
+            if not _same(state.pending.tool, arguments):  # pragma: no cover - MCP binds
+                msg = "the retry's arguments are not the paused call's"
+                raise ResumeRejected.of(ProblemCode.INPUT_MODIFIED, msg)
+            done = await self.settle(state, dict(ctx.input_responses or {}), arguments)
+        if isinstance(done, _Outcome):
+            return done.result()
+        form = mcp_types.ElicitRequest(params=self.request(done))
+        return mcp_types.InputRequiredResult(
+            input_requests={done.pending.ref: form},
+            request_state=ENCODE(unstructure(done)),
+        )
+
+
+REJECTED: Final = "dev.interruption/resume_rejected"
+"""The key of an MCP error's data that lists a rejection's problems."""
+
+
+def _wire(rejected: ResumeRejected) -> MCPError:
+    """A rejection as the JSON-RPC error the client gets (``-32602``)."""
+    problems = [unstructure(problem) for problem in rejected.problems]
+    data = {REJECTED: problems}
+    return MCPError(mcp_types.INVALID_PARAMS, str(rejected), data)
+
+
+def rejection_of(error: MCPError) -> ResumeRejected | None:
+    """The `ResumeRejected` a server of this adapter sent, or None.
+
+    Args:
+        error: What a call raised on the client.
+
+    Returns:
+        The rejection, its problems as the server listed them; None for any
+        other error.
+
+    Raises:
+        DecodeError: if the listed problems are malformed.
+    """
+    data = error.data
+    if not isinstance(data, dict) or REJECTED not in data:
+        return None
+    problems = structure(data[REJECTED], list[Problem])
+    if not problems:
+        return None
+    return ResumeRejected(problems)
+
+
+def _same(request: ToolRequest | None, arguments: JSON) -> bool:
+    return request is not None and request.input == arguments
+
+
+def _json_arguments(arguments: object) -> JSON:
+    problems = json_problems(arguments, path="$.arguments")
+    if problems:  # pragma: no cover - MCP parses arguments from JSON
+        raise DecodeError(problems)
+    return arguments if arguments is not None else {}  # type: ignore[return-value]
+
+
+def _state(sealed: str) -> _State:
+    """Read a pause back from the state MCP unsealed (the server minted it)."""
+    from interruption.wire import loads  # noqa: PLC0415 - one call site
+
+    return loads(sealed, _State)
+
+
+def _message(pending: PendingInterrupt) -> str:
+    if isinstance(pending.kind, ApprovalPending) and pending.tool is not None:
+        return f"Approve {pending.tool.name} with {ENCODE(pending.tool.input)}?"
+    return ENCODE(pending.payload)
+
+
+_NOT_JSON: Final[dict[str, JSON]] = {"content": "not a JSON form answer"}
+"""What a response that is not a form's answer is read as: every form
+refuses it (an extra key, or an object where a value is due)."""
+
+
+def _content(result: object) -> dict[str, JSON]:
+    """A response's content, or `_NOT_JSON` (not an answer, not JSON)."""
+    if not isinstance(result, mcp_types.ElicitResult):
+        return _NOT_JSON
+    content = result.content or {}
+    return content if not json_problems(content) else _NOT_JSON  # type: ignore[return-value]
+
+
+def _read(
+    pending: PendingInterrupt,
+    wrapped: bool,  # noqa: FBT001 - internal
+    responses: Mapping[str, object],
+) -> tuple[Resume, bool]:
+    """The responses as a `Resume` for *pending*; True when it was dismissed.
+
+    Every response becomes an entry, so a response to another key is an
+    ``unknown_interrupt``, a missing one ``missing``, content off the form
+    a ``schema_violation``: `admit` says so, with everything else.
+    """
+    respond: list[Respond] = []
+    restart: list[Restart] = []
+    dismissed = False
+    name = pending.tool.name if pending.tool is not None else pending.id
+    approval = isinstance(pending.kind, ApprovalPending)
+    for key, result in responses.items():
+        action = getattr(result, "action", "accept")
+        if action != "accept":
+            if approval:
+                reason = f"the user chose {action}"
+                restart.append(Restart(name, key, {"reject": {"reason": reason}}))
+            elif pending.on_expiry is not None:
+                respond.append(Respond(name, key, pending.on_expiry.output))
+            else:
+                dismissed = key == pending.ref
+            continue
+        content = _content(result)
+        if approval:
+            restart.append(Restart(name, key, _decision(content)))
+            continue
+        value: JSON = content
+        if wrapped and set(content) == {ANSWER_FIELD}:
+            value = content[ANSWER_FIELD]
+        elif pending.accepts.restart == NULL_ONLY and not content:
+            value = None
+        if pending.accepts.restart is None:
+            respond.append(Respond(name, key, value))
+        else:
+            restart.append(Restart(name, key, value))
+    return Resume(respond=respond, restart=restart), dismissed
+
+
+def _decision(content: dict[str, JSON]) -> JSON:
+    """The decision an approval form says, or the content (which fails)."""
+    if content == {"decision": "approve"}:
+        return "approve"
+    reason = content.get("reason")
+    if set(content) == {"decision", "reason"} and content["decision"] == "reject":
+        return {"reject": {"reason": reason}}
+    return content
+
+
+def mcp_tool(  # noqa: PLR0913 - keyword-only options
+    tool: Tool[Any, Any, Any],
+    store: Store,
+    *,
+    message: Callable[[PendingInterrupt], str] | None = None,
+    policy: ResumePolicy | None = None,
+    ttl: timedelta = DEFAULT_TTL,
+    title: str | None = None,
+) -> McpTool:
+    """Serve *tool* on an ``MCPServer``, its pauses as elicitations.
+
+    Pass the result in ``MCPServer(tools=[...])``. The tool's input schema
+    is the MCP tool's. When a call pauses, the client gets one form: an
+    approval (``ApprovalPending(ctx.ref)``) the `APPROVAL_FORM`; a question
+    of an interrupt-only tool its output schema; a ``ctx.interrupt`` of any
+    other tool its resume schema (the answer restarts it with
+    ``ctx.resumed``). The answer is admitted (`interruption.admit`)
+    against the pause the server minted, then spent once in *store*.
+
+    Args:
+        tool: A tool of this library (`tool` or `define_interrupt`).
+        store: Where answered pauses are spent, shared by every process.
+        message: The text a form shows, from the pause; its payload as
+            JSON by default (for an approval, the call).
+        policy: Who may answer, and the clock; strict by default.
+        ttl: How long a pause accepts its answer (MCP's state lives 600 s).
+        title: The tool's human title.
+
+    Returns:
+        The MCP tool.
+
+    Raises:
+        FormSchemaError: if the answer schema is not a form MCP carries.
+    """
+    served = _Served(tool, store, message=message, policy=policy, ttl=ttl)
+    made = McpTool.from_function(
+        served.__call__,
+        name=tool.name,
+        title=title,
+        description=tool.description,
+        structured_output=False,
+    )
+    return made.model_copy(update={"parameters": dict(tool.input_schema)})
+
+
+def pending_of(
+    params: mcp_types.ElicitRequestParams,
+    key: str = "elicitation",
+    *,
+    tool: str | None = None,
+    arguments: JSON = None,
+) -> PendingInterrupt:
+    """The pause an elicitation form asks about, as a `PendingInterrupt`.
+
+    MCP carries a form's message and schema only, so the pause is read from
+    them: the `APPROVAL_FORM` is ``ApprovalPending(key)``, answered by
+    ``approve()`` / ``reject(reason)``; any other form is a `Custom` pause
+    answered by ``respond(...)``: the value of its one `ANSWER_FIELD`, or
+    the form's object (no extra keys), or None for an empty form. Its
+    payload is ``{"message": ...}``.
+
+    Args:
+        params: What the server sent (form mode).
+        key: The input request's key in the 2026 flow (this adapter's
+            servers key it by the call's ref).
+        tool: The tool called, when the caller knows it: the pause then
+            carries the call, so an answer that changes its input is
+            refused here.
+        arguments: The arguments it was called with.
+
+    Returns:
+        The pause.
+
+    Raises:
+        TypeError: for a URL elicitation, which takes no answer here.
+        FormSchemaError: if the requested schema is not a flat form.
+    """
+    if not isinstance(params, mcp_types.ElicitRequestFormParams):
+        msg = f"a URL elicitation ({params.url}) is not a form: answer it in a browser"
+        raise TypeError(msg)
+    request = ToolRequest(tool, key, arguments) if tool is not None else None
+    payload: JSON = {"message": params.message}
+    schema: dict[str, JSON] = params.requested_schema
+    if schema == APPROVAL_FORM:
+        kind = ApprovalPending(key)
+        return PendingInterrupt(
+            key, kind, payload, request, Accepts(restart=DECISION_SCHEMA)
+        )
+    form = _form(schema, "the requested schema")
+    properties = form.answer.get("properties")
+    if (
+        form.answer.get("required") == [ANSWER_FIELD]
+        and isinstance(properties, dict)
+        and set(properties) == {ANSWER_FIELD}
+    ):
+        single = properties[ANSWER_FIELD]
+        answer_schema: dict[str, JSON] = single if isinstance(single, dict) else {}
+    elif properties == {}:
+        answer_schema = NULL_ONLY
+    else:
+        answer_schema = form.answer
+    return PendingInterrupt(
+        key, Custom(), payload, request, Accepts(respond=answer_schema)
+    )
+
+
+def answer(
+    pending: PendingInterrupt, resume: Resume | Dismiss
+) -> mcp_types.ElicitResult:
+    """Check a human's answer to one form locally; build what MCP sends.
+
+    Args:
+        pending: The pause (`pending_of`).
+        resume: One entry for it, or ``"decline"`` / ``"cancel"``.
+
+    Returns:
+        The elicitation's result.
+
+    Raises:
+        ResumeRejected: with every problem, as the server would say it;
+            nothing is sent.
+    """
+    if resume in ("decline", "cancel"):
+        return mcp_types.ElicitResult(action=resume)
+    if not isinstance(resume, Resume):
+        msg = f"expected a Resume, 'decline' or 'cancel', got {describe(resume)}"
+        raise TypeError(msg)
+    from interruption.resume import InterruptedTurn  # noqa: PLC0415
+
+    turn = InterruptedTurn("mcp", 1, (), (pending,), (), utc_now())
+    resolved = validate_resume(resume, turn)
+    entry = resolved.answers[0].entry
+    if isinstance(pending.kind, ApprovalPending):
+        decision = decision_from_json(entry.resumed)  # type: ignore[union-attr]
+        content: dict[str, Any] = (
+            {"decision": "reject", "reason": decision.reason}
+            if isinstance(decision, Reject)
+            else {"decision": "approve"}
+        )
+    else:
+        value = entry.output if isinstance(entry, Respond) else entry.resumed
+        schema = entry_schema(pending, entry)
+        if value is None and schema == NULL_ONLY:
+            content = {}
+        elif _form(schema, "the answer schema").wrapped:
+            content = {ANSWER_FIELD: value}
+        else:
+            content = value  # type: ignore[assignment]
+    return mcp_types.ElicitResult(action="accept", content=content)
+
+
+def entry_schema(
+    pending: PendingInterrupt, entry: Respond | Restart
+) -> dict[str, JSON]:
+    """The schema *entry* was checked against."""
+    accepts = pending.accepts
+    schema = accepts.respond if isinstance(entry, Respond) else accepts.restart
+    return dict(schema or {})
+
+
+def elicitation_callback(
+    handler: Handler,
+) -> Callable[
+    [ClientRequestContext, mcp_types.ElicitRequestParams],
+    Awaitable[mcp_types.ElicitResult | mcp_types.ErrorData],
+]:
+    """An MCP client's ``elicitation_callback`` that asks *handler*.
+
+    Each request becomes a `PendingInterrupt` (`pending_of`); *handler*
+    (sync or async) answers with a `Resume` built from it
+    (``pending.respond(...)``, ``approve()``, ``reject(reason)``) or says
+    ``"decline"`` / ``"cancel"``. The answer is checked locally (`answer`);
+    a refused one is never sent: the request fails with an error naming
+    its problems.
+
+    Args:
+        handler: The application's human.
+
+    Returns:
+        The callback, for ``Client(..., elicitation_callback=...)``.
+    """
+
+    async def callback(
+        _context: ClientRequestContext, params: mcp_types.ElicitRequestParams
+    ) -> mcp_types.ElicitResult | mcp_types.ErrorData:
+        try:
+            pending = pending_of(params)
+            given = handler(pending)
+            if inspect.isawaitable(given):
+                given = await given
+            return answer(pending, given)
+        except (ResumeRejected, DecodeError, FormSchemaError, TypeError) as refused:
+            return mcp_types.ErrorData(
+                code=mcp_types.INVALID_PARAMS, message=str(refused)
+            )
+
+    return callback
