@@ -25,7 +25,7 @@ import functools
 import types
 import typing
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, TypeAlias, TypeVar
 
 import attrs
 
@@ -46,7 +46,13 @@ from interruption._validators import (
     optional_string,
     string,
 )
-from interruption.errors import DecodeError, Interrupted, PayloadError
+from interruption.errors import (
+    DecodeError,
+    Interrupted,
+    PayloadError,
+    Problem,
+    ResumeRejected,
+)
 from interruption.kinds import InterruptionKind
 
 if TYPE_CHECKING:
@@ -71,8 +77,32 @@ class InterruptedWire:
     payload: JSON
 
 
+def _some_problems(
+    _instance: object,
+    attribute: attrs.Attribute[tuple[Problem, ...]],
+    value: tuple[Problem, ...],
+) -> None:
+    if not value:
+        raise FieldError(attribute.name, "at least one problem", "none")
+
+
+@attrs.frozen
+class ResumeRejectedWire:
+    """A refused resume, with every problem: what a server sends back."""
+
+    tag: ClassVar[Literal["resume_rejected"]] = "resume_rejected"
+    problems: tuple[Problem, ...] = attrs.field(
+        validator=_some_problems, metadata={"json_schema": {"minItems": 1}}
+    )
+
+
+def _rejected(wire: ResumeRejectedWire) -> ResumeRejected:
+    return ResumeRejected(wire.problems)
+
+
 SCHEMA_ALIASES: Final[dict[object, tuple[type, str]]] = {
-    Interrupted: (InterruptedWire, "Interrupted")
+    Interrupted: (InterruptedWire, "Interrupted"),
+    ResumeRejected: (ResumeRejectedWire, "ResumeRejected"),
 }
 """Types that are not records, mapped to the record that spells their wire form."""
 
@@ -248,6 +278,8 @@ class _Detailed:
         conv.register_structure_hook_factory(attrs.has, self._record_hook)
         conv.register_structure_hook(Interrupted, self._structure_interrupted)
         conv.register_unstructure_hook(Interrupted, plain)
+        conv.register_structure_hook(ResumeRejected, self._structure_rejected)
+        conv.register_unstructure_hook(ResumeRejected, plain)
         conv.register_unstructure_hook_factory(attrs.has, _plain_record)
         conv.register_structure_hook_func(_exactly(datetime), _datetime)
         conv.register_unstructure_hook_func(_exactly(datetime), _unstructure_datetime)
@@ -309,6 +341,11 @@ class _Detailed:
                     for found in error.problems
                 ]
             ) from None
+
+    def _structure_rejected(self, value: object, _: type) -> ResumeRejected:
+        if type(value) is not dict:
+            raise _invalid("an object (ResumeRejected)", value)
+        return _rejected(self.converter.structure(value, ResumeRejectedWire))
 
     def _union_hook(self, tp: object) -> Callable[[object, type], object]:
         conv = self.converter
@@ -496,6 +533,9 @@ class _Fast:
             return self._record(tp)
         if tp is Interrupted:
             return self._interrupted()
+        if tp is ResumeRejected:
+            wire = self.hook(ResumeRejectedWire)
+            return lambda value: _rejected(wire(value))  # type: ignore[arg-type]
         names: dict[str, object] = {}
         lines = self._value("value", tp, "h", names)
         return _generate(["def hook(value):", *_indent(lines), " return value"], names)
@@ -539,7 +579,9 @@ class _Fast:
         if tp is datetime:
             names[name] = _datetime
             return [f"{x} = {name}({x})"]
-        if tp is Interrupted or (isinstance(tp, type) and attrs.has(tp)):
+        if tp in {Interrupted, ResumeRejected} or (
+            isinstance(tp, type) and attrs.has(tp)
+        ):
             names[name] = self.hook(tp)
             return [f"{x} = {name}({x})"]
         msg = f"no fast path for {tp!r}"
@@ -794,6 +836,8 @@ def _plain_of_class(kind: type) -> Plain:
         return _plain_dict
     if kind is Interrupted:  # its fields are properties named as on the wire
         return _plain_record(InterruptedWire)
+    if kind is ResumeRejected:  # its one field, problems, too
+        return _plain_record(ResumeRejectedWire)
     if attrs.has(kind):
         return _plain_record(kind)
     if issubclass(kind, enum.StrEnum):
@@ -831,7 +875,11 @@ def _plain_field(x: str, tp: object, name: str, names: dict[str, object]) -> str
         if _is_mapping(tp):
             return f"{{key: {item} for key, item in {x}.items()}}"
         return f"[{item} for item in {x}]" if item != "item" else f"list({x})"
-    if union_members(tp) is not None or tp is Interrupted or attrs.has(tp):  # type: ignore[arg-type]
+    if (
+        union_members(tp) is not None
+        or tp in {Interrupted, ResumeRejected}
+        or attrs.has(tp)  # type: ignore[arg-type]
+    ):
         # By the value's class: a union's member, or None, or the record.
         names["get"], names["learn"] = _plain_of, _learn
         return f"(get(type({x})) or learn(type({x})))({x})"

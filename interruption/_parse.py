@@ -16,7 +16,7 @@ import json
 import math
 from typing import TYPE_CHECKING, Final, NoReturn
 
-from interruption._json import MAX_SAFE_INTEGER, Mismatch, json_problems
+from interruption._json import MAX_SAFE_INTEGER, Mismatch, child_path, json_problems
 from interruption.errors import DecodeError
 
 if TYPE_CHECKING:
@@ -70,39 +70,89 @@ def _finite_float(text: str) -> float:
     return value
 
 
-class _Duplicate(Exception):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
+class _Repeated(dict[str, "JSON"]):
+    """An object whose text repeats keys.
+
+    *repeated* names them, in order; *pairs* keeps every value, those the
+    dict dropped included, so that repeats inside them are found too.
+    """
+
+    repeated: list[str]
+    pairs: list[tuple[str, JSON]]
 
 
-def _unique_pairs(pairs: list[tuple[str, JSON]]) -> dict[str, JSON]:
-    result = dict(pairs)
-    if len(result) != len(pairs):
+def _unique_pairs(
+    marked: list[_Repeated],
+) -> Callable[[list[tuple[str, JSON]]], dict[str, JSON]]:
+    """The parser's object hook: objects that repeat a key go into *marked*."""
+
+    def unique_pairs(pairs: list[tuple[str, JSON]]) -> dict[str, JSON]:
+        result = dict(pairs)
+        if len(result) == len(pairs):
+            return result
+        repeats = _Repeated(result)
+        repeats.pairs = pairs
         seen: set[str] = set()
-        for key, _ in pairs:  # pragma: no branch - a repeat exists
+        twice: set[str] = set()
+        for key, _ in pairs:
             if key in seen:
-                raise _Duplicate(key)
+                twice.add(key)
             seen.add(key)
-    return result
+        # In the order of their first spelling; a set keeps this linear.
+        repeats.repeated = [key for key in result if key in twice]
+        marked.append(repeats)
+        return repeats
+
+    return unique_pairs
+
+
+def _repeated_keys(value: JSON) -> list[Mismatch]:
+    """A problem per key an object repeats, at that object's own path.
+
+    Iterative, in document order: the document may nest as deep as the
+    parser went.
+    """
+    found: list[Mismatch] = []
+    stack: list[tuple[str, JSON]] = [("$", value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(
+                (f"{path}[{index}]", item[index])
+                for index in reversed(range(len(item)))
+            )
+            continue
+        if not isinstance(item, dict):
+            continue
+        pairs = list(item.items())
+        if isinstance(item, _Repeated):
+            found.extend(
+                Mismatch(path, "object keys that are unique", f"the key {key!r} twice")
+                for key in item.repeated
+            )
+            pairs = item.pairs
+        stack.extend((child_path(path, key), child) for key, child in reversed(pairs))
+    return found
 
 
 def _stdlib_loads(text: str) -> JSON:
+    marked: list[_Repeated] = []
     try:
-        return json.loads(  # type: ignore[no-any-return]
+        value: JSON = json.loads(
             text,
-            object_pairs_hook=_unique_pairs,
+            object_pairs_hook=_unique_pairs(marked),
             parse_constant=_reject_constant,
             parse_float=_finite_float,
             parse_int=_safe_int,
         )
-    except _Duplicate as error:
-        _fail("$", "object keys that are unique", f"the key {error.key!r} twice")
     except RecursionError:
         _fail("$", "a document nested less deeply", "nesting too deep to parse")
     except json.JSONDecodeError as error:
         where = f"line {error.lineno} column {error.colno}"
         _fail("$", "a JSON document", f"{error.msg} at {where}")
+    if marked:
+        raise DecodeError(_repeated_keys(value))
+    return value
 
 
 def _fast_loads(raw: bytes, max_depth: int) -> JSON | None:

@@ -183,6 +183,38 @@ def conforms(value: JSON, schema: JSONSchema) -> bool:
     return check.is_valid(value)
 
 
+def conforming(pairs: Iterable[tuple[JSON, JSONSchema]]) -> bool:
+    """Tell whether every value satisfies its schema, as `conforms` would.
+
+    Values are grouped by schema (the same dict object), so each distinct
+    schema is looked up once however many values share it: a turn's
+    interrupts of one tool share their `Accepts`.
+
+    Raises:
+        SchemaError: if a schema cannot be run (see `check_schema`).
+    """
+    groups: dict[int, tuple[JSONSchema, list[JSON]]] = {}
+    for value, schema in pairs:
+        group = groups.get(id(schema))
+        if group is None:
+            groups[id(schema)] = (schema, [value])
+        else:
+            group[1].append(value)
+    for schema, values in groups.values():
+        if schema == {}:
+            continue
+        check = _checker(schema)
+        if check is None:
+            if any(value is not None for value in values):
+                return False
+            continue
+        is_valid = check.is_valid
+        for value in values:
+            if not is_valid(value):
+                return False
+    return True
+
+
 def schema_mismatches(
     value: JSON, schema: JSONSchema, path: str = "$"
 ) -> list[Mismatch]:

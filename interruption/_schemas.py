@@ -13,7 +13,7 @@ from typing import Final
 
 from interruption._json import JSON
 from interruption.approval import DECISION_SCHEMA
-from interruption.errors import Interrupted
+from interruption.errors import Interrupted, ResumeRejected
 from interruption.kinds import ApprovalPending, Custom, ScheduledPause
 from interruption.parts import Message, ToolRequest, ToolResponse
 from interruption.prompts import Confirm, Input
@@ -38,6 +38,7 @@ WIRE_TYPES: Final[dict[str, type]] = {
     "respond": Respond,
     "restart": Restart,
     "resume": Resume,
+    "resume_rejected": ResumeRejected,
     "scheduled_pause": ScheduledPause,
     "tool_request": ToolRequest,
     "tool_response": ToolResponse,

@@ -16,8 +16,14 @@ from typing import Final, TypeVar, final
 
 import attrs
 
+from interruption._decisions import DECISIONS, decision_mismatches
 from interruption._json import JSON, json_equal
-from interruption._schemacheck import JSONSchema, conforms, schema_mismatches
+from interruption._schemacheck import (
+    JSONSchema,
+    conforming,
+    conforms,
+    schema_mismatches,
+)
 from interruption._validators import NON_EMPTY, json_value, non_empty
 from interruption.approval import (
     DECISION_SCHEMA,
@@ -35,6 +41,7 @@ __all__ = [
     "ExpiryAnswer",
     "InterruptedTurn",
     "PendingInterrupt",
+    "PendingTurn",
     "Respond",
     "Restart",
     "Resume",
@@ -305,6 +312,55 @@ class PendingInterrupt:
                     found += self._new_input(entry.input, index, entry.resumed)
                 return found
 
+    def checks(
+        self, entry: Respond | Restart
+    ) -> tuple[tuple[JSON, JSONSchema], ...] | None:
+        """The schema checks that decide whether *entry* fits, or None.
+
+        The fast accept path of `problems_with`, with the same verdict:
+        *entry* fits exactly when this returns checks and every value
+        satisfies its schema (`conforming`). None means it cannot fit,
+        whatever its values: the kind of answer is not accepted, or a
+        restart changes an input that may not change. `validate_resume`
+        gathers the checks of every entry and runs them grouped by schema,
+        asking `problems_with` for words only when the verdict is no.
+
+        Args:
+            entry: A `Respond` or a `Restart` for this interrupt.
+
+        Returns:
+            ``(value, schema)`` pairs, in field order; or None.
+        """
+        allowed = self.allowed
+        if isinstance(entry, Respond):
+            schema = allowed.respond
+            return None if schema is None else ((entry.output, schema),)
+        schema = allowed.restart
+        if schema is None:
+            return None
+        resumed, replaced = entry.resumed, entry.input
+        if replaced is None:
+            return ((resumed, schema),)
+        rejects = isinstance(resumed, dict) and "reject" in resumed
+        replace = None if rejects else allowed.replace_input
+        if replace is not None:
+            return ((resumed, schema), (replaced, replace))
+        if json_equal(replaced, self.tool.input if self.tool is not None else None):
+            return ((resumed, schema),)
+        return None
+
+    def fits(self, entry: Respond | Restart) -> bool:
+        """Tell whether *entry* meets this interrupt's own rules.
+
+        The verdict of `problems_with` (no problem means it fits), reached
+        without wording anything.
+
+        Raises:
+            SchemaError: if one of the schemas cannot be run.
+        """
+        found = self.checks(entry)
+        return found is not None and conforming(found)
+
     def _problem(
         self, code: ProblemCode, message: str, answer: str, index: int | None
     ) -> Problem:
@@ -333,8 +389,14 @@ class PendingInterrupt:
         """The ``schema_violation`` of *field* (``"restart.input"``)."""
         answer, _, name = field.partition(".")
         where = "$" if index is None else f"$.{answer}[{index}]"
-        found = schema_mismatches(value, schema, f"{where}.{name}")
+        path = f"{where}.{name}"
+        found = decision_mismatches(value, path) if schema is DECISION_SCHEMA else []
         message = "; ".join(str(mismatch) for mismatch in found)
+        if found and found[0].path != path:  # a part of a decision: say the whole
+            message += f" (a decision is {DECISIONS})"
+        if not found:
+            found = schema_mismatches(value, schema, path)
+            message = "; ".join(str(mismatch) for mismatch in found)
         return self._problem(ProblemCode.SCHEMA_VIOLATION, message, answer, index)
 
     def _new_input(
@@ -442,3 +504,37 @@ class InterruptedTurn:
         if None in moments:
             return None
         return max(moment for moment in moments if moment is not None)
+
+
+@final
+@attrs.frozen
+class PendingTurn:
+    """What a client needs to render a paused session and answer it.
+
+    One record, one published schema (``schemas/pending_turn.json``): a
+    server returns it as it is (`dumps`), and the client echoes *turn_id*
+    with its resume (a stale one is rejected as ``consumed``).
+
+    Attributes:
+        session: The session.
+        turn_id: The turn to answer.
+        interrupts: What is pending, each with the answers it accepts and
+            its ``expires_at``: when it stops accepting answers (the
+            earlier of its own bound and the turn's).
+        expires_at: When the last interrupt stops accepting answers, or
+            None when one never does.
+    """
+
+    session: str = attrs.field(validator=non_empty, metadata=NON_EMPTY)
+    turn_id: int
+    interrupts: tuple[PendingInterrupt, ...]
+    expires_at: datetime | None = None
+
+    @classmethod
+    def of(cls, turn: InterruptedTurn) -> PendingTurn:
+        """The pending view of *turn* (no history, nothing server-only)."""
+        interrupts = tuple(
+            attrs.evolve(pending, expires_at=turn.expiry_of(pending))
+            for pending in turn.interrupts
+        )
+        return cls(turn.session, turn.turn_id, interrupts, turn.closes_at)

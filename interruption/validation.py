@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Literal, TypeAlias, final
 
 import attrs
 
-from interruption._json import digest
+from interruption._json import JSON, digest
+from interruption._schemacheck import JSONSchema, SchemaError, conforming
 from interruption.errors import Problem, ProblemCode, ResumeRejected
 from interruption.parts import ToolResponse
 from interruption.resume import (
@@ -200,9 +201,58 @@ class _Check:
             message = f"{pending.id} expired at {when}"
             self.add(ProblemCode.EXPIRED, message, index, answer, pending)
             return
-        found = pending.problems_with(entry, index)
-        if found:
-            self.problems.extend(found)
+        self.problems.extend(pending.problems_with(entry, index))
+
+    def accept(self, resume: Resume) -> ResolvedResume | None:
+        """The fast accept path: the resolved resume, or None to look closer.
+
+        It answers only when every entry answers a distinct pending
+        interrupt in time, in a way it accepts (`PendingInterrupt.checks`),
+        nothing is missing that must be there, and every value fits its
+        schema, checked once per distinct schema (`conforming`). Then the
+        detailed path would find no problem and resolve the same answers;
+        anything else (a schema that cannot be run included) is left to it.
+        """
+        pending_of = self.pending
+        now = self.now
+        ends = self.turn.expires_at
+        if ends is not None and now >= ends:
+            return None
+        chosen: dict[Key, Respond | Restart] = {}
+        checks: list[tuple[JSON, JSONSchema]] = []
+        for entries in (resume.respond, resume.restart):
+            for entry in entries:
+                key = (entry.name, entry.ref)
+                pending = pending_of.get(key)
+                if pending is None or key in chosen:
+                    return None
+                ends = pending.expires_at
+                if ends is not None and now >= ends:
+                    return None
+                found = pending.checks(entry)
+                if found is None:
+                    return None
+                checks.extend(found)
+                chosen[key] = entry
+        policy = self.policy
+        if len(chosen) != len(pending_of) and (
+            not policy.allow_partial or policy.expiry_answers
+        ):
+            return None
+        try:
+            if not conforming(checks):
+                return None
+        except SchemaError:
+            return None  # the detailed path raises it, at the same entry
+        answers = tuple(
+            Answer(pending, chosen[key])
+            for key, pending in pending_of.items()
+            if key in chosen
+        )
+        unanswered = tuple(
+            pending for key, pending in pending_of.items() if key not in chosen
+        )
+        return ResolvedResume(self.turn, answers, unanswered)
 
     def unmatched(self, entry: Respond | Restart, index: int, answer: str) -> None:
         if self._completed is None:
@@ -254,6 +304,15 @@ def validate_resume(
         _authorize_sync(turn, policy.authorize, policy.principal)
     _require_pending(turn)
     check = _Check(turn, policy)
+    resolved = check.accept(resume)
+    if resolved is not None:
+        return resolved
+    return _detailed(check, resume)
+
+
+def _detailed(check: _Check, resume: Resume) -> ResolvedResume:
+    """Every problem of *resume*, entry by entry, or its answers if none."""
+    turn, policy = check.turn, check.policy
     for index, respond in enumerate(resume.respond):
         check.entry(respond, index, "respond")
     for index, restart in enumerate(resume.restart):
