@@ -93,13 +93,14 @@ if TYPE_CHECKING:
         ExpiryAnswer,
         InterruptedTurn,
         PendingInterrupt,
+        PendingTurn,
         Respond,
         Restart,
         Resume,
     )
     from interruption.sealing import Opened, Sealer
     from interruption.session import Session
-    from interruption.store import MemoryStore, SqliteStore, Store
+    from interruption.store import AuditEvent, MemoryStore, SqliteStore, Store
     from interruption.tools import (
         Tool,
         ToolContext,
@@ -143,12 +144,14 @@ _LAZY: dict[str, str] = {
     "ExpiryAnswer": "interruption.resume",
     "InterruptedTurn": "interruption.resume",
     "PendingInterrupt": "interruption.resume",
+    "PendingTurn": "interruption.resume",
     "Respond": "interruption.resume",
     "Restart": "interruption.resume",
     "Resume": "interruption.resume",
     "Opened": "interruption.sealing",
     "Sealer": "interruption.sealing",
     "Session": "interruption.session",
+    "AuditEvent": "interruption.store",
     "MemoryStore": "interruption.store",
     "SqliteStore": "interruption.store",
     "Store": "interruption.store",
@@ -177,6 +180,7 @@ __all__ = [
     "ApprovalPending",
     "Approve",
     "Approver",
+    "AuditEvent",
     "Authorize",
     "AwaitExternal",
     "Confirm",
@@ -207,6 +211,7 @@ __all__ = [
     "Paused",
     "PayloadError",
     "PendingInterrupt",
+    "PendingTurn",
     "Phase",
     "Problem",
     "ProblemCode",

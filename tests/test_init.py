@@ -3,6 +3,7 @@ from __future__ import annotations
 import importlib
 import subprocess
 import sys
+import typing
 
 import interruption
 import interruption.store
@@ -55,10 +56,16 @@ class TestStorePackage:
         found = _imported_after("import interruption.store")
         assert not {"asyncio", "sqlite3", "psycopg"} & set(found)
 
-    @pytest.mark.parametrize("name", interruption.store.__all__)
+    @pytest.mark.parametrize("name", [*interruption.store._LAZY, "Store", "AuditEvent"])
     def test_every_store_resolves(self, name: str) -> None:
-        """Every store name resolves to a class of that name."""
+        """Every store and record name resolves to a class of that name."""
         assert getattr(interruption.store, name).__name__ == name
+
+    def test_the_audit_names_resolve(self) -> None:
+        """The audit trail's bound and type aliases are exported as they are."""
+        assert interruption.store.MAX_REJECTED == 100
+        assert typing.get_args(interruption.store.Listed) == ("open", "consumed")
+        assert "rejected" in typing.get_args(interruption.store.AuditKind)
 
     def test_unknown_names_raise_attribute_error(self) -> None:
         """A name the store package does not export is an AttributeError."""

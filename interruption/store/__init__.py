@@ -11,14 +11,23 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from interruption.store._base import Store
+from interruption.store._base import MAX_REJECTED, AuditEvent, AuditKind, Listed, Store
 
 if TYPE_CHECKING:
     from interruption.store._memory import MemoryStore
     from interruption.store._postgres import PostgresStore
     from interruption.store._sqlite import SqliteStore
 
-__all__ = ["MemoryStore", "PostgresStore", "SqliteStore", "Store"]
+__all__ = [
+    "MAX_REJECTED",
+    "AuditEvent",
+    "AuditKind",
+    "Listed",
+    "MemoryStore",
+    "PostgresStore",
+    "SqliteStore",
+    "Store",
+]
 
 _LAZY: dict[str, str] = {
     "MemoryStore": "interruption.store._memory",
