@@ -20,14 +20,17 @@ from interruption.prompts import Confirm, Input
 from interruption.resume import (
     InterruptedTurn,
     PendingInterrupt,
+    PendingTurn,
     Respond,
     Restart,
     Resume,
 )
+from interruption.store._base import AuditEvent
 from interruption.wire import json_schema
 
 WIRE_TYPES: Final[dict[str, type]] = {
     "approval_pending": ApprovalPending,
+    "audit_event": AuditEvent,
     "confirm": Confirm,
     "custom": Custom,
     "input": Input,
@@ -35,6 +38,7 @@ WIRE_TYPES: Final[dict[str, type]] = {
     "interrupted_turn": InterruptedTurn,
     "message": Message,
     "pending_interrupt": PendingInterrupt,
+    "pending_turn": PendingTurn,
     "respond": Respond,
     "restart": Restart,
     "resume": Resume,
