@@ -23,12 +23,12 @@ from interruption.resume import (
 )
 from interruption.store import PostgresStore, SqliteStore, Store
 from interruption.store._postgres import _MIGRATIONS as POSTGRES_MIGRATIONS
-from interruption.store._postgres import _wake
 from interruption.store._sqlite import _MIGRATIONS as SQLITE_MIGRATIONS
 from interruption.testing.store_contract import CONTRACT, Check
 from psycopg import sql
 
 from tests._race import RACERS, race_processes
+from tests._stores import backends, conninfo, failing_set_up
 from tests.conftest import fresh_schema
 
 NOW = datetime(2026, 11, 21, 23, 0, tzinfo=UTC)
@@ -414,16 +414,17 @@ class TestPostgresStore:
         self, postgres_dsn: str, pg_schema: str
     ) -> None:
         """With max_size=2, 20 concurrent consumes share two connections; one wins."""
+        name = fresh_schema()
 
         async def go() -> list[bool]:
             async with PostgresStore(
-                postgres_dsn, schema=pg_schema, max_size=2
+                f"{postgres_dsn} application_name={name}", schema=pg_schema, max_size=2
             ) as store:
                 await store.save("s-1", turn(1).messages, turn(1))
                 outcomes = await asyncio.gather(
                     *(store.consume(turn(1), RESUME, None) for _ in range(RACERS))
                 )
-                assert store._size <= 2
+                assert backends(postgres_dsn, name) == 2
                 return outcomes
 
         assert sorted(asyncio.run(go())) == [False] * (RACERS - 1) + [True]
@@ -432,91 +433,64 @@ class TestPostgresStore:
         self, postgres_dsn: str, pg_schema: str
     ) -> None:
         """Open connects min_size connections up front, never more than max_size."""
+        four, two = fresh_schema(), fresh_schema()
 
         async def go() -> None:
             async with PostgresStore(
-                postgres_dsn, schema=pg_schema, min_size=4
+                f"{postgres_dsn} application_name={four}", schema=pg_schema, min_size=4
             ) as store:
-                assert len(store._idle) == store._size == 4
+                assert backends(postgres_dsn, four) == 4
                 await store.open()
-                assert store._size == 4
+                assert backends(postgres_dsn, four) == 4
             async with PostgresStore(
-                postgres_dsn, schema=pg_schema, min_size=5, max_size=2
-            ) as store:
-                assert store._size == 2
+                f"{postgres_dsn} application_name={two}",
+                schema=pg_schema,
+                min_size=5,
+                max_size=2,
+            ):
+                assert backends(postgres_dsn, two) == 2
 
         asyncio.run(go())
 
-    def test_open_reports_a_failed_warm_up(
+    def test_a_failed_set_up_fails_open_and_frees_its_connection(
         self, postgres_dsn: str, pg_schema: str, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        """When some of min_size connections fail, open raises and keeps the rest."""
-        store = PostgresStore(postgres_dsn, schema=pg_schema, min_size=3)
-        real = store._configure
-        calls = 0
-
-        async def flaky(conn: psycopg.AsyncConnection[tuple[object, ...]]) -> None:
-            nonlocal calls
-            calls += 1
-            if calls == 2:
-                msg = "flaky"
-                raise OSError(msg)
-            await real(conn)
+        """A connection whose set-up failed fails open; the store serves afterwards."""
+        store = PostgresStore(postgres_dsn, schema=pg_schema, min_size=3, max_size=3)
 
         async def go() -> None:
-            monkeypatch.setattr(store, "_configure", flaky)
-            with pytest.raises(OSError, match="flaky"):
+            with (
+                failing_set_up(store, monkeypatch, fail={1}),
+                pytest.raises(OSError, match="set-up 1 failed"),
+            ):
                 await store.open()
-            assert store._size == 2
+            with (
+                failing_set_up(store, monkeypatch, fail={3}),
+                pytest.raises(OSError, match="set-up 3 failed"),
+            ):
+                await store.open()
+            await store.open()
+            await asyncio.gather(*(store.load_turn("s-1") for _ in range(6)))
             await store.close()
-
-        asyncio.run(go())
-
-    def test_waits_for_a_free_connection_within_timeout(
-        self, postgres_dsn: str, pg_schema: str
-    ) -> None:
-        """A call that finds no free connection in time is a TimeoutError."""
-        store = PostgresStore(postgres_dsn, schema=pg_schema, max_size=1, timeout=0.1)
-
-        async def go() -> None:
-            async with store._connection():
-                with pytest.raises(TimeoutError, match="no free PostgreSQL connection"):
-                    await store.load_turn("s-1")
-            assert await store.load_turn("s-1") is None
-            await store.close()
-
-        asyncio.run(go())
-
-    def test_close_wakes_waiting_calls(self, postgres_dsn: str, pg_schema: str) -> None:
-        """A call waiting for a connection fails when the store closes."""
-        store = PostgresStore(postgres_dsn, schema=pg_schema, max_size=1)
-
-        async def go() -> None:
-            async with store._connection():
-                waiting = asyncio.ensure_future(store.load_turn("s-1"))
-                await asyncio.sleep(0.05)
-                await store.close()
-                with pytest.raises(RuntimeError, match="closed"):
-                    await waiting
-            assert store._size == 0
 
         asyncio.run(go())
 
     def test_drops_a_broken_connection(self, postgres_dsn: str, pg_schema: str) -> None:
         """A connection the server ended fails one call and is replaced."""
+        name = fresh_schema()
 
         async def go() -> None:
-            async with PostgresStore(postgres_dsn, schema=pg_schema) as store:
-                assert store._size == 1
+            async with PostgresStore(
+                f"{postgres_dsn} application_name={name}", schema=pg_schema
+            ) as store:
                 with psycopg.connect(postgres_dsn, autocommit=True) as admin:
                     admin.execute(
                         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                        "WHERE datname = 'postgres' AND pid <> pg_backend_pid() "
-                        "AND backend_type = 'client backend'"
+                        "WHERE application_name = %s",
+                        (name,),
                     )
                 with pytest.raises(psycopg.OperationalError):
                     await store.load_turn("s-1")
-                assert store._size == 0
                 assert await store.load_turn("s-1") is None
 
         asyncio.run(go())
@@ -539,71 +513,12 @@ class TestPostgresStore:
         outcomes = [outcome for run in runs for outcome in run]
         assert sorted(outcomes) == [False] * 19 + [True]
 
-    def test_cancelled_wait_passes_on_its_turn(
-        self, postgres_dsn: str, pg_schema: str
-    ) -> None:
-        """A call cancelled while waiting for a connection leaves the others served."""
-        store = PostgresStore(postgres_dsn, schema=pg_schema, max_size=1)
-
-        async def go() -> None:
-            async with store._connection():
-                cancelled = asyncio.ensure_future(store.load_turn("s-1"))
-                served = asyncio.ensure_future(store.load_turn("s-1"))
-                await asyncio.sleep(0.05)
-                cancelled.cancel()
-                with pytest.raises(asyncio.CancelledError):
-                    await cancelled
-            assert await served is None
-            await store.close()
-
-        asyncio.run(go())
-
-    def test_failed_set_up_frees_the_connection(
-        self, postgres_dsn: str, pg_schema: str, monkeypatch: pytest.MonkeyPatch
-    ) -> None:
-        """A connection whose set-up failed is closed and its slot freed."""
-        store = PostgresStore(postgres_dsn, schema=pg_schema, max_size=1)
-
-        async def fail(conn: psycopg.AsyncConnection[tuple[object, ...]]) -> None:
-            await conn.execute("SELECT 1")
-            msg = "no set-up"
-            raise OSError(msg)
-
-        async def go() -> None:
-            with monkeypatch.context() as patch:
-                patch.setattr(store, "_configure", fail)
-                with pytest.raises(OSError, match="no set-up"):
-                    await store.open()
-            assert store._size == 0
-            await store.open()
-            await store.close()
-
-        asyncio.run(go())
-
-    def test_skips_waiters_of_closed_loops(self) -> None:
-        """A waiter whose event loop has closed is passed over."""
-        store = PostgresStore("host=127.0.0.1")
-        loop = asyncio.new_event_loop()
-        store._waiters.append(loop.create_future())
-        loop.close()
-        store._wake_one()
-        assert not store._waiters
-
-    def test_wakes_a_waiter_once(self) -> None:
-        """Waking a waiter that is already done changes nothing."""
-        loop = asyncio.new_event_loop()
-        waiter: asyncio.Future[None] = loop.create_future()
-        _wake(waiter)
-        _wake(waiter)
-        assert waiter.done()
-        loop.close()
-
     def test_keeps_the_dsn_connect_timeout(self) -> None:
         """A DSN's own connect_timeout wins over the one drawn from timeout."""
-        assert PostgresStore("host=db connect_timeout=7")._conninfo == (
+        assert conninfo(PostgresStore("host=db connect_timeout=7")) == (
             "host=db connect_timeout=7"
         )
-        assert "connect_timeout=3" in PostgresStore("host=db", timeout=3)._conninfo
+        assert "connect_timeout=3" in conninfo(PostgresStore("host=db", timeout=3))
 
     def test_processes_race_with_one_winner(
         self, postgres_dsn: str, pg_schema: str

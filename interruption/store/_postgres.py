@@ -8,19 +8,14 @@ timestamps as ``timestamptz``. Consuming a turn is one
 update wait for the first one to commit and re-check the condition, so of
 any number of resumes, on any number of machines, exactly one wins.
 
-Connections are pooled here, without background tasks: a connection is
-opened when a call needs one and none is idle (up to ``max_size``), and
-returned after the call. Nothing is bound to an event loop, so one store
-serves successive loops (the sync twins of `Session` run each call in a
-fresh one) and loops in several threads.
+Connections are pooled by `interruption.store._pool.Pool`, which binds
+nothing to an event loop, so one store serves successive loops (the sync
+twins of `Session` run each call in a fresh one) and loops in several
+threads.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import threading
-from collections import deque
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -41,6 +36,7 @@ from interruption.store._base import (
     stored_turn_json,
     turn_from_json,
 )
+from interruption.store._pool import Pool
 from interruption.wire import dumps
 
 __all__ = ["PostgresStore"]
@@ -123,9 +119,13 @@ _MIGRATION_LOCK: Final = "interruption.store"
 _Connection = AsyncConnection[TupleRow]
 
 
-def _wake(waiter: asyncio.Future[None]) -> None:
-    if not waiter.done():
-        waiter.set_result(None)
+def _reusable(conn: _Connection) -> bool:
+    # A connection in a transaction or an error state is closed, not reused.
+    return (
+        not conn.closed
+        and not conn.broken
+        and conn.info.transaction_status == pq.TransactionStatus.IDLE
+    )
 
 
 def _utc(moment: datetime | None) -> datetime | None:
@@ -178,18 +178,18 @@ class PostgresStore:
     ) -> None:
         self.dsn = dsn
         self.schema = schema
-        self._min_size = min(min_size, max_size)
-        self._max_size = max_size
-        self._timeout = timeout
-        self._lock = threading.Lock()
-        self._idle: list[_Connection] = []
-        self._size = 0
-        self._waiters: deque[asyncio.Future[None]] = deque()
+        self._min_size = min_size
         self._migrated = False
-        self._closed = False
         if "connect_timeout" not in conninfo_to_dict(dsn):
             dsn = make_conninfo(dsn, connect_timeout=max(2, round(timeout)))
         self._conninfo = dsn
+        self._pool: Pool[_Connection] = Pool(
+            self._connect,
+            reusable=_reusable,
+            max_size=max_size,
+            timeout=timeout,
+            name="PostgresStore",
+        )
 
     async def open(self) -> None:
         """Connect, bring the schema up to date, and ready *min_size* connections.
@@ -205,20 +205,7 @@ class PostgresStore:
         """
         async with self._connection():
             pass
-        with self._lock:
-            warm = self._size >= self._min_size
-        if not warm:
-            # Hold min_size at once, so that idle ones count and new ones open.
-            opened = await asyncio.gather(
-                *(self._acquire() for _ in range(self._min_size)),
-                return_exceptions=True,
-            )
-            failures = [conn for conn in opened if isinstance(conn, BaseException)]
-            for conn in opened:
-                if not isinstance(conn, BaseException):
-                    await self._release(conn)
-            if failures:
-                raise failures[0]
+        await self._pool.warm(self._min_size)
 
     async def __aenter__(self) -> Self:
         await self.open()
@@ -234,84 +221,20 @@ class PostgresStore:
 
     @asynccontextmanager
     async def _connection(self) -> AsyncIterator[_Connection]:
-        conn = await self._acquire()
-        try:
+        async with self._pool.connection() as conn:
             if not self._migrated:
                 await self._migrate(conn)
                 self._migrated = True
             yield conn
-        finally:
-            await self._release(conn)
 
-    async def _acquire(self) -> _Connection:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self._timeout
-        while True:
-            with self._lock:
-                if self._closed:
-                    msg = "PostgresStore is closed"
-                    raise RuntimeError(msg)
-                if self._idle:
-                    return self._idle.pop()
-                if self._size < self._max_size:
-                    self._size += 1
-                    break
-                waiter: asyncio.Future[None] = loop.create_future()
-                self._waiters.append(waiter)
-            try:
-                await asyncio.wait_for(waiter, max(0.0, deadline - loop.time()))
-            except BaseException as error:
-                with self._lock:  # pass on a wake-up this task may have taken
-                    self._wake_one()
-                if isinstance(error, TimeoutError):
-                    msg = (
-                        f"no free PostgreSQL connection within {self._timeout} s "
-                        f"(max_size={self._max_size})"
-                    )
-                    raise TimeoutError(msg) from None
-                raise
+    async def _connect(self) -> _Connection:
+        conn = await AsyncConnection.connect(self._conninfo, autocommit=True)
         try:
-            conn = await AsyncConnection.connect(self._conninfo, autocommit=True)
-            try:
-                await self._configure(conn)
-            except BaseException:
-                await conn.close()
-                raise
+            await self._configure(conn)
         except BaseException:
-            self._free_slot()
+            await conn.close()
             raise
         return conn
-
-    async def _release(self, conn: _Connection) -> None:
-        reusable = (
-            not conn.closed
-            and not conn.broken
-            and conn.info.transaction_status == pq.TransactionStatus.IDLE
-        )
-        with self._lock:
-            if reusable and not self._closed:
-                self._idle.append(conn)
-                self._wake_one()
-                return
-        await conn.close()
-        self._free_slot()
-
-    def _free_slot(self) -> None:
-        with self._lock:
-            self._size -= 1
-            self._wake_one()
-
-    def _wake_one(self) -> None:
-        # Called under the lock; a waiter may belong to another thread's loop.
-        while self._waiters:
-            waiter = self._waiters.popleft()
-            if waiter.done():
-                continue
-            try:
-                waiter.get_loop().call_soon_threadsafe(_wake, waiter)
-            except RuntimeError:  # its loop is closed: nobody waits there
-                continue
-            return
 
     async def _configure(self, conn: _Connection) -> None:
         if self.schema is not None:
@@ -652,13 +575,4 @@ class PostgresStore:
 
         Connections in use close when their call ends.
         """
-        with self._lock:
-            self._closed = True
-            idle, self._idle = self._idle, []
-            self._size -= len(idle)
-            waiters, self._waiters = self._waiters, deque()
-        for waiter in waiters:
-            with contextlib.suppress(RuntimeError):  # a closed loop waits no more
-                waiter.get_loop().call_soon_threadsafe(_wake, waiter)
-        for conn in idle:
-            await conn.close()
+        await self._pool.close()
