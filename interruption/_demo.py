@@ -9,6 +9,9 @@ over 100.00. The terminal (or ``--answers``) supplies the human.
 from __future__ import annotations
 
 import json
+import re
+import shlex
+import sqlite3
 import sys
 from collections.abc import Iterator
 from typing import Final, TextIO, final
@@ -16,6 +19,7 @@ from typing import Final, TextIO, final
 import attrs
 
 from interruption._json import JSON
+from interruption._status import ACCEPTED, REJECTED, STOPPED, UNREADABLE
 from interruption.approval import Approver, by_tool, when
 from interruption.errors import ResumeRejected
 from interruption.kinds import ApprovalPending
@@ -163,47 +167,114 @@ def _report(output: JSON) -> str:
     return f"The transfer failed: {json.dumps(output)}"
 
 
+QUESTION_DEFAULT: Final = "Yes"
+"""What the demo answers the invoice question without a terminal."""
+APPROVAL_DEFAULT: Final = "y"
+"""What the demo answers the approval without a terminal: approve."""
+
+_APPROVE: Final = re.compile(r"y|yes|approve", re.IGNORECASE)
+_REJECT: Final = re.compile(
+    r"(?:n|no|reject)\b[\s,:;.-]*(?P<reason>.*)", re.IGNORECASE | re.DOTALL
+)
+
+
+@final
+class NoAnswer(Exception):
+    """The human gave no answer: input ended, the answers ran out, or Ctrl-C.
+
+    Attributes:
+        how: What happened, for the person at the terminal.
+        status: The exit status it ends the demo with.
+    """
+
+    def __init__(self, how: str, status: int) -> None:
+        super().__init__(how)
+        self.how = how
+        self.status = status
+
+
 @final
 class Human:
-    """Where answers come from: a list, the terminal, or the defaults."""
+    """Where answers come from: a list, the terminal, or the demo's defaults.
 
-    def __init__(self, answers: list[str] | None, stdin: TextIO, out: TextIO) -> None:
+    With neither a list nor a terminal the demo answers for the human, as
+    ``--answers Yes,y`` would, and says so at the start and at each prompt.
+    """
+
+    def __init__(
+        self, answers: list[str] | None, stdin: TextIO | None, out: TextIO
+    ) -> None:
         self.scripted: Iterator[str] | None = (
             iter(answers) if answers is not None else None
         )
-        self.interactive = answers is None and stdin.isatty()
+        self.interactive = answers is None and stdin is not None and stdin.isatty()
         self.stdin = stdin
         self.out = out
-        if answers is None and not self.interactive:
-            print(
-                "(no terminal on stdin and no --answers: "
-                "using each prompt's default answer)",
-                file=out,
-            )
+        self._announced = False
 
     def ask(self, question: str, default: str) -> str:
-        """Return the next answer to *question*, or *default* with no human."""
+        """Return the next answer to *question*; *default* with no human.
+
+        Raises:
+            NoAnswer: when the answers run out, or at the terminal on end of
+                input (Ctrl-D) or Ctrl-C.
+        """
         if self.scripted is not None:
             answer = next(self.scripted, None)
             if answer is None:
-                print(
-                    f"{question} (answers ran out; default: {default})", file=self.out
-                )
-                return default
+                print(question, file=self.out)
+                raise NoAnswer("the answers ran out", ACCEPTED)
             print(f"{question} {answer}", file=self.out)
             return answer
-        if not self.interactive:
-            print(f"{question} {default} (default)", file=self.out)
+        if self.stdin is None or not self.interactive:
+            if not self._announced:
+                self._announced = True
+                print(
+                    "(no terminal on standard input and no --answers: the demo "
+                    "answers for you, as --answers "
+                    f"{QUESTION_DEFAULT},{APPROVAL_DEFAULT} would: "
+                    f"{QUESTION_DEFAULT} to the invoice question, "
+                    f"{APPROVAL_DEFAULT} to approve the transfer)",
+                    file=self.out,
+                )
+            print(f"{question} {default} (the default: no terminal)", file=self.out)
             return default
         print(question, end=" ", file=self.out, flush=True)
-        line = self.stdin.readline()
-        return line.strip() or default
+        try:
+            line = self.stdin.readline()
+        except KeyboardInterrupt:
+            print(file=self.out)
+            raise NoAnswer("Ctrl-C", STOPPED) from None
+        if not line:
+            print(file=self.out)
+            raise NoAnswer("end of input", ACCEPTED)
+        return line.strip()
+
+
+def decision(reply: str) -> tuple[bool, str] | None:
+    """Read an approval reply: (approved, reason), or None if it is neither.
+
+    ``y``, ``yes`` or ``approve`` approves; ``n``, ``no`` or ``reject``,
+    then an optional reason (which may hold commas), rejects.
+    """
+    if _APPROVE.fullmatch(reply):
+        return True, ""
+    rejected = _REJECT.fullmatch(reply)
+    if rejected is None:
+        return None
+    return False, rejected["reason"].strip() or "rejected by the human"
 
 
 def answer_for(
     pending: PendingInterrupt, human: Human, out: TextIO
 ) -> Respond | Restart:
-    """Show *pending* to the human and build the answer they give."""
+    """Show *pending* to the human and build the answer they give.
+
+    An answer that fits neither prompt is refused and asked again.
+
+    Raises:
+        NoAnswer: if the human gives no answer.
+    """
     if isinstance(pending.kind, ApprovalPending):
         request = pending.tool
         shown = json.dumps(request.input) if request is not None else "?"
@@ -212,13 +283,16 @@ def answer_for(
             f"(over {_money(LIMIT_CENTS)})",
             file=out,
         )
-        reply = human.ask("approve? [y / n REASON]:", "n closed without an answer")
-        if reply.lower() in {"y", "yes", "approve"}:
-            return pending.approve("approved in the demo")
-        reason = (
-            reply.split(" ", 1)[1].strip() if " " in reply else "rejected by the human"
-        )
-        return pending.reject(reason or "rejected by the human")
+        while True:
+            reply = human.ask("approve? [y / n REASON]:", APPROVAL_DEFAULT)
+            decided = decision(reply)
+            if decided is None:
+                print("  please answer y, or n and a reason", file=out)
+                continue
+            approved, reason = decided
+            if approved:
+                return pending.approve("approved in the demo")
+            return pending.reject(reason)
     prompt = pending.payload_as(Confirm)
     print(
         f"paused: the model asks ({pending.name}): {prompt.title}: {prompt.text}",
@@ -226,7 +300,7 @@ def answer_for(
     )
     choices = "/".join(prompt.choices)
     while True:
-        reply = human.ask(f"answer [{choices}]:", prompt.default_answer)  # type: ignore[arg-type]
+        reply = human.ask(f"answer [{choices}]:", QUESTION_DEFAULT)
         match = next(
             (choice for choice in prompt.choices if choice.lower() == reply.lower()),
             None,
@@ -280,16 +354,27 @@ def run(  # noqa: PLR0913 - the command's options
     db: str = DEFAULT_DB,
     detach: bool = False,
     resume_id: str | None = None,
-    stdin: TextIO = sys.stdin,
+    stdin: TextIO | None = sys.stdin,
     out: TextIO = sys.stdout,
+    err: TextIO = sys.stderr,
 ) -> int:
     """Run the demo; return the process exit status.
 
     The session lives in SQLite at *db*, so one process can stop at the
     approval (*detach*) and another can pick it up (*resume_id*).
+
+    Returns:
+        0 when the demo ran to its end or stopped at a pause (detached, or
+        no answer came: the session stays paused), 1 when *resume_id* has
+        nothing to resume, 3 when *db* cannot be opened or used, 130 when
+        it was stopped with Ctrl-C. Failures are one line on *err*.
     """
+    try:
+        store = SqliteStore(db)
+    except (sqlite3.Error, RuntimeError) as error:  # RuntimeError: a newer schema
+        print(f"interruption demo: cannot open --db {db!r}: {error}", file=err)
+        return UNREADABLE
     ledger: list[Transfer] = []
-    store = SqliteStore(db)
     session = Session(
         store,
         ScriptedModel(script),
@@ -297,35 +382,104 @@ def run(  # noqa: PLR0913 - the command's options
         id=resume_id,
         approver=approver(),
     )
-    human = Human(answers, stdin, out)
-    if resume_id is None:
+    try:
+        human = Human(answers, stdin, out)
+        options = _Options(forged=forged, detach=detach, resuming=resume_id is not None)
+        return _converse(session, human, ledger=ledger, db=db, options=options, err=err)
+    except sqlite3.Error as error:
+        print(f"interruption demo: the database {db!r} failed: {error}", file=err)
+        return UNREADABLE
+    except KeyboardInterrupt:
+        print(f"interruption demo: stopped (Ctrl-C); session {session.id}", file=err)
+        return STOPPED
+    finally:
+        run_sync(store.close())
+
+
+@final
+@attrs.frozen
+class _Options:
+    forged: bool
+    detach: bool
+    resuming: bool
+
+
+def _resume_hint(session: Session, db: str) -> str:
+    return f"interruption demo --db {shlex.quote(db)} --resume {session.id}"
+
+
+def _nothing_pending(session: Session, db: str, err: TextIO) -> int:
+    """Say why a session has nothing to resume: unknown, finished, cut short."""
+    stored = run_sync(session.store.load_turn(session.id))
+    if stored is None:
+        print(f"session {session.id} is not in {db}: nothing to resume", file=err)
+    elif stored.state == "completed":
+        history = run_sync(session.store.load_history(session.id)) or ()
+        last = next(
+            (m.text for m in reversed(history) if m.role is Role.MODEL and m.text), ""
+        )
+        print(
+            f"session {session.id} has finished: nothing to resume "
+            f"(its last word: {last!r})",
+            file=err,
+        )
+    else:
+        print(
+            f"session {session.id} was answered, but its continuation was cut "
+            "short: nothing to resume",
+            file=err,
+        )
+    return REJECTED
+
+
+def _converse(  # noqa: PLR0913 - the demo's parts, passed along
+    session: Session,
+    human: Human,
+    *,
+    ledger: list[Transfer],
+    db: str,
+    options: _Options,
+    err: TextIO,
+) -> int:
+    """Pay the invoice with *human*; return the exit status (see `run`)."""
+    out = human.out
+    if options.resuming:
+        turn = run_sync(session.pending_turn())
+        if turn is None:
+            return _nothing_pending(session, db, err)
+        print(f"session {session.id}: resuming turn {turn.turn_id} from {db}", file=out)
+        reason = "stop"
+    else:
         opening = f"Please pay invoice {INVOICE['id']} from {INVOICE['to']}."
         print(f"session {session.id} (kept in {db})", file=out)
         print(f"user: {opening}", file=out)
         result = session.send_sync(opening)
         _print_history(result.messages, 1, out)
-        turn = result.turn
-    else:
-        turn = run_sync(session.pending_turn())
-        if turn is None:
-            print(f"session {resume_id} has nothing pending in {db}", file=out)
-            return 1
-        print(f"session {resume_id}: resuming turn {turn.turn_id} from {db}", file=out)
-        result = None
+        turn, reason = result.turn, result.finish_reason
     seen = len(turn.messages) if turn is not None else 0
     for _ in range(MAX_ROUNDS):
         if turn is None:
             break
-        if detach and any(isinstance(p.kind, ApprovalPending) for p in turn.interrupts):
+        if options.detach and any(
+            isinstance(p.kind, ApprovalPending) for p in turn.interrupts
+        ):
             print(
-                f"detached at the approval; resume it with:\n"
-                f"  interruption demo --db {db} --resume {session.id} --answers y",
+                "detached at the approval; resume it with:\n"
+                f"  {_resume_hint(session, db)} --answers y",
                 file=out,
             )
-            return 0
-        if forged:
+            return ACCEPTED
+        if options.forged:
             forge(turn, out)
-        entries = [answer_for(pending, human, out) for pending in turn.interrupts]
+        try:
+            entries = [answer_for(pending, human, out) for pending in turn.interrupts]
+        except NoAnswer as stopped:
+            print(
+                f"no answer ({stopped.how}): session {session.id} stays paused; "
+                f"resume it with:\n  {_resume_hint(session, db)}",
+                file=out,
+            )
+            return stopped.status
         resume = Resume(
             respond=tuple(entry for entry in entries if isinstance(entry, Respond)),
             restart=tuple(entry for entry in entries if isinstance(entry, Restart)),
@@ -335,12 +489,11 @@ def run(  # noqa: PLR0913 - the command's options
         )
         _print_history(result.messages, seen, out)
         seen = len(result.messages)
-        turn = result.turn
+        turn, reason = result.turn, result.finish_reason
     else:
-        print(f"gave up after {MAX_ROUNDS} rounds of questions", file=out)
-        return 1
-    reason = result.finish_reason if result is not None else "stop"
+        print(f"gave up after {MAX_ROUNDS} rounds of questions", file=err)
+        return REJECTED
     print(
         f"finished: {reason}; transfers made by this process: {len(ledger)}", file=out
     )
-    return 0
+    return ACCEPTED
