@@ -216,10 +216,9 @@ def _scan(
             )
         waiting = event.long_running_tool_ids or set()
         for number, call in enumerate(event.get_function_calls()):
-            if not call.id or not call.name:
-                continue
-            calls[call.id] = call
-            if call.id not in waiting:
+            if call.id:
+                calls[call.id] = call
+            if not call.id or call.id not in waiting:
                 continue
             path = f"$.events[{index}].calls[{number}]"
             found = (
