@@ -1,0 +1,55 @@
+"""Typing tests for the Google ADK adapter: checked by mypy, never run."""
+
+from __future__ import annotations
+
+from typing import Literal, assert_type
+
+from google.adk.events.event import Event
+from google.adk.plugins.base_plugin import BasePlugin
+from google.adk.runners import InMemoryRunner, Runner
+from interruption import JSON, MemoryStore, PendingInterrupt, Resume, ResumePolicy
+from interruption.adapters.google_adk import (
+    ANY_JSON,
+    CONFIRMATION,
+    REJECTION_KEY,
+    Paused,
+    RejectionReasons,
+    pending,
+    resume,
+)
+
+
+async def reading(runner: Runner, in_memory: InMemoryRunner) -> None:
+    paused = await pending(runner, user_id="alice", session_id="s1")
+    assert_type(paused, Paused | None)
+    assert paused is not None
+    assert_type(paused.interrupts, tuple[PendingInterrupt, ...])
+    assert_type(paused.session_id, str)
+    assert_type(paused.key, str)
+    schemas: dict[str, dict[str, JSON]] = {"ask_user": {"enum": ["Yes", "No"]}}
+    await pending(in_memory, user_id="alice", session_id="s1", answer_schemas=schemas)
+    await pending(runner, "alice", "s1")  # type: ignore[call-arg]
+    await pending(runner, user_id=1, session_id="s1")  # type: ignore[arg-type]
+    await pending(  # type: ignore[call-arg]
+        runner, user_id="alice", session_id="s1", answers=schemas
+    )
+
+
+async def resuming(runner: Runner) -> None:
+    store = MemoryStore()
+    answer = Resume()
+    events = await resume(runner, answer, store, user_id="alice", session_id="s1")
+    assert_type(events, list[Event])
+    policy = ResumePolicy(principal="alice")
+    await resume(runner, answer, store, user_id="alice", session_id="s1", policy=policy)
+    await resume(runner, {}, store, user_id="a", session_id="s")  # type: ignore[arg-type]
+    await resume(runner, answer, {}, user_id="a", session_id="s")  # type: ignore[arg-type]
+    await resume(runner, answer, store)  # type: ignore[call-arg]
+
+
+def constants() -> None:
+    plugin: BasePlugin = RejectionReasons()
+    assert_type(plugin.name, str)
+    assert_type(CONFIRMATION, Literal["adk_request_confirmation"])
+    assert_type(REJECTION_KEY, Literal["interruption_rejection"])
+    assert_type(ANY_JSON, dict[str, JSON])
