@@ -331,11 +331,8 @@ def _damaged(turn_id: str, path: str, expected: str, got: str) -> DecodeError:
 
 def _request(part: JSON) -> dict[str, JSON] | None:
     """The ``toolRequest`` of a wire part, or None."""
-    if isinstance(part, dict):
-        request = part.get("toolRequest")
-        if isinstance(request, dict):
-            return request
-    return None
+    request = part.get("toolRequest") if isinstance(part, dict) else None
+    return request if isinstance(request, dict) else None
 
 
 def _mint(turn_id: str, content: list[JSON]) -> None:
@@ -636,26 +633,22 @@ def _entry_problems(
     for name in ("name", "ref"):
         value = body.get(name)
         if not isinstance(value, str) or not value:
-            problems.append(
-                Mismatch(f"{path}.{key}.{name}", "a non-empty string", describe(value))
-            )
+            got = describe(value) if name in body else "missing"
+            problems.append(Mismatch(f"{path}.{key}.{name}", "a non-empty string", got))
     return problems, body
 
 
 def _resumed(part: dict[str, JSON], path: str, problems: list[Mismatch]) -> JSON:
     metadata = part.get("metadata")
-    resumed = metadata.get("resumed") if isinstance(metadata, dict) else None
+    metadata = metadata if isinstance(metadata, dict) else {}
+    resumed = metadata.get("resumed")
     if resumed is True:
         return None
     if isinstance(resumed, dict):
         return resumed
-    problems.append(
-        Mismatch(
-            f"{path}.metadata.resumed",
-            "true or an object (restart_tool)",
-            describe(resumed),
-        )
-    )
+    got = describe(resumed) if "resumed" in metadata else "missing"
+    expected = "true or an object (restart_tool)"
+    problems.append(Mismatch(f"{path}.metadata.resumed", expected, got))
     return None
 
 
