@@ -18,8 +18,10 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# The README's python blocks, under the same mypy --strict (errors at README lines).
 typecheck: $(STAMP)
 	$(BIN)/mypy
+	$(BIN)/python -m tools.readme_typecheck README.md
 
 # The second pass runs as an install without the [fast] extra (no orjson):
 # verdicts must not depend on it; coverage adds up over both passes.
