@@ -46,7 +46,7 @@ import attrs
 
 try:
     import mcp_types
-    from mcp.client.session import ClientRequestContext
+    from mcp.client.session import ClientRequestContext, ElicitationFnT
     from mcp.server.mcpserver import Context
     from mcp.server.mcpserver.tools.base import Tool as McpTool
     from mcp.shared.exceptions import MCPError
@@ -67,7 +67,7 @@ from interruption.errors import (
     ProblemCode,
     ResumeRejected,
 )
-from interruption.kinds import ApprovalPending, Custom
+from interruption.kinds import ApprovalPending, Custom, tag_of
 from interruption.parts import ToolRequest
 from interruption.resume import Accepts, PendingInterrupt, Respond, Restart, Resume
 from interruption.store._base import Store
@@ -356,7 +356,7 @@ class _Served:
                 restart=None if self.tool.interrupt_only else self.custom.answer,
             )
         else:
-            return f"a tool cannot raise {kind}"
+            return f"a tool cannot raise {tag_of(kind)}"
         request = ToolRequest(self.tool.name, ref, arguments)
         return PendingInterrupt(
             ref,
@@ -762,12 +762,7 @@ def entry_schema(
     return dict(schema or {})
 
 
-def elicitation_callback(
-    handler: Handler,
-) -> Callable[
-    [ClientRequestContext, mcp_types.ElicitRequestParams],
-    Awaitable[mcp_types.ElicitResult | mcp_types.ErrorData],
-]:
+def elicitation_callback(handler: Handler) -> ElicitationFnT:
     """An MCP client's ``elicitation_callback`` that asks *handler*.
 
     Each request becomes a `PendingInterrupt` (`pending_of`); *handler*
@@ -785,8 +780,9 @@ def elicitation_callback(
     """
 
     async def callback(
-        _context: ClientRequestContext, params: mcp_types.ElicitRequestParams
+        context: ClientRequestContext, params: mcp_types.ElicitRequestParams
     ) -> mcp_types.ElicitResult | mcp_types.ErrorData:
+        del context  # the request's context: nothing in it decides the answer
         try:
             pending = pending_of(params)
             given = handler(pending)

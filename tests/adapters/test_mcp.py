@@ -1,0 +1,589 @@
+"""The MCP adapter: a real MCPServer and Client in one process, both flows."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+import mcp_types
+import pytest
+from interruption import (
+    JSON,
+    ApprovalPending,
+    Custom,
+    ExpiryAnswer,
+    Interrupted,
+    MemoryStore,
+    PendingInterrupt,
+    Phase,
+    ProblemCode,
+    Resume,
+    ResumeRejected,
+    ScheduledPause,
+    ToolContext,
+    define_interrupt,
+    tool,
+)
+from interruption.adapters.mcp import (
+    ANSWER_FIELD,
+    APPROVAL_FORM,
+    Dismiss,
+    FormSchemaError,
+    answer,
+    elicitation_callback,
+    form_of,
+    mcp_tool,
+    pending_of,
+    rejection_of,
+)
+from interruption.tools import NULL_ONLY
+from mcp import Client
+from mcp.client.session import ClientRequestContext, ElicitationFnT
+from mcp.server.mcpserver import MCPServer
+from mcp.shared.exceptions import MCPError
+
+YES_NO: Final[dict[str, JSON]] = {"enum": ["Yes", "No"]}
+ARGS: Final[dict[str, JSON]] = {"to": "ACME", "amount": 5}
+
+Callback = ElicitationFnT
+
+
+class Bench:
+    """A server with three tools over one store, and what they did."""
+
+    def __init__(self) -> None:
+        self.store = MemoryStore()
+        self.sent: list[JSON] = []
+
+        @tool(input={"type": "object"}, output={"type": "object"})
+        def transfer_money(ctx: ToolContext[JSON], args: JSON) -> JSON:
+            """Send money."""
+            if not ctx.approved:
+                raise Interrupted(ApprovalPending(ctx.ref), args)
+            self.sent.append(args)
+            return {"status": "sent"}
+
+        @tool(
+            input={"type": "object"},
+            output={"type": "string"},
+            resume={
+                "type": "object",
+                "properties": {"city": {"type": "string", "minLength": 1}},
+                "required": ["city"],
+            },
+        )
+        def ship(ctx: ToolContext[JSON], _args: JSON) -> str:
+            """Ship somewhere the human says."""
+            if ctx.resumed is None:
+                ctx.interrupt({"ask": "where to?"})
+            assert isinstance(ctx.resumed, dict)
+            return f"shipped to {ctx.resumed['city']}"
+
+        confirm = define_interrupt(
+            "confirm",
+            "Confirm.",
+            input={"type": "object"},
+            output=YES_NO,
+            on_expiry=ExpiryAnswer("No"),
+        )
+        ask = define_interrupt("ask", "Ask.", input={"type": "object"}, output=YES_NO)
+        tools = [transfer_money, ship, confirm, ask]
+        self.server = MCPServer(
+            "bench", tools=[mcp_tool(each, self.store) for each in tools]
+        )
+
+    async def legacy(
+        self, name: str, callback: Callback, args: Mapping[str, JSON] = ARGS
+    ) -> mcp_types.CallToolResult:
+        """Call *name* in the handshake flow, answering with *callback*."""
+        client = Client(self.server, mode="legacy", elicitation_callback=callback)
+        failed: MCPError | None = None
+        async with client:
+            try:
+                return await client.call_tool(name, dict(args))
+            except MCPError as error:  # raised outside the client's task group
+                failed = error
+        raise failed
+
+    async def first(self, name: str) -> mcp_types.InputRequiredResult:
+        """Call *name* in the 2026 flow: its input-required result."""
+        async with Client(self.server) as client:
+            result = await client.session.call_tool(
+                name, dict(ARGS), allow_input_required=True
+            )
+        assert isinstance(result, mcp_types.InputRequiredResult)
+        return result
+
+    async def retry(
+        self,
+        name: str,
+        paused: mcp_types.InputRequiredResult,
+        responses: dict[str, Any],
+    ) -> mcp_types.CallToolResult | ResumeRejected:
+        """Retry *name* with *responses*; the result or the rejection."""
+        failed: MCPError | None = None
+        async with Client(self.server) as client:
+            try:
+                result = await client.session.call_tool(
+                    name,
+                    dict(ARGS),
+                    input_responses=responses,
+                    request_state=paused.request_state,
+                    allow_input_required=True,
+                )
+            except MCPError as error:
+                failed = error
+        if failed is not None:
+            rejected = rejection_of(failed)
+            assert rejected is not None, failed
+            return rejected
+        assert isinstance(result, mcp_types.CallToolResult)
+        return result
+
+
+def _human(reply: Resume | Dismiss | Callable[[PendingInterrupt], Resume]) -> Callback:
+    def handler(pending: PendingInterrupt) -> Resume | Dismiss:
+        return reply(pending) if callable(reply) else reply
+
+    return elicitation_callback(handler)
+
+
+def _raw(result: mcp_types.ElicitResult) -> Callback:
+    async def callback(
+        context: ClientRequestContext, params: mcp_types.ElicitRequestParams
+    ) -> mcp_types.ElicitResult:
+        del context, params
+        return result
+
+    return callback
+
+
+def _text(result: mcp_types.CallToolResult) -> str:
+    (block,) = result.content
+    assert isinstance(block, mcp_types.TextContent)
+    return block.text
+
+
+def _accept(content: dict[str, Any]) -> mcp_types.ElicitResult:
+    return mcp_types.ElicitResult(action="accept", content=content)
+
+
+def _key(paused: mcp_types.InputRequiredResult) -> str:
+    assert paused.input_requests is not None
+    (key,) = paused.input_requests
+    return key
+
+
+@pytest.fixture(name="bench")
+def _bench() -> Bench:
+    return Bench()
+
+
+class TestHandshakeFlow:
+    """``Client(..., mode="legacy")``: the form is asked in the middle of the call."""
+
+    def test_an_approval_runs_the_call_once(self, bench: Bench) -> None:
+        """An approve() from the human's handler runs the approved call."""
+        callback = _human(lambda pending: Resume(restart=[pending.approve()]))
+        result = asyncio.run(bench.legacy("transfer_money", callback))
+        assert not result.is_error
+        assert result.structured_content == {"status": "sent"}
+        assert bench.sent == [ARGS]
+
+    def test_a_rejection_is_what_the_caller_sees(self, bench: Bench) -> None:
+        """A reject(reason) runs nothing; the result is an error with the reason."""
+        callback = _human(lambda pending: Resume(restart=[pending.reject("no way")]))
+        result = asyncio.run(bench.legacy("transfer_money", callback))
+        assert result.is_error
+        assert _text(result) == "rejected: no way"
+        assert bench.sent == []
+
+    def test_a_decline_of_an_approval_is_a_rejection(self, bench: Bench) -> None:
+        """Declining an approval form rejects the call, saying so."""
+        result = asyncio.run(bench.legacy("transfer_money", _human("decline")))
+        assert _text(result) == "rejected: the user chose decline"
+        assert bench.sent == []
+
+    def test_an_answer_is_the_result(self, bench: Bench) -> None:
+        """A question's answer is the interrupt-only tool's result."""
+        callback = _human(lambda pending: Resume(respond=[pending.respond("Yes")]))
+        result = asyncio.run(bench.legacy("ask", callback))
+        assert json.loads(_text(result)) == "Yes"
+
+    def test_a_cancel_is_the_expiry_answer(self, bench: Bench) -> None:
+        """Cancelling a question whose tool declares one gives its expiry answer."""
+        result = asyncio.run(bench.legacy("confirm", _human("cancel")))
+        assert json.loads(_text(result)) == "No"
+
+    def test_a_decline_without_expiry_answer_fails_the_call(self, bench: Bench) -> None:
+        """Declining a question without an expiry answer fails the call."""
+        result = asyncio.run(bench.legacy("ask", _human("decline")))
+        assert result.is_error
+        assert _text(result) == "the user declined to answer"
+
+    def test_a_restart_brings_the_form_back_as_resumed(self, bench: Bench) -> None:
+        """A ctx.interrupt() form's answer restarts the tool with ctx.resumed."""
+
+        def reply(pending: PendingInterrupt) -> Resume:
+            assert pending.accepts.respond is not None
+            return Resume(respond=[pending.respond({"city": "Lyon"})])
+
+        result = asyncio.run(bench.legacy("ship", _human(reply)))
+        assert json.loads(_text(result)) == "shipped to Lyon"
+
+    def test_extra_keys_are_refused_not_dropped(self, bench: Bench) -> None:
+        """Content with a key the form lacks is a schema_violation; nothing runs."""
+        raw = _raw(_accept({"decision": "approve", "extra": 1}))
+        with pytest.raises(MCPError) as caught:
+            asyncio.run(bench.legacy("transfer_money", raw))
+        rejected = rejection_of(caught.value)
+        assert rejected is not None
+        assert rejected.codes == (ProblemCode.SCHEMA_VIOLATION,)
+        assert bench.sent == []
+
+    def test_a_wrapped_answer_with_extra_keys_is_refused(self, bench: Bench) -> None:
+        """A one-field form's answer beside another key is a schema_violation."""
+        raw = _raw(_accept({ANSWER_FIELD: "Yes", "also": "No"}))
+        with pytest.raises(MCPError) as caught:
+            asyncio.run(bench.legacy("ask", raw))
+        rejected = rejection_of(caught.value)
+        assert rejected is not None
+        assert rejected.codes == (ProblemCode.SCHEMA_VIOLATION,)
+
+    def test_a_handler_answer_outside_the_schema_is_never_sent(
+        self, bench: Bench
+    ) -> None:
+        """The callback refuses a bad answer locally: the call fails, nothing runs."""
+        seen: list[PendingInterrupt] = []
+
+        async def handler(pending: PendingInterrupt) -> Resume:
+            seen.append(pending)
+            return Resume(respond=[pending.respond("Yes")])  # for an approval
+
+        with pytest.raises(MCPError, match="answer_not_accepted"):
+            asyncio.run(bench.legacy("transfer_money", elicitation_callback(handler)))
+        assert isinstance(seen[0].kind, ApprovalPending)
+        assert bench.sent == []
+
+
+class TestModernFlow:
+    """The 2026-07-28 flow: an input-required result, retried with answers."""
+
+    def test_the_form_is_the_answer_schema(self, bench: Bench) -> None:
+        """A question's form is its answer schema, in one field."""
+        paused = asyncio.run(bench.first("ask"))
+        assert paused.input_requests is not None
+        (request,) = paused.input_requests.values()
+        assert isinstance(request, mcp_types.ElicitRequest)
+        assert isinstance(request.params, mcp_types.ElicitRequestFormParams)
+        assert request.params.requested_schema == form_of(YES_NO)
+        pending = pending_of(request.params, _key(paused), tool="ask")
+        assert pending.accepts.respond == {"type": "string", **YES_NO}
+
+    def test_a_replay_is_consumed(self, bench: Bench) -> None:
+        """The same state and answer twice: the second is consumed; one run."""
+        paused = asyncio.run(bench.first("transfer_money"))
+        responses = {_key(paused): _accept({"decision": "approve"})}
+        first = asyncio.run(bench.retry("transfer_money", paused, responses))
+        assert isinstance(first, mcp_types.CallToolResult)
+        second = asyncio.run(bench.retry("transfer_money", paused, responses))
+        assert isinstance(second, ResumeRejected)
+        assert second.codes == (ProblemCode.CONSUMED,)
+        assert bench.sent == [ARGS]
+
+    def test_a_refused_answer_spends_nothing(self, bench: Bench) -> None:
+        """A bad answer is refused; the same pause then takes a good one."""
+        paused = asyncio.run(bench.first("ask"))
+        key = _key(paused)
+        bad = asyncio.run(bench.retry("ask", paused, {key: _accept({"x": "Yes"})}))
+        assert isinstance(bad, ResumeRejected)
+        assert bad.codes == (ProblemCode.SCHEMA_VIOLATION,)
+        good = {key: _accept({ANSWER_FIELD: "No"})}
+        done = asyncio.run(bench.retry("ask", paused, good))
+        assert isinstance(done, mcp_types.CallToolResult)
+        assert json.loads(_text(done)) == "No"
+
+    def test_a_response_to_another_key_is_unknown(self, bench: Bench) -> None:
+        """A response keyed by no pending call is unknown; the pause is missing."""
+        paused = asyncio.run(bench.first("ask"))
+        forged = {"other": _accept({ANSWER_FIELD: "Yes"})}
+        rejected = asyncio.run(bench.retry("ask", paused, forged))
+        assert isinstance(rejected, ResumeRejected)
+        assert rejected.codes == (
+            ProblemCode.UNKNOWN_INTERRUPT,
+            ProblemCode.MISSING,
+        )
+
+    def test_no_responses_is_missing(self, bench: Bench) -> None:
+        """A retry with the state and no answer is missing its answer."""
+        paused = asyncio.run(bench.first("ask"))
+        rejected = asyncio.run(bench.retry("ask", paused, {}))
+        assert isinstance(rejected, ResumeRejected)
+        assert rejected.codes == (ProblemCode.MISSING,)
+
+    def test_a_response_of_another_kind_is_refused(self, bench: Bench) -> None:
+        """A roots result where a form answer is due is a schema_violation."""
+        paused = asyncio.run(bench.first("ask"))
+        roots = mcp_types.ListRootsResult(roots=[])
+        rejected = asyncio.run(bench.retry("ask", paused, {_key(paused): roots}))
+        assert isinstance(rejected, ResumeRejected)
+        assert rejected.codes == (ProblemCode.SCHEMA_VIOLATION,)
+
+    def test_a_declined_question_is_spent(self, bench: Bench) -> None:
+        """A decline ends the call, once: an answer after it is consumed."""
+        paused = asyncio.run(bench.first("ask"))
+        key = _key(paused)
+        declined = mcp_types.ElicitResult(action="decline")
+        ended = asyncio.run(bench.retry("ask", paused, {key: declined}))
+        assert isinstance(ended, mcp_types.CallToolResult)
+        assert ended.is_error
+        late = asyncio.run(
+            bench.retry("ask", paused, {key: _accept({"answer": "Yes"})})
+        )
+        assert isinstance(late, ResumeRejected)
+        assert late.codes == (ProblemCode.CONSUMED,)
+
+    def test_the_client_helpers_round_trip(self, bench: Bench) -> None:
+        """pending_of and answer build what the server admits."""
+        paused = asyncio.run(bench.first("ship"))
+        assert paused.input_requests is not None
+        ((key, request),) = paused.input_requests.items()
+        assert isinstance(request, mcp_types.ElicitRequest)
+        pending = pending_of(request.params, key, tool="ship", arguments=ARGS)
+        assert isinstance(pending.kind, Custom)
+        sent = answer(pending, Resume(respond=[pending.respond({"city": "Oslo"})]))
+        done = asyncio.run(bench.retry("ship", paused, {key: sent}))
+        assert isinstance(done, mcp_types.CallToolResult)
+        assert json.loads(_text(done)) == "shipped to Oslo"
+
+
+class TestForms:
+    """What a form can carry is decided when the tool is made."""
+
+    def test_a_flat_object_is_sent_as_it_is(self) -> None:
+        """A flat object of primitives is the form, with its required names."""
+        schema: dict[str, JSON] = {
+            "type": "object",
+            "properties": {
+                "email": {"type": "string", "format": "email"},
+                "age": {"type": "integer", "minimum": 0},
+                "ok": {"type": "boolean"},
+                "tags": {"type": "array", "items": {"type": "string", "enum": ["a"]}},
+            },
+            "required": ["email"],
+        }
+        assert form_of(schema) == schema
+
+    def test_no_data_is_an_empty_form(self) -> None:
+        """A resume of no data is a form without fields."""
+        assert form_of(NULL_ONLY) == {"type": "object", "properties": {}}
+
+    def test_a_nested_object_is_refused_by_name(self) -> None:
+        """A property MCP cannot carry is named, with what was expected."""
+        schema: dict[str, JSON] = {
+            "type": "object",
+            "properties": {"address": {"type": "object"}, "zip": {"pattern": "x"}},
+        }
+        with pytest.raises(FormSchemaError) as caught:
+            form_of(schema)
+        assert [p.path for p in caught.value.problems] == [
+            "$.properties.address.type",
+            "$.properties.zip.type",
+        ]
+
+    @pytest.mark.parametrize(
+        ("schema", "path"),
+        [
+            ({"type": "string", "pattern": "^a"}, "$.pattern"),
+            ({"type": "string", "format": "ipv4"}, "$.format"),
+            ({"type": "string", "enum": [1]}, "$.enum"),
+            ({"type": "array", "items": {"type": "integer"}}, "$.items"),
+            (
+                {"type": "object", "additionalProperties": True},
+                "$.additionalProperties",
+            ),
+            ({"type": "object", "properties": [], "required": []}, "$.properties"),
+            ({"type": "object", "properties": {}, "required": ["x"]}, "$.required"),
+            ({"type": "object", "allOf": []}, "$.allOf"),
+            ({"anyOf": [{"type": "string"}]}, "$.type"),
+        ],
+    )
+    def test_each_part_mcp_cannot_carry_is_named(
+        self, schema: dict[str, JSON], path: str
+    ) -> None:
+        """Each keyword or value outside MCP's forms is refused at its path."""
+        with pytest.raises(FormSchemaError) as caught:
+            form_of(schema)
+        assert [p.path for p in caught.value.problems] == [path]
+
+    def test_mcp_tool_refuses_a_schema_it_cannot_send(self) -> None:
+        """A tool whose answer MCP cannot carry is refused when it is made."""
+        nested = define_interrupt(
+            "where",
+            "Where?",
+            input={"type": "object"},
+            output={"type": "object", "properties": {"a": {"type": "object"}}},
+        )
+        with pytest.raises(FormSchemaError, match=r"tool 'where': its output schema"):
+            mcp_tool(nested, MemoryStore())
+
+    def test_a_non_string_property_is_refused(self) -> None:
+        """A property that is not a schema object is named."""
+        with pytest.raises(FormSchemaError) as caught:
+            form_of({"type": "object", "properties": {"a": 1}})
+        assert caught.value.problems[0].expected == "a property schema (an object)"
+
+
+class TestClientSide:
+    """The client's reading of forms and its local checks."""
+
+    def test_the_approval_form_is_an_approval(self) -> None:
+        """The approval form reads as ApprovalPending with the call."""
+        params = mcp_types.ElicitRequestFormParams(
+            message="ok?", requested_schema=dict(APPROVAL_FORM)
+        )
+        pending = pending_of(params, "c1", tool="pay", arguments=ARGS)
+        assert pending.kind == ApprovalPending("c1")
+        assert pending.accepts.respond is None
+        reject = Resume(restart=[pending.reject("no")])
+        assert answer(pending, reject).content == {"decision": "reject", "reason": "no"}
+
+    def test_an_object_form_is_answered_with_its_object(self) -> None:
+        """A form of several fields takes an object, without extra keys."""
+        schema: dict[str, Any] = {
+            "type": "object",
+            "properties": {"name": {"type": "string"}},
+            "required": ["name"],
+        }
+        params = mcp_types.ElicitRequestFormParams(message="m", requested_schema=schema)
+        pending = pending_of(params)
+        assert pending.payload == {"message": "m"}
+        assert answer(
+            pending, Resume(respond=[pending.respond({"name": "x"})])
+        ).content == {"name": "x"}
+        with pytest.raises(ResumeRejected) as caught:
+            pending.respond({"name": "x", "more": 1})
+        assert caught.value.codes == (ProblemCode.SCHEMA_VIOLATION,)
+
+    def test_an_empty_form_takes_none(self) -> None:
+        """A form without fields is answered by respond(None), sent as {}."""
+        params = mcp_types.ElicitRequestFormParams(
+            message="go?", requested_schema={"type": "object", "properties": {}}
+        )
+        pending = pending_of(params)
+        assert answer(pending, Resume(respond=[pending.respond(None)])).content == {}
+
+    def test_a_url_elicitation_is_not_a_form(self) -> None:
+        """A URL elicitation is refused with a TypeError naming it."""
+        params = mcp_types.ElicitRequestURLParams(message="m", url="https://x.test")
+        with pytest.raises(TypeError, match=r"https://x\.test"):
+            pending_of(params)
+
+    def test_answer_refuses_what_is_not_a_resume(self) -> None:
+        """answer() names what it expected when given something else."""
+        params = mcp_types.ElicitRequestFormParams(
+            message="m", requested_schema=form_of(YES_NO)
+        )
+        with pytest.raises(TypeError, match="expected a Resume"):
+            answer(pending_of(params), "maybe")  # type: ignore[arg-type]
+
+    def test_other_errors_are_no_rejection(self) -> None:
+        """rejection_of is None for an error that is not the adapter's."""
+        assert rejection_of(MCPError(-32602, "nope")) is None
+        assert rejection_of(MCPError(-32602, "nope", {"other": 1})) is None
+
+
+class TestRefusedPauses:
+    """Pauses a tool may not raise, and calls outside the tool's contract."""
+
+    @staticmethod
+    def _server() -> MCPServer:
+        @tool(input={"type": "object"}, output={"type": "string"})
+        def elsewhere(_ctx: ToolContext[JSON], _args: JSON) -> str:
+            """Ask approval for another call."""
+            raise Interrupted(ApprovalPending("someone-else"), None)
+
+        @tool(input={"type": "object"}, output={"type": "string"})
+        def scheduled(_ctx: ToolContext[JSON], _args: JSON) -> str:
+            """Raise a scheduled pause."""
+            raise Interrupted(ScheduledPause(Phase.BEFORE, "x"), None)
+
+        @tool(input={"type": "object"}, output={"type": "string"})
+        def twice(ctx: ToolContext[JSON], _args: JSON) -> str:
+            """Ask for approval, and again once approved."""
+            raise Interrupted(ApprovalPending(ctx.ref), None)
+
+        @tool(input={"type": "object", "required": ["n"]}, output={"type": "string"})
+        def strict(_ctx: ToolContext[JSON], _args: JSON) -> str:
+            """Need an n."""
+            return "ran"
+
+        @tool(input={"type": "object"}, output={"type": "string"})
+        def go_on(ctx: ToolContext[JSON], _args: JSON) -> str:
+            """Pause once, without data; go on when restarted."""
+            if not ctx.restarted:
+                ctx.interrupt("continue?")
+            return "went on"
+
+        tools = [elsewhere, scheduled, twice, strict, go_on]
+        return MCPServer("odd", tools=[mcp_tool(each, MemoryStore()) for each in tools])
+
+    @pytest.mark.parametrize(
+        ("name", "error"),
+        [
+            ("elsewhere", "the tool asked approval for another call ('someone-else')"),
+            ("scheduled", "a tool cannot raise scheduled_pause"),
+            ("twice", "the tool asked again for an approval it has"),
+        ],
+    )
+    def test_a_pause_a_tool_may_not_raise_fails_the_call(
+        self, name: str, error: str
+    ) -> None:
+        """Such a pause is the call's failure, which the caller sees."""
+        callback = _human(lambda pending: Resume(restart=[pending.approve()]))
+
+        async def call() -> mcp_types.CallToolResult:
+            client = Client(
+                self._server(), mode="legacy", elicitation_callback=callback
+            )
+            async with client:
+                return await client.call_tool(name, {})
+
+        result = asyncio.run(call())
+        assert result.is_error
+        assert _text(result).startswith(error)
+
+    def test_input_outside_the_schema_is_the_callers_error(self) -> None:
+        """A call whose input breaks the tool's schema does not run."""
+
+        async def call() -> mcp_types.CallToolResult:
+            async with Client(self._server()) as client:
+                return await client.call_tool("strict", {})
+
+        result = asyncio.run(call())
+        assert result.is_error
+        assert _text(result).startswith("invalid input: $.input")
+
+    def test_an_empty_form_restarts_without_data(self) -> None:
+        """A pause of a tool without resume data is answered by an empty form."""
+
+        async def reply(pending: PendingInterrupt) -> Resume:
+            assert pending.accepts.respond == NULL_ONLY
+            return Resume(respond=[pending.respond(None)])
+
+        async def call() -> mcp_types.CallToolResult:
+            callback = elicitation_callback(reply)
+            client = Client(
+                self._server(), mode="legacy", elicitation_callback=callback
+            )
+            async with client:
+                return await client.call_tool("go_on", {})
+
+        assert json.loads(_text(asyncio.run(call()))) == "went on"
+
+    def test_an_empty_problem_list_is_no_rejection(self) -> None:
+        """rejection_of is None when the listed problems are empty."""
+        error = MCPError(-32602, "x", {"dev.interruption/resume_rejected": []})
+        assert rejection_of(error) is None
