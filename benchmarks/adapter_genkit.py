@@ -1,0 +1,162 @@
+"""Time one pause → resume cycle of Genkit, alone and adapted.
+
+Run with ``python benchmarks/adapter_genkit.py``. One *cycle*: a scripted
+model (``define_model``) asks for a tool that raises ``Interrupt``, so
+``generate`` ends ``interrupted``; the turn is resumed with the tool
+restarted; the tool runs and the model answers.
+
+* *Genkit alone* — its own flow: the paused history is dumped to Genkit's
+  wire JSON (what a server would keep), read back, and ``generate`` is
+  called on it with ``resume_restart=[restart_tool(...)]``.
+* *with the adapter* — `pause` (dump the history, mint refs, derive the
+  interrupts from the record, keep it in a `MemoryKeeper`) and `resume`
+  (load the record, validate the `Resume` against it, spend the turn id
+  once in a `MemoryStore`, build the restart part, continue).
+
+Both run on one event loop, interleaved, best of several repeats; before
+timing, each must pause, finish and run the tool exactly once per cycle.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Final
+
+from genkit import (
+    ActionRunContext,
+    FinishReason,
+    Genkit,
+    Message,
+    ModelRequest,
+    ModelResponse,
+    Part,
+    Role,
+    ToolRequest,
+    ToolRunContext,
+    restart_tool,
+)
+from interruption import MemoryStore, Resume
+from interruption.adapters.genkit import (
+    MemoryKeeper,
+    approved,
+    needs_approval,
+    pause,
+    resume,
+)
+
+from _common import best_us, print_cycle
+
+FRAMEWORK: Final = "genkit 0.12"
+APPROVAL: Final[dict[str, object]] = {"approve": {}}
+
+
+async def _answer(
+    request: ModelRequest[object], _ctx: ActionRunContext
+) -> ModelResponse:
+    if request.messages[-1].role == Role.TOOL:
+        content = [Part(text="done")]
+    else:
+        call = ToolRequest(name="ping", input=1, ref="call-1")
+        content = [Part(tool_request=call)]
+    message = Message(role=Role.MODEL, content=content)
+    return ModelResponse(message=message, finish_reason=FinishReason.STOP)
+
+
+class Bench:
+    """One app, one model, one loop."""
+
+    def __init__(self) -> None:
+        self.runs = 0
+        self.ai = Genkit()
+        self.ai.define_model("scripted", _answer)
+
+        @self.ai.tool()
+        async def ping(n: int, ctx: ToolRunContext) -> int:
+            """Reply, once approved."""
+            if not approved(ctx):
+                raise needs_approval({"n": n})
+            self.runs += 1
+            return n
+
+        self.tools = [ping]
+        self.loop = asyncio.new_event_loop()
+        self.keeper = MemoryKeeper()
+        self.store = MemoryStore()
+
+    async def _first(self) -> ModelResponse[object]:
+        response: ModelResponse[object] = await self.ai.generate(
+            model="scripted", prompt="go", tools=self.tools
+        )
+        return response
+
+    async def _alone(self) -> str:
+        paused = await self._first()
+        kept = [
+            message.model_dump_json(by_alias=True, exclude_none=True)
+            for message in paused.messages
+        ]
+        messages = [Message.model_validate_json(message) for message in kept]
+        restart = [
+            restart_tool(interrupt=part, resumed_metadata=APPROVAL)
+            for part in messages[-1].interrupts
+        ]
+        done = await self.ai.generate(
+            model="scripted",
+            messages=messages,
+            tools=self.tools,
+            resume_restart=restart,
+        )
+        return done.text
+
+    async def _adapted(self) -> str:
+        paused = await pause(await self._first(), self.keeper, tools=self.tools)
+        assert paused is not None
+        answer = Resume(restart=[pending.approve() for pending in paused.interrupts])
+        done = await resume(
+            self.ai,
+            paused.id,
+            answer,
+            self.keeper,
+            self.store,
+            model="scripted",
+            tools=self.tools,
+        )
+        return done.text
+
+    def alone(self) -> str:
+        """One cycle through Genkit alone."""
+        return self.loop.run_until_complete(self._alone())
+
+    def adapted(self) -> str:
+        """One cycle through the adapter."""
+        return self.loop.run_until_complete(self._adapted())
+
+    def check(self) -> None:
+        """Each cycle must pause, finish, and run the tool exactly once."""
+        for cycle in (self.alone, self.adapted):
+            before = self.runs
+            if cycle() != "done" or self.runs != before + 1:
+                msg = f"{cycle.__name__}: expected one finished cycle, one tool run"
+                raise AssertionError(msg)
+
+
+def measure() -> tuple[str, float, float]:
+    """Time one cycle alone and with the adapter, interleaved.
+
+    Returns:
+        (framework, Genkit-alone µs, with-adapter µs).
+    """
+    bench = Bench()
+    bench.check()
+    alone, adapted = best_us(bench.alone, bench.adapted, repeats=10)
+    bench.loop.close()
+    return FRAMEWORK, alone, adapted
+
+
+def main() -> None:
+    """Print the table."""
+    print_cycle(*measure())
+
+
+if __name__ == "__main__":
+    main()
