@@ -1,0 +1,57 @@
+"""Typing tests for the MCP adapter: checked by mypy, never run."""
+
+from __future__ import annotations
+
+from typing import assert_type
+
+import mcp_types
+from interruption import JSON, MemoryStore, PendingInterrupt, Resume, define_interrupt
+from interruption.adapters.mcp import (
+    Dismiss,
+    FormSchemaError,
+    answer,
+    elicitation_callback,
+    form_of,
+    mcp_tool,
+    pending_of,
+    rejection_of,
+)
+from interruption.errors import ResumeRejected
+from mcp import Client
+from mcp.client.session import ElicitationFnT
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.tools.base import Tool as McpTool
+from mcp.shared.exceptions import MCPError
+
+ask = define_interrupt("ask", "Ask.", input={"type": "object"}, output={"enum": ["Y"]})
+
+
+def serving() -> None:
+    made = mcp_tool(ask, MemoryStore())
+    assert_type(made, McpTool)
+    MCPServer("s", tools=[made])
+    mcp_tool(ask)  # type: ignore[call-arg]
+    mcp_tool(ask, MemoryStore(), ttl=5)  # type: ignore[arg-type]
+    assert_type(form_of({"type": "string"}), dict[str, JSON])
+    assert_type(FormSchemaError("x", []).problems[0].path, str)
+
+
+def handler(pending: PendingInterrupt) -> Resume | Dismiss:
+    return Resume(respond=[pending.respond("Y")])
+
+
+async def async_handler(pending: PendingInterrupt) -> Resume:
+    return Resume(restart=[pending.approve()])
+
+
+def client(params: mcp_types.ElicitRequestParams, error: MCPError) -> None:
+    callback = elicitation_callback(handler)
+    assert_type(callback, ElicitationFnT)
+    elicitation_callback(async_handler)
+    elicitation_callback(lambda _pending: "decline")
+    Client(MCPServer("s"), elicitation_callback=callback)
+    pending = pending_of(params, "k", tool="ask", arguments={"q": 1})
+    assert_type(pending, PendingInterrupt)
+    assert_type(answer(pending, "cancel"), mcp_types.ElicitResult)
+    answer(pending, "maybe")  # type: ignore[arg-type]
+    assert_type(rejection_of(error), ResumeRejected | None)
