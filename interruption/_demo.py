@@ -3,7 +3,10 @@
 No network: the model is a `ScriptedModel` that reads the history. It asks
 the human to confirm the invoice through an interrupt-only tool, then calls
 ``transfer_money``, which an approver holds for a human when the amount is
-over 100.00. The terminal (or ``--answers``) supplies the human.
+over 100.00. The terminal (or ``--answers``) supplies the human; with
+neither, the demo answers for them (confirm, approve) and says so. A human
+who gives no answer (Ctrl-D, Ctrl-C, answers running out) leaves the
+session paused, to be resumed with ``--resume``.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final, TextIO, TypeVar, final
+from typing import Final, TextIO, TypeVar, cast, final
 
 import attrs
 
@@ -112,10 +112,14 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     check.add_argument(
-        "turn", help="the interrupted turn, as a JSON file, or - for standard input"
+        "turn",
+        metavar="TURN",
+        help="the interrupted turn, as a JSON file, or - for standard input",
     )
     check.add_argument(
-        "resume", help="the client's resume, as a JSON file, or - for standard input"
+        "resume",
+        metavar="RESUME",
+        help="the client's resume, as a JSON file, or - for standard input",
     )
     check.add_argument(
         "--allow-partial",
@@ -333,11 +337,8 @@ def _rejection(rejected: ResumeRejected) -> list[_Line]:
             where = f"{problem.answer}[{problem.index}]"
         else:
             where = problem.interrupt_id or "-"
-        detail: dict[str, JSON] = {
-            "answer": problem.answer,
-            "index": problem.index,
-            "interrupt_id": problem.interrupt_id,
-        }
+        # The library's own wire form of a problem: an attrs record is an object.
+        detail = cast("dict[str, JSON]", unstructure(problem))
         lines.append(_Line(problem.code.value, where, problem.message, detail))
     return lines
 

@@ -176,7 +176,7 @@ class TestUsage:
     @pytest.mark.parametrize(
         ("argv", "said"),
         [
-            (["check", "turn.json"], "the following arguments are required: resume"),
+            (["check", "turn.json"], "the following arguments are required: RESUME"),
             (["check", "--jsn", "a", "b"], "unrecognized arguments: --jsn"),
             (["check", "-", "-"], "only one of TURN and RESUME can be - (stdin)"),
             (["schema", "nope"], "invalid choice: 'nope' (choose from 'approval_"),
