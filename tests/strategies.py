@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import copy
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Final, cast
 
 import attrs
@@ -22,13 +22,18 @@ from interruption import (
     Message,
     PendingInterrupt,
     Phase,
+    Respond,
+    Restart,
     Role,
     ScheduledPause,
     ToolRequest,
     ToolResponse,
     unstructure,
 )
-from interruption._json import MAX_SAFE_INTEGER
+from interruption._json import MAX_SAFE_INTEGER, child_path
+from interruption.kinds import KINDS
+
+from tests.sessions import BEHAVIOURS, ToolSet
 
 __all__ = [
     "ANY_KIND",
@@ -141,11 +146,15 @@ class Corruption:
         original: The record the document was made from.
         document: The broken document, as a JSON value.
         what: What was broken, for hypothesis' report.
+        paths: The JSON paths of what was broken, where the codec must say
+            so: one, or for a tag swapped for another kind's, each field
+            that kind lacks or wants.
     """
 
     original: InterruptionKind | Interrupted
     document: JSON
     what: str
+    paths: tuple[str, ...]
 
     @property
     def cls(self) -> type[InterruptionKind | Interrupted]:
@@ -174,6 +183,22 @@ def _not_a_string() -> st.SearchStrategy[JSON]:
 
 def _not_an_object() -> st.SearchStrategy[JSON]:
     return json_values(max_leaves=3).filter(lambda value: not isinstance(value, dict))
+
+
+def _retagged(
+    where: str, record: dict[str, JSON], *, in_union: bool
+) -> tuple[str, ...]:
+    """The paths a retagged record is wrong at: its tag, or its fields.
+
+    In a union (an `Interrupted`'s kind), a tag swapped for another kind's
+    picks that kind: each field it lacks is unknown, each it wants and the
+    record lacks is missing. Elsewhere the tag itself is wrong.
+    """
+    swapped = {kind.tag: kind for kind in KINDS}.get(str(record["type"]))
+    if swapped is None or not in_union:
+        return (f"{where}.type",)
+    wanted = {"type", *(field.name for field in attrs.fields(swapped))}
+    return tuple(child_path(where, key) for key in wanted ^ set(record))
 
 
 @st.composite
@@ -209,40 +234,37 @@ def corruptions(
     if way == "drop":
         key = draw(st.sampled_from(fields))
         del record[key]
-        what = f"{where}: dropped {key!r}"
+        what, broken = f"{where}: dropped {key!r}", (child_path(where, key),)
     elif way == "add":
         key = draw(keys().filter(lambda key: key not in record))
         record[key] = draw(json_values(max_leaves=3))
-        what = f"{where}: added {key!r}"
+        what, broken = f"{where}: added {key!r}", (child_path(where, key),)
     elif way == "tag":
         tag = draw(st.one_of(st.sampled_from(TAGS), texts()))
         if tag == record["type"]:
             tag += "_"
         record["type"] = tag
         what = f"{where}: tag changed to {tag!r}"
+        broken = _retagged(where, record, in_union=path == ("kind",))
     elif way == "retype":
         key = draw(st.sampled_from(strings))
         record[key] = draw(_not_a_string())
-        what = f"{where}: {key!r} given {record[key]!r}"
+        what, broken = f"{where}: {key!r} given {record[key]!r}", (f"{where}.{key}",)
     elif way == "revalue":
         key = draw(st.sampled_from(strings))
         bad = "" if key != "phase" else draw(st.sampled_from(["", "during", "BEFORE"]))
         record[key] = bad
-        what = f"{where}: {key!r} set to {bad!r}"
+        what, broken = f"{where}: {key!r} set to {bad!r}", (f"{where}.{key}",)
     else:
         record["kind"] = draw(_not_an_object())
-        what = f"{where}: 'kind' given {record['kind']!r}"
-    return Corruption(original, document, what)
+        what, broken = f"{where}: 'kind' given {record['kind']!r}", (f"{where}.kind",)
+    return Corruption(original, document, what, broken)
 
 
 # --- tool layer ---
 
-CALL_KINDS: Final = ("finish", "pause", "ask", "gated")
-"""How a tool call of a random batch behaves.
-
-``finish`` returns at once; ``pause`` calls ``ctx.interrupt`` on its first
-run; ``ask`` is an interrupt-only tool; ``gated`` awaits a human's approval.
-"""
+CALL_KINDS: Final = BEHAVIOURS
+"""How a tool call of a random batch behaves (`tests.sessions.BEHAVIOURS`)."""
 
 
 @attrs.frozen
@@ -269,6 +291,51 @@ def batches(*, max_size: int = 6) -> st.SearchStrategy[tuple[Call, ...]]:
         st.lists(calls(), min_size=1, max_size=max_size)
         .filter(lambda batch: any(call.kind != "finish" for call in batch))
         .map(tuple)
+    )
+
+
+TTLS: Final[st.SearchStrategy[timedelta | None]] = st.none() | st.builds(
+    timedelta, minutes=st.integers(1, 90)
+)
+"""A time limit for answers, or None for none."""
+
+TOOL_NAMES: Final = st.text("abcdxyz_", min_size=1, max_size=6)
+"""Tool names: short, readable in a failing example."""
+
+
+@st.composite
+def tool_sets(draw: st.DrawFn) -> ToolSet:
+    """The batches' four behaviours under distinct names, each with a time limit."""
+    names = draw(st.lists(TOOL_NAMES, min_size=4, max_size=4, unique=True).map(tuple))
+    ttls = draw(st.tuples(*(TTLS,) * len(BEHAVIOURS)))
+    return ToolSet(
+        dict(zip(BEHAVIOURS, names, strict=True)),
+        dict(zip(BEHAVIOURS, ttls, strict=True)),
+    )
+
+
+def answers(pending: PendingInterrupt) -> st.SearchStrategy[Respond | Restart]:
+    """An answer a client builds for a pause of a `ToolSet`, of any kind it accepts.
+
+    An approval is approved (with or without a note) or rejected; a question
+    (it accepts only a respond) gets "Yes", "No" or ""; a paused tool gets a
+    result, or a restart with data and perhaps its own input again.
+    """
+    if isinstance(pending.kind, ApprovalPending):
+        return st.one_of(
+            st.builds(pending.approve, st.none() | st.just("ok")),
+            st.just(pending.reject("too much")),
+        )
+    if pending.accepts.restart is None:
+        return st.sampled_from(["Yes", "No", ""]).map(pending.respond)
+    same_input = st.just(pending.tool.input) if pending.tool is not None else st.none()
+    return st.one_of(
+        st.integers(-5, 5).map(pending.respond),
+        st.builds(
+            lambda go, again: pending.restart({"go": go}, replace_input=again),
+            st.booleans(),
+            st.none() | same_input,
+        ),
     )
 
 
