@@ -194,7 +194,8 @@ def _retagged(
     picks that kind: each field it lacks is unknown, each it wants and the
     record lacks is missing. Elsewhere the tag itself is wrong.
     """
-    swapped = {kind.tag: kind for kind in KINDS}.get(str(record["type"]))
+    by_tag: dict[str, type] = {kind.tag: kind for kind in KINDS}
+    swapped = by_tag.get(str(record["type"]))
     if swapped is None or not in_union:
         return (f"{where}.type",)
     wanted = {"type", *(field.name for field in attrs.fields(swapped))}
@@ -231,6 +232,7 @@ def corruptions(
     if "kind" in record:
         ways.append("unobject")
     way = draw(st.sampled_from(ways))
+    broken: tuple[str, ...]
     if way == "drop":
         key = draw(st.sampled_from(fields))
         del record[key]
