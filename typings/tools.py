@@ -17,7 +17,14 @@ from interruption import (
     define_interrupt,
     tool,
 )
-from interruption.approval import Approve, Reject, decision_from_json
+from interruption.approval import (
+    Approve,
+    Approver,
+    Reject,
+    by_tool,
+    decision_from_json,
+    when,
+)
 from interruption.prompts import Confirm, Input, Prompt
 
 
@@ -139,3 +146,16 @@ def prompts(prompt: Prompt) -> None:
     assert_type(Input("Note", "Why?").default_answer, str)
     assert_type(prompt.default_answer, str)
     assert_type(prompt.answer_schema, dict[str, JSON])
+
+
+def over_limit(transfer: Transfer) -> bool:
+    return transfer.amount > 10000
+
+
+def approvers() -> None:
+    assert_type(when(over_limit, input=Transfer), Approver)
+    assert_type(when(lambda t: t.amount > 10000, input=Transfer), Approver)
+    assert_type(by_tool({"pay": when(lambda call: call.name == "pay")}), Approver)
+    when(lambda t: t.memo == "", input=Transfer)  # type: ignore[attr-defined]
+    when(over_limit, input=Note)  # type: ignore[arg-type]
+    when(over_limit)  # type: ignore[arg-type]
