@@ -263,22 +263,22 @@ class TestSqliteStore:
 
 class TestPostgresStore:
     def test_schema_is_versioned(self, postgres_dsn: str, pg_schema: str) -> None:
-        """A new schema is migrated to version 2, each recorded once, on reopen too."""
+        """A new schema is migrated to version 3, each recorded once, on reopen too."""
 
         async def go() -> int:
             async with PostgresStore(postgres_dsn, schema=pg_schema) as store:
-                assert await store.schema_version() == 2
+                assert await store.schema_version() == 3
             async with PostgresStore(postgres_dsn, schema=pg_schema) as store:
                 return await store.schema_version()
 
-        assert asyncio.run(go()) == 2
+        assert asyncio.run(go()) == 3
         with psycopg.connect(postgres_dsn) as conn:
             rows = conn.execute(
                 sql.SQL("SELECT version FROM {}.schema_version").format(
                     sql.Identifier(pg_schema)
                 )
             ).fetchall()
-        assert rows == [(1,), (2,)]
+        assert rows == [(1,), (2,), (3,)]
 
     def test_a_version_1_schema_is_migrated_with_its_data(
         self, postgres_dsn: str, pg_schema: str
@@ -304,7 +304,7 @@ class TestPostgresStore:
 
         async def go() -> None:
             async with PostgresStore(postgres_dsn, schema=pg_schema) as store:
-                assert await store.schema_version() == 2
+                assert await store.schema_version() == 3
                 assert await store.load_history("s-1") == history
                 stored = await store.load_turn("s-1")
                 assert stored is not None
@@ -321,12 +321,12 @@ class TestPostgresStore:
                 pass
             with psycopg.connect(postgres_dsn, autocommit=True) as conn:
                 conn.execute(
-                    sql.SQL("INSERT INTO {}.schema_version VALUES (3)").format(
+                    sql.SQL("INSERT INTO {}.schema_version VALUES (4)").format(
                         sql.Identifier(pg_schema)
                     )
                 )
             store = PostgresStore(postgres_dsn, schema=pg_schema)
-            with pytest.raises(RuntimeError, match="schema version 3 is newer than"):
+            with pytest.raises(RuntimeError, match="schema version 4 is newer than"):
                 await store.open()
             await store.close()
 

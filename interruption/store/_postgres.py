@@ -29,9 +29,13 @@ from psycopg.rows import TupleRow
 from interruption.parts import Message, ToolResponse
 from interruption.resume import InterruptedTurn, Resume
 from interruption.store._base import (
+    MAX_REJECTED,
+    AuditEvent,
+    Listed,
     State,
     Step,
     StoredTurn,
+    listed,
     read_stored,
     stored_turn_json,
     turn_from_json,
@@ -41,7 +45,7 @@ from interruption.wire import dumps
 
 __all__ = ["PostgresStore"]
 
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 
 _MIGRATIONS: Final[dict[int, LiteralString]] = {
     1: """
@@ -110,6 +114,17 @@ _MIGRATIONS: Final[dict[int, LiteralString]] = {
     );
     DROP TABLE tokens;
     """,
+    3: """
+    CREATE TABLE audit (
+        seq BIGSERIAL PRIMARY KEY,
+        session TEXT NOT NULL,
+        turn_id BIGINT NOT NULL,
+        kind TEXT NOT NULL,
+        body TEXT NOT NULL
+    );
+    CREATE INDEX audit_session ON audit (session, turn_id, kind);
+    CREATE INDEX turns_unfinished ON turns (session) WHERE completed_at IS NULL;
+    """,
 }
 """Schema changes by version; a store migrates its schema on open."""
 
@@ -126,6 +141,15 @@ def _reusable(conn: _Connection) -> bool:
         and not conn.broken
         and conn.info.transaction_status == pq.TransactionStatus.IDLE
     )
+
+
+_UNFINISHED: Final[dict[str, LiteralString]] = {
+    "open": "SELECT session FROM turns WHERE completed_at IS NULL "
+    "AND consumed_at IS NULL ORDER BY session",
+    "consumed": "SELECT session FROM turns WHERE completed_at IS NULL "
+    "AND consumed_at IS NOT NULL ORDER BY session",
+}
+"""`PostgresStore.sessions`' query per state (only a latest turn is unfinished)."""
 
 
 def _utc(moment: datetime | None) -> datetime | None:
@@ -335,6 +359,21 @@ class PostgresStore:
             )
 
     @staticmethod
+    async def _note(conn: _Connection, events: Sequence[AuditEvent]) -> None:
+        if not events:
+            return
+        await conn.execute(
+            "INSERT INTO audit (session, turn_id, kind, body) "
+            "SELECT * FROM unnest(%s::text[], %s::bigint[], %s::text[], %s::text[])",
+            (
+                [event.session for event in events],
+                [event.turn_id for event in events],
+                [event.kind for event in events],
+                [dumps(event) for event in events],
+            ),
+        )
+
+    @staticmethod
     async def _keep(conn: _Connection, turn: InterruptedTurn, history_len: int) -> None:
         try:
             cursor = await conn.execute(
@@ -368,6 +407,8 @@ class PostgresStore:
         session: str,
         history: Sequence[Message],
         turn: InterruptedTurn | None = None,
+        *,
+        events: Sequence[AuditEvent] = (),
     ) -> None:
         """Append *history*'s new messages and keep *turn*, in one transaction.
 
@@ -375,6 +416,7 @@ class PostgresStore:
             session: The session id.
             history: The whole conversation; the new messages are appended.
             turn: A turn that paused at the end of *history*, or None.
+            events: Audit events written in the same transaction.
 
         Raises:
             ValueError: if *turn*'s id is not above the session's latest.
@@ -383,6 +425,7 @@ class PostgresStore:
             if turn is not None:
                 await self._keep(conn, turn, len(history))
             await self._append(conn, session, history)
+            await self._note(conn, events)
 
     async def load_turn(
         self, session: str, turn_id: int | None = None
@@ -433,7 +476,12 @@ class PostgresStore:
         )
 
     async def consume(
-        self, turn: InterruptedTurn, resume: Resume, principal: str | None
+        self,
+        turn: InterruptedTurn,
+        resume: Resume,
+        principal: str | None,
+        *,
+        events: Sequence[AuditEvent] = (),
     ) -> bool:
         """Claim *turn* for one resume: True for exactly one caller, anywhere.
 
@@ -441,13 +489,36 @@ class PostgresStore:
             turn: The turn to claim, as it was validated.
             resume: The resume that continues it, kept for recovery.
             principal: Who answered, or None.
+            events: Audit events written with the claim, if it wins.
 
         Returns:
             True for the one caller that claimed the turn; False when the turn
             is not open (as validated).
         """
         async with self._connection() as conn:
-            return await self._claim(conn, turn, resume, principal)
+            cursor = await conn.execute(
+                "WITH claimed AS (UPDATE turns SET consumed_at = now(), resume = %s, "
+                "principal = %s WHERE session = %s AND turn_id = %s "
+                "AND (created_at = %s OR created_at IS NULL) AND consumed_at IS NULL "
+                "RETURNING 1), "
+                "noted AS (INSERT INTO audit (session, turn_id, kind, body) "
+                "SELECT * FROM unnest(%s::text[], %s::bigint[], %s::text[], "
+                "%s::text[]) WHERE EXISTS (SELECT 1 FROM claimed)) "
+                "SELECT count(*) FROM claimed",
+                (
+                    dumps(resume),
+                    principal,
+                    turn.session,
+                    turn.turn_id,
+                    _utc(turn.created_at),
+                    [event.session for event in events],
+                    [event.turn_id for event in events],
+                    [event.kind for event in events],
+                    [dumps(event) for event in events],
+                ),
+            )
+            row = await cursor.fetchone()
+        return row is not None and row[0] == 1
 
     @staticmethod
     async def _claim(
@@ -496,7 +567,7 @@ class PostgresStore:
                 ),
             )
 
-    async def finish(
+    async def finish(  # noqa: PLR0913 - keyword-only options
         self,
         turn: InterruptedTurn,
         history: Sequence[Message],
@@ -504,6 +575,7 @@ class PostgresStore:
         *,
         close: Resume | None = None,
         principal: str | None = None,
+        events: Sequence[AuditEvent] = (),
     ) -> bool:
         """Complete *turn* (consuming it first with *close*); save what followed.
 
@@ -514,6 +586,7 @@ class PostgresStore:
             following: The turn it paused at next, or None.
             close: The answers that close an open turn (expired, cancelled).
             principal: Who closed it.
+            events: Audit events written in the same transaction.
 
         Returns:
             False only with *close*, when the turn was not open.
@@ -534,7 +607,72 @@ class PostgresStore:
                 (turn.session, turn.turn_id),
             )
             await self._append(conn, turn.session, history)
+            await self._note(conn, events)
             return True
+
+    async def log(self, event: AuditEvent) -> bool:
+        """Append *event*; a rejected one only while its turn has room.
+
+        Args:
+            event: What happened.
+
+        Returns:
+            Whether it was kept: a ``"rejected"`` event is not once its turn
+            holds `MAX_REJECTED` of them (concurrent writers may overshoot
+            by at most their number).
+        """
+        async with self._connection() as conn:
+            cursor = await conn.execute(
+                "INSERT INTO audit (session, turn_id, kind, body) "
+                "SELECT %s, %s, %s, %s WHERE %s <> 'rejected' OR "
+                "(SELECT count(*) FROM audit WHERE session = %s AND turn_id = %s "
+                "AND kind = 'rejected') < %s",
+                (
+                    event.session,
+                    event.turn_id,
+                    event.kind,
+                    dumps(event),
+                    event.kind,
+                    event.session,
+                    event.turn_id,
+                    MAX_REJECTED,
+                ),
+            )
+            return cursor.rowcount == 1
+
+    async def audit(self, session: str) -> tuple[AuditEvent, ...]:
+        """Return *session*'s audit trail, oldest first.
+
+        Args:
+            session: The session id.
+
+        Returns:
+            Its events (empty for an unknown session).
+        """
+        async with self._connection() as conn:
+            cursor = await conn.execute(
+                "SELECT body FROM audit WHERE session = %s ORDER BY seq", (session,)
+            )
+            rows = await cursor.fetchall()
+        return tuple(read_stored(str(body), AuditEvent) for (body,) in rows)
+
+    async def sessions(self, state: Listed) -> tuple[str, ...]:
+        """Return the sessions whose latest turn is in *state*, sorted.
+
+        Args:
+            state: ``"open"`` or ``"consumed"``.
+
+        Returns:
+            Their ids.
+
+        Raises:
+            ValueError: for another state.
+        """
+        query = _UNFINISHED[listed(state)]
+        async with self._connection() as conn:
+            cursor = await conn.execute(query)
+            rows = await cursor.fetchall()
+        return tuple(str(session) for (session,) in rows)
 
     async def spend(self, key: str, keep_until: datetime | None) -> bool:
         """Spend *key* once.
