@@ -4,7 +4,10 @@ import asyncio
 import importlib.metadata
 import io
 import json
+import os
+import pty
 import runpy
+import select
 import socket
 import sqlite3
 import subprocess
@@ -832,6 +835,63 @@ class TestInteractiveDemo:
         assert status == 130
         assert "answer [Yes/No]: \nno answer (Ctrl-C): session " in out
         assert "stays paused; resume it with:\n  interruption demo --db " in out
+
+
+def _read_from(terminal: int, until: bytes | None = None) -> bytes:
+    """What the child wrote to *terminal*, up to *until* or until it closed.
+
+    A minute without output fails the test instead of hanging it.
+    """
+    seen = b""
+    while until is None or until not in seen:
+        ready, _, _ = select.select([terminal], [], [], 60)
+        if not ready:
+            pytest.fail(f"no output for a minute; so far: {seen!r}")
+        try:
+            chunk = os.read(terminal, 4096)
+        except OSError:  # the child closed its side (Linux: EIO)
+            break
+        if not chunk:
+            break
+        seen += chunk
+    return seen
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+class TestOnARealTerminal:
+    @pytest.mark.parametrize(
+        ("key", "status", "how"),
+        [(b"\x03", 130, "Ctrl-C"), (b"\x04", 0, "end of input")],
+    )
+    def test_ctrl_c_and_ctrl_d_end_without_a_traceback(
+        self, tmp_path: Path, key: bytes, status: int, how: str
+    ) -> None:
+        """On a terminal, Ctrl-C (SIGINT) or Ctrl-D at a prompt ends cleanly."""
+        terminal, child_side = pty.openpty()
+        # A new session that opens the terminal makes it its controlling
+        # terminal, so Ctrl-C sends SIGINT to the demo as a shell would.
+        wrapper = (
+            "import os, sys; os.close(os.open(os.ttyname(0), os.O_RDWR)); "
+            "os.execv(sys.executable, [sys.executable, '-m', 'interruption', "
+            "'demo', '--db', sys.argv[1]])"
+        )
+        with subprocess.Popen(  # noqa: S603 - our own interpreter and module
+            [sys.executable, "-c", wrapper, str(tmp_path / "d.db")],
+            stdin=child_side,
+            stdout=child_side,
+            stderr=child_side,
+            start_new_session=True,
+        ) as child:
+            os.close(child_side)
+            shown = _read_from(terminal, b"answer [Yes/No]:")
+            os.write(terminal, key)
+            shown += _read_from(terminal)
+            os.close(terminal)
+            assert child.wait() == status
+        text = shown.decode()
+        assert "Traceback" not in text
+        assert f"no answer ({how}): session " in text
+        assert "stays paused; resume it with:" in text
 
 
 class TestModule:
