@@ -22,6 +22,7 @@ from interruption import (
     PendingInterrupt,
     Phase,
     ProblemCode,
+    ResolvedResume,
     Respond,
     Restart,
     Resume,
@@ -41,9 +42,13 @@ from interruption import (
     validate_and_spend,
     validate_resume,
 )
+from interruption._decisions import DECISIONS
+from interruption._schemacheck import SchemaError
 from interruption.approval import DECISION_SCHEMA, await_human, by_tool
+from interruption.errors import Problem
 from interruption.testing import ScriptedModel
-from interruption.validation import utc_now
+from interruption.testing import strategies as library
+from interruption.validation import _Check, _detailed, utc_now
 
 from tests.strategies import Call, batches
 
@@ -911,3 +916,128 @@ class TestResumeProperty:
                 entry = attrs.evolve(entry, input={"n": float(n)})
             entries.append(entry)
         validate_resume(_resume_of(entries), result.turn)
+
+
+def _outcome(
+    resume: Resume, turn: InterruptedTurn, policy: ResumePolicy
+) -> ResolvedResume | tuple[Problem, ...]:
+    """The detailed path's verdict: its answers, or its problems."""
+    try:
+        return _detailed(_Check(turn, policy), resume)
+    except ResumeRejected as rejected:
+        return rejected.problems
+
+
+POLICIES = (ResumePolicy(), ResumePolicy(allow_partial=True))
+"""A strict and a partial policy: the fast path answers under both."""
+
+
+class TestFastAcceptPath:
+    @given(st.data())
+    def test_the_fast_path_and_the_detailed_rule_agree(
+        self, data: st.DataObject
+    ) -> None:
+        """The fast path resolves what the detailed path resolves, else defers."""
+        turn = data.draw(library.turns())
+        resume = data.draw(library.valid_resumes(turn))
+        candidates = [
+            resume,
+            *(mutated for _, mutated, _ in library.mutations(resume, turn)),
+        ]
+        for candidate in candidates:
+            for policy in POLICIES:
+                fast = _Check(turn, policy).accept(candidate)
+                detailed = _outcome(candidate, turn, policy)
+                if isinstance(detailed, ResolvedResume):
+                    assert fast == detailed
+                else:
+                    assert fast is None
+                    with pytest.raises(ResumeRejected) as caught:
+                        validate_resume(candidate, turn, policy=policy)
+                    assert caught.value.problems == detailed
+
+    @given(st.data())
+    def test_fits_is_the_verdict_of_problems_with(self, data: st.DataObject) -> None:
+        """An entry fits an interrupt exactly when problems_with finds nothing."""
+        turn = data.draw(library.turns())
+        resume = data.draw(library.valid_resumes(turn))
+        candidates = [
+            resume,
+            *(mutated for _, mutated, _ in library.mutations(resume, turn)),
+        ]
+        for candidate in candidates:
+            entries: list[Respond | Restart] = [*candidate.respond, *candidate.restart]
+            for entry in entries:
+                for pending in turn.interrupts:
+                    assert pending.fits(entry) == (not pending.problems_with(entry))
+
+    def test_an_expired_turn_is_left_to_the_detailed_path(self) -> None:
+        """A turn past its expiry is never accepted by the fast path."""
+        pending = ask("tu-1")
+        turn = turn_of(pending, expires_at=datetime(2026, 1, 1, tzinfo=UTC))
+        resume = Resume(respond=[pending.respond("Yes")])
+        policy = at(datetime(2026, 1, 2, tzinfo=UTC))
+        assert _Check(turn, policy).accept(resume) is None
+        assert rejected(resume, turn, policy=policy).codes == (ProblemCode.EXPIRED,)
+
+    def test_an_unrunnable_schema_is_raised_by_the_detailed_path(self) -> None:
+        """A schema that cannot be run defers to the detailed path, which raises it."""
+        pending = ask("tu-1", accepts=Accepts(respond={"pattern": "(?=x)"}))
+        resume = Resume(respond=[Respond(pending.name, pending.ref, "x")])
+        turn = turn_of(pending)
+        assert _Check(turn, ResumePolicy()).accept(resume) is None
+        with pytest.raises(SchemaError):
+            validate_resume(resume, turn)
+
+    def test_unanswered_with_expiry_answers_is_left_to_the_detailed_path(self) -> None:
+        """With expiry answers on, a partial resume is resolved by the detailed path."""
+        first, second = ask("tu-1"), ask("tu-2")
+        turn = turn_of(first, second)
+        resume = Resume(respond=[first.respond("Yes")])
+        policy = ResumePolicy(allow_partial=True, expiry_answers=True)
+        assert _Check(turn, policy).accept(resume) is None
+        assert validate_resume(resume, turn, policy=policy).unanswered == (second,)
+
+
+class TestDecisionWords:
+    @pytest.mark.parametrize(
+        ("resumed", "expected"),
+        [
+            (
+                "yes please",
+                "$.resumed: expected " + DECISIONS + ", got 'yes please'",
+            ),
+            (
+                {"reject": {"reason": ""}},
+                (
+                    "$.resumed.reject.reason: expected non-empty text, got ''"
+                    f" (a decision is {DECISIONS})"
+                ),
+            ),
+            (
+                {"approve": {"note": 3}},
+                (
+                    "$.resumed.approve.note: expected text or null, got 3"
+                    f" (a decision is {DECISIONS})"
+                ),
+            ),
+        ],
+    )
+    def test_a_bad_decision_says_what_a_decision_is(
+        self, resumed: JSON, expected: str
+    ) -> None:
+        """A misfit decision says what a decision is and which part is wrong."""
+        with pytest.raises(ResumeRejected) as caught:
+            approval("tu-1").restart(resumed)
+        (problem,) = caught.value.problems
+        assert problem.code is ProblemCode.SCHEMA_VIOLATION
+        assert problem.message == expected
+
+    def test_a_bad_decision_in_a_resume_names_its_entry(self) -> None:
+        """On the server, the decision's path starts at its entry."""
+        pending = approval("tu-1")
+        resume = Resume(restart=[Restart(pending.name, pending.ref, {"reject": {}})])
+        (problem,) = rejected(resume, turn_of(pending)).problems
+        assert problem.message.startswith(
+            "$.restart[0].resumed.reject.reason: expected non-empty text, got nothing"
+        )
