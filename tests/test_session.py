@@ -2,24 +2,19 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
-import sqlite3
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
-import psycopg
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from interruption import (
     JSON,
-    Accepts,
     ApprovalPending,
     ContinuationUnfinished,
-    Custom,
     GenerateResult,
     InterruptedTurn,
     Message,
@@ -40,25 +35,25 @@ from interruption import (
     dumps,
 )
 from interruption.session import Session
-from interruption.store import MemoryStore, PostgresStore, SqliteStore, Store
+from interruption.store import PostgresStore, SqliteStore, Store
 from interruption.store._base import AuditEvent, Listed, Step, StoredTurn
 from interruption.testing import ScriptedModel
-from psycopg import sql
 
 from tests.sessions import (
     APPROVER,
     ASK_INPUT,
     Boom,
+    Ledger,
     RunLog,
+    ToolSet,
     agent,
     make_tools,
+    mutations,
     resume_in_a_process,
+    resume_of,
     transfer,
 )
-from tests.strategies import Call, batches
-from tests.test_validation import APPROVER as PROPERTY_APPROVER
-from tests.test_validation import Ledger, _answer, _model, _mutations, _resume_of
-from tests.test_validation import _tools as property_tools
+from tests.strategies import TTLS, Call, answers, batches, tool_sets
 
 NOW = datetime(2026, 11, 21, 23, 0, tzinfo=UTC)
 SESSION = "s-7c1e"
@@ -170,28 +165,14 @@ def _open_session(
 OpenSession = Callable[..., Session]
 
 
-def principal_of(store: Store, session: str, turn_id: int) -> str | None:
+def principal_of(
+    store: Store, runner: asyncio.Runner, session: str, turn_id: int
+) -> str | None:
     """The principal a store recorded with a consumed turn."""
-    query = "SELECT principal FROM turns WHERE session = ? AND turn_id = ?"
-    row: tuple[Any, ...] | None
-    if isinstance(store, SqliteStore):
-        with closing(sqlite3.connect(store.path)) as db:
-            row = db.execute(query, (session, turn_id)).fetchone()
-    elif isinstance(store, PostgresStore):
-        with psycopg.connect(store.dsn) as conn:
-            table = sql.Identifier(store.schema or "public", "turns")
-            row = conn.execute(
-                sql.SQL(
-                    "SELECT principal FROM {} WHERE session = %s AND turn_id = %s"
-                ).format(table),
-                (session, turn_id),
-            ).fetchone()
-    else:
-        assert isinstance(store, MemoryStore)
-        return store._turns[session][turn_id].principal
-    assert row is not None
-    principal: str | None = row[0]
-    return principal
+    stored = runner.run(store.load_turn(session, turn_id))
+    assert stored is not None
+    assert stored.state != "open"
+    return stored.principal
 
 
 # --- sessions ----------------------------------------------------------------
@@ -1172,7 +1153,7 @@ class TestAuthorization:
         assert not is_consumed(store, runner)
         final = runner.run(session.resume(Resume(), turn_id=1, principal="alice"))
         assert final.finish_reason == "stop"
-        assert principal_of(store, SESSION, 1) == "alice"
+        assert principal_of(store, runner, SESSION, 1) == "alice"
 
     @settings(
         max_examples=25,
@@ -1229,7 +1210,7 @@ class TestAuthorization:
         )
         assert final.finish_reason == "stop"
         assert log["transfer_money"] == 1
-        assert principal_of(store, SESSION, 1) == "alice"
+        assert principal_of(store, runner, SESSION, 1) == "alice"
 
 
 # --- expiry ------------------------------------------------------------------
@@ -1381,67 +1362,66 @@ class TestExpiry:
 
 class TestForgery:
     @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
-    @given(batches(), st.data())
-    def test_every_mutated_resume_is_rejected_and_the_turn_stays_resumable(
+    @given(tool_sets(), batches(), TTLS, st.data())
+    def test_every_mutated_resume_is_rejected_and_the_turn_stays_resumable(  # noqa: PLR0913, PLR0917 - fixtures and draws
         self,
         store: Store,
         runner: asyncio.Runner,
+        tools: ToolSet,
         batch: tuple[Call, ...],
+        ttl: timedelta | None,
         data: st.DataObject,
     ) -> None:
-        """Each mutation is rejected with its code, runs nothing, consumes nothing."""
+        """Mutated, late and unauthorized resumes are refused; none runs or spends."""
         ledger = Ledger()
-        model = _model(batch)
+        model = tools.model(batch)
+        clock = Clock()
         session = Session(
-            store, model, property_tools(ledger), approver=PROPERTY_APPROVER
+            store,
+            model,
+            tools.tools(ledger),
+            approver=tools.approver,
+            ttl=ttl,
+            now=clock,
+            authorize=lambda principal, _pending: principal == "alice",
         )
 
+        paused = runner.run(session.send("go"))
+        turn = paused.turn
+        assert turn is not None
+        turn_id = turn.turn_id
+
+        async def refused(resume: Resume, principal: str = "alice") -> ResumeRejected:
+            with pytest.raises(ResumeRejected) as caught:
+                await session.resume(resume, turn_id=turn_id, principal=principal)
+            return caught.value
+
+        runs = ledger.runs.copy()
+        resume = resume_of(data.draw(answers(pending)) for pending in turn.interrupts)
+        late = sorted({e for p in turn.interrupts if (e := turn.expiry_of(p))})
+
         async def attempt() -> None:
-            paused = await session.send("go")
-            turn = paused.turn
-            assert turn is not None
-            runs = ledger.runs.copy()
-            answers = [_answer(pending, data) for pending in turn.interrupts]
-            resume = _resume_of(answers)
-            for name, mutated, codes in _mutations(resume, turn):
-                with pytest.raises(ResumeRejected) as caught:
-                    await session.resume(mutated, turn_id=turn.turn_id)
-                assert set(caught.value.codes) == codes, name
-                assert ledger.runs == runs, name
-                assert len(model.requests) == 1, name
+            for mutation in mutations(resume, turn):
+                rejected = await refused(mutation.resume)
+                assert set(rejected.codes) == mutation.codes, mutation.what
+            rejected = await refused(resume, principal="mallory")
+            assert rejected.codes == (ProblemCode.NOT_AUTHORIZED,)
+            for moment in late:
+                clock.moment = moment
+                rejected = await refused(resume)
+                assert set(rejected.codes) == {ProblemCode.EXPIRED}, moment
+            clock.moment = NOW
+            assert ledger.runs == runs
+            assert len(model.requests) == 1
             kept = await store.load_turn(session.id, turn.turn_id)
             assert kept is not None
             assert kept.state == "open"
             assert await session.pending() == turn.interrupts
-            final = await session.resume(resume, turn_id=turn.turn_id)
+            final = await session.resume(
+                resume, turn_id=turn.turn_id, principal="alice"
+            )
             assert final.finish_reason == "stop"
-            with pytest.raises(ResumeRejected) as caught:
-                await session.resume(resume, turn_id=turn.turn_id)
-            assert caught.value.codes == (ProblemCode.CONSUMED,)
+            rejected = await refused(resume)
+            assert rejected.codes == (ProblemCode.CONSUMED,)
 
         runner.run(attempt())
-
-
-# --- stores ------------------------------------------------------------------
-
-
-def a_turn(session: str = SESSION, turn_id: int = 1, **changes: Any) -> InterruptedTurn:
-    """A minimal interrupted turn with one question."""
-    request = ToolRequest("ask_user", "call-1", {"question": "?"})
-    pending = PendingInterrupt(
-        id="call-1",
-        kind=Custom(),
-        payload=None,
-        tool=request,
-        accepts=Accepts(respond={"type": "string"}),
-    )
-    fields: dict[str, Any] = {
-        "session": session,
-        "turn_id": turn_id,
-        "messages": (Message.of_text(Role.USER, "go"), Message(Role.MODEL, (request,))),
-        "interrupts": (pending,),
-        "completed": (),
-        "created_at": NOW,
-    }
-    fields.update(changes)
-    return InterruptedTurn(**fields)

@@ -1,8 +1,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections import Counter
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -30,42 +28,28 @@ from interruption import (
     ResumeRejected,
     Role,
     ScheduledPause,
-    Tool,
-    ToolContext,
     ToolRequest,
     ToolResponse,
     admit,
-    define_interrupt,
     generate_sync,
     resume_turn_sync,
-    tool,
     validate_and_spend,
     validate_resume,
 )
 from interruption._decisions import DECISIONS
 from interruption._schemacheck import SchemaError
-from interruption.approval import DECISION_SCHEMA, await_human, by_tool
+from interruption.approval import DECISION_SCHEMA
 from interruption.errors import Problem
-from interruption.testing import ScriptedModel
 from interruption.testing import strategies as library
 from interruption.validation import _Check, _detailed, utc_now
 
-from tests.strategies import Call, batches
+from tests.sessions import N_INPUT, OBJECT_GO, Ledger, ToolSet, mutations, resume_of
+from tests.strategies import Call, answers, batches
+
+TOOLS = ToolSet()
+"""The resume law's tools, named after their behaviours."""
 
 NOW = datetime(2026, 11, 21, 23, 0, tzinfo=UTC)
-
-OBJECT_GO: dict[str, JSON] = {
-    "type": "object",
-    "properties": {"go": {"type": "boolean"}},
-    "required": ["go"],
-    "additionalProperties": False,
-}
-N_INPUT: dict[str, JSON] = {
-    "type": "object",
-    "properties": {"n": {"type": "integer"}},
-    "required": ["n"],
-    "additionalProperties": False,
-}
 
 TRANSFER_INPUT: dict[str, JSON] = {
     "type": "object",
@@ -648,201 +632,6 @@ class TestResumePolicy:
 # --- the property ------------------------------------------------------------
 
 
-class Ledger:
-    """Counts tool runs, by call kind."""
-
-    def __init__(self) -> None:
-        self.runs: Counter[str] = Counter()
-
-
-def _tools(ledger: Ledger) -> list[Tool[Any, Any, Any]]:
-    @tool(input=N_INPUT, output={"type": "integer"})
-    def finish(_ctx: ToolContext[JSON], data: JSON) -> JSON:
-        ledger.runs["finish"] += 1
-        assert isinstance(data, dict)
-        return data["n"]
-
-    @tool(input=N_INPUT, output={"type": "integer"}, resume=OBJECT_GO)
-    def pause(ctx: ToolContext[JSON], data: JSON) -> JSON:
-        ledger.runs["pause"] += 1
-        if ctx.resumed is None:
-            ctx.interrupt(data)
-        assert isinstance(data, dict)
-        return data["n"]
-
-    @tool(input=N_INPUT, output={"type": "integer"})
-    def gated(_ctx: ToolContext[JSON], data: JSON) -> JSON:
-        ledger.runs["gated"] += 1
-        assert isinstance(data, dict)
-        return data["n"]
-
-    ask_tool = define_interrupt(
-        "ask", "Ask the user", input=N_INPUT, output={"type": "string"}
-    )
-    return [finish, pause, gated, ask_tool]
-
-
-APPROVER = by_tool({"gated": await_human()})
-
-Mutation = Callable[[Resume], Resume]
-
-
-def _answer(pending: PendingInterrupt, data: st.DataObject) -> Respond | Restart:
-    """An answer made with the builders, of any accepted kind."""
-    match pending.name:
-        case "ask":
-            return pending.respond(data.draw(st.sampled_from(["Yes", "No", ""])))
-        case "gated":
-            if data.draw(st.booleans()):
-                return pending.approve(data.draw(st.none() | st.just("ok")))
-            return pending.reject("too much")
-        case _:
-            if data.draw(st.booleans()):
-                return pending.respond(data.draw(st.integers(-5, 5)))
-            return pending.restart(
-                {"go": data.draw(st.booleans())},
-                replace_input=data.draw(st.sampled_from([None, pending.tool.input]))
-                if pending.tool is not None
-                else None,
-            )
-
-
-def _entries(resume: Resume) -> list[Respond | Restart]:
-    return [*resume.respond, *resume.restart]
-
-
-def _resume_of(entries: list[Respond | Restart]) -> Resume:
-    return Resume(
-        [entry for entry in entries if isinstance(entry, Respond)],
-        [entry for entry in entries if isinstance(entry, Restart)],
-    )
-
-
-def _replace(
-    resume: Resume, index: int, entry: Respond | Restart | None
-) -> list[Respond | Restart]:
-    entries = _entries(resume)
-    if entry is None:
-        del entries[index]
-    else:
-        entries[index] = entry
-    return entries
-
-
-def _swapped(entry: Respond | Restart) -> Respond | Restart:
-    if isinstance(entry, Respond):
-        return Restart(entry.name, entry.ref, entry.output)
-    return Respond(entry.name, entry.ref, entry.resumed)
-
-
-def _accepts_other(pending: PendingInterrupt, entry: Respond | Restart) -> bool:
-    if isinstance(entry, Respond):
-        return pending.accepts.restart is not None
-    return pending.accepts.respond is not None
-
-
-def _outside(entry: Respond | Restart) -> Respond | Restart:
-    """The entry with its output or resumed value outside its schema."""
-    if isinstance(entry, Respond):
-        return attrs.evolve(entry, output=[entry.output])
-    return attrs.evolve(entry, resumed={"go": "yes", "note": 1})
-
-
-def _mutations(
-    resume: Resume, turn: InterruptedTurn
-) -> list[tuple[str, Resume, set[ProblemCode]]]:
-    """Every single mutation of a valid resume, with the codes it must get."""
-    pending = {(p.name, p.ref): p for p in turn.interrupts}
-    found: list[tuple[str, Resume, set[ProblemCode]]] = []
-    lost = {ProblemCode.UNKNOWN_INTERRUPT, ProblemCode.MISSING}
-    for index, entry in enumerate(_entries(resume)):
-        target = pending[entry.name, entry.ref]
-        found.append(
-            (
-                f"unknown ref at {index}",
-                _resume_of(_replace(resume, index, attrs.evolve(entry, ref="nope"))),
-                lost,
-            )
-        )
-        other = "finish" if entry.name != "finish" else "ask"
-        found.append(
-            (
-                f"wrong name at {index}",
-                _resume_of(_replace(resume, index, attrs.evolve(entry, name=other))),
-                lost,
-            )
-        )
-        found.append(
-            (
-                f"duplicated {index}",
-                _resume_of([*_entries(resume), entry]),
-                {ProblemCode.DUPLICATE},
-            )
-        )
-        swap = (
-            ProblemCode.SCHEMA_VIOLATION
-            if _accepts_other(target, entry)
-            else ProblemCode.ANSWER_NOT_ACCEPTED
-        )
-        found.append(
-            (
-                f"swapped {index}",
-                _resume_of(_replace(resume, index, _swapped(entry))),
-                {swap},
-            )
-        )
-        found.append(
-            (
-                f"outside the schema at {index}",
-                _resume_of(_replace(resume, index, _outside(entry))),
-                {ProblemCode.SCHEMA_VIOLATION},
-            )
-        )
-        found.append(
-            (
-                f"dropped {index}",
-                _resume_of(_replace(resume, index, None)),
-                {ProblemCode.MISSING},
-            )
-        )
-        if isinstance(entry, Restart) and target.tool is not None:
-            original = target.tool.input
-            assert isinstance(original, dict)
-            n = original["n"]
-            changes: list[tuple[str, JSON]] = [
-                ("n to a boolean", {"n": n == 1 if n in {0, 1} else True}),
-                ("n changed", {"n": 1 + (n if isinstance(n, int) else 0)}),
-                ("key added", {**original, "extra": 1}),
-            ]
-            found.extend(
-                (
-                    f"{label} at {index}",
-                    _resume_of(
-                        _replace(resume, index, attrs.evolve(entry, input=changed))
-                    ),
-                    {ProblemCode.INPUT_MODIFIED},
-                )
-                for label, changed in changes
-            )
-    found.extend(
-        (
-            f"answers completed {done.ref}",
-            _resume_of([*_entries(resume), entry]),
-            {ProblemCode.NOT_INTERRUPTED},
-        )
-        for done in turn.completed
-        for entry in (Respond(done.name, done.ref, 0), Restart(done.name, done.ref))
-    )
-    return found
-
-
-def _model(batch: tuple[Call, ...]) -> ScriptedModel:
-    requests = tuple(ToolRequest(call.kind, input=call.input) for call in batch)
-    return ScriptedModel(
-        [Message(Role.MODEL, requests), Message.of_text(Role.MODEL, "ok")]
-    )
-
-
 class TestResumeProperty:
     @given(batches(), st.data())
     def test_built_resumes_pass_and_every_mutation_fails(
@@ -850,9 +639,10 @@ class TestResumeProperty:
     ) -> None:
         """Built resumes pass; every single mutation fails and runs nothing."""
         ledger = Ledger()
-        tools = _tools(ledger)
-        model = _model(batch)
-        result = generate_sync(model, "go", tools=tools, approver=APPROVER)
+        tools = TOOLS.tools(ledger)
+        model = TOOLS.model(batch)
+        approver = TOOLS.approver
+        result = generate_sync(model, "go", tools=tools, approver=approver)
         assert result.finish_reason == "interrupted"
         turn = result.turn
         assert turn is not None
@@ -863,20 +653,22 @@ class TestResumeProperty:
         assert runs["finish"] == len(turn.completed)
         assert runs["gated"] == 0
 
-        resume = _resume_of([_answer(pending, data) for pending in turn.interrupts])
-        for name, mutated, codes in _mutations(resume, turn):
+        resume = resume_of(data.draw(answers(pending)) for pending in turn.interrupts)
+        for mutation in mutations(resume, turn):
             with pytest.raises(ResumeRejected) as caught:
-                validate_resume(mutated, turn)
-            assert set(caught.value.codes) == codes, name
+                validate_resume(mutation.resume, turn)
+            assert set(caught.value.codes) == mutation.codes, mutation.what
             with pytest.raises(ResumeRejected) as again:
-                resume_turn_sync(model, turn, mutated, tools=tools, approver=APPROVER)
+                resume_turn_sync(
+                    model, turn, mutation.resume, tools=tools, approver=approver
+                )
             assert again.value.problems == caught.value.problems
-            assert ledger.runs == runs, name
-            assert len(model.requests) == 1, name
+            assert ledger.runs == runs, mutation.what
+            assert len(model.requests) == 1, mutation.what
 
         resolved = validate_resume(resume, turn)
         assert len(resolved.answers) == len(turn.interrupts)
-        final = resume_turn_sync(model, turn, resume, tools=tools, approver=APPROVER)
+        final = resume_turn_sync(model, turn, resume, tools=tools, approver=approver)
         assert final.finish_reason == "stop"
         assert ledger.runs["finish"] == runs["finish"]
         approved = sum(
@@ -902,12 +694,15 @@ class TestResumeProperty:
     ) -> None:
         """A restart whose input equals the original as JSON (1 as 1.0) is accepted."""
         result = generate_sync(
-            _model(batch), "go", tools=_tools(Ledger()), approver=APPROVER
+            TOOLS.model(batch),
+            "go",
+            tools=TOOLS.tools(Ledger()),
+            approver=TOOLS.approver,
         )
         assert result.turn is not None
         entries: list[Respond | Restart] = []
         for pending in result.turn.interrupts:
-            entry = _answer(pending, data)
+            entry = data.draw(answers(pending))
             if isinstance(entry, Restart) and pending.tool is not None:
                 original = pending.tool.input
                 assert isinstance(original, dict)
@@ -915,7 +710,7 @@ class TestResumeProperty:
                 assert isinstance(n, int)
                 entry = attrs.evolve(entry, input={"n": float(n)})
             entries.append(entry)
-        validate_resume(_resume_of(entries), result.turn)
+        validate_resume(resume_of(entries), result.turn)
 
 
 def _outcome(
