@@ -542,16 +542,18 @@ def _config(options: LoopOptions) -> Config:
 def _runner(
     model: Model,
     session: str | None,
-    options: LoopOptions,
+    options: LoopOptions | Config,
     refs: _Refs | None = None,
 ) -> _Runner:
     """The turn loop for *model* in *session* (a fresh id when None).
 
+    *options*: checked here, or a `Config` checked once by a caller that
+    runs many dispatches with the same options (a `Session`).
     *refs*: the refs of the session's history read so far, kept by a caller
     that drives the same append-only history again (a `Session`), so that
     each turn reads only the messages it has not read.
     """
-    config = _config(options)
+    config = options if isinstance(options, Config) else _config(options)
     specs = tuple(
         ToolSpec(tool.name, tool.description, tool.input_schema, tool.output_schema)
         for tool in config.tools.values()

@@ -21,8 +21,6 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any, final
 
-import attrs
-
 from interruption._json import JSON, digest
 from interruption.approval import Approver
 from interruption.errors import (
@@ -33,9 +31,9 @@ from interruption.errors import (
 )
 from interruption.loop import (
     GenerateResult,
-    LoopOptions,
     Model,
     OnToolError,
+    _config,
     _continue,
     _recovery,
     _Refs,
@@ -151,19 +149,20 @@ class Session:
         self.max_turns = max_turns
         self.on_tool_error: OnToolError = on_tool_error
         self.now = now or utc_now
+        # The loop's options, checked once: a bad one fails here.
+        self._config = _config(
+            {
+                "tools": self.tools,
+                "approver": approver,
+                "schedule": schedule,
+                "max_turns": max_turns,
+                "on_tool_error": on_tool_error,
+                "ttl": ttl,
+                "now": self.now,
+            }
+        )
         self._history: tuple[Message, ...] = ()
         self._refs = _Refs()  # the refs of self._history, read once
-
-    def _options(self) -> LoopOptions:
-        return {
-            "tools": self.tools,
-            "approver": self.approver,
-            "schedule": self.schedule,
-            "max_turns": self.max_turns,
-            "on_tool_error": self.on_tool_error,
-            "ttl": self.ttl,
-            "now": self.now,
-        }
 
     def _expired(self, turn: InterruptedTurn) -> bool:
         """Whether every interrupt of *turn* stopped accepting answers."""
@@ -302,14 +301,12 @@ class Session:
             else list(messages)
         )
         history = [*await self._current_history(), *new]
-        runner = _runner(self.model, self.id, self._options(), self._refs)
-        result = await last_result(runner.drive(_Start(tuple(history), 1)))
-        turn = None
-        if result.turn is not None:
-            turn_id = latest.turn.turn_id + 1 if latest is not None else 1
-            turn = attrs.evolve(result.turn, turn_id=turn_id)
-            result = attrs.evolve(result, turn=turn)
-        await self.store.save(self.id, result.messages, turn, events=self._paused(turn))
+        runner = _runner(self.model, self.id, self._config, self._refs)
+        turn_id = latest.turn.turn_id + 1 if latest is not None else 1
+        result = await last_result(runner.drive(_Start(tuple(history), turn_id)))
+        await self.store.save(
+            self.id, result.messages, result.turn, events=self._paused(result.turn)
+        )
         self._history = result.messages
         return result
 
@@ -501,7 +498,7 @@ class Session:
             await self.store.record(self.id, turn.turn_id, (*unsaved, step))
             unsaved.clear()
 
-        runner = _runner(self.model, self.id, self._options(), self._refs)
+        runner = _runner(self.model, self.id, self._config, self._refs)
         events = (
             _continue(runner, resolved, record)
             if steps is None
