@@ -1,11 +1,13 @@
 import asyncio
 import copy
+import json
 import math
 import pickle
 from typing import NoReturn
 
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 from interruption import (
     JSON,
     ApprovalPending,
@@ -21,10 +23,14 @@ from interruption import (
     ProblemCode,
     ResumeRejected,
     ScheduledPause,
+    dumps,
     interrupt,
     interrupt_with,
+    json_schema,
+    loads,
 )
 from interruption._json import MAX_DEPTH
+from interruption._schemacheck import conforms
 
 from tests.strategies import interrupteds, json_values, kinds
 
@@ -489,3 +495,72 @@ class TestResumeRejected:
             None,
             "call-1",
         )
+
+
+class TestResumeRejectedOnTheWire:
+    def test_the_wire_form_is_spelled_out(self) -> None:
+        """A rejection's wire form is tagged and lists every problem's fields."""
+        rejection = ResumeRejected(
+            [
+                Problem(ProblemCode.DUPLICATE, "twice", 1, "respond", "tu-1"),
+                Problem(ProblemCode.MISSING, "no answer"),
+            ]
+        )
+        assert json.loads(dumps(rejection)) == {
+            "type": "resume_rejected",
+            "problems": [
+                {
+                    "code": "duplicate",
+                    "message": "twice",
+                    "index": 1,
+                    "answer": "respond",
+                    "interrupt_id": "tu-1",
+                },
+                {
+                    "code": "missing",
+                    "message": "no answer",
+                    "index": None,
+                    "answer": None,
+                    "interrupt_id": None,
+                },
+            ],
+        }
+
+    @given(
+        st.lists(
+            st.builds(
+                Problem,
+                st.sampled_from(ProblemCode),
+                st.text(max_size=8),
+                st.none() | st.integers(0, 9),
+                st.none() | st.sampled_from(["respond", "restart"]),
+                st.none() | st.text(max_size=4),
+            ),
+            min_size=1,
+            max_size=4,
+        )
+    )
+    def test_dumps_and_loads_round_trip(self, problems: list[Problem]) -> None:
+        """loads(dumps(rejection), ResumeRejected) gives back the same problems."""
+        again = loads(dumps(ResumeRejected(problems)), ResumeRejected)
+        assert isinstance(again, ResumeRejected)
+        assert again.problems == tuple(problems)
+
+    def test_a_rejection_without_problems_is_a_decode_error(self) -> None:
+        """An empty list of problems is refused at its path."""
+        with pytest.raises(DecodeError) as caught:
+            loads('{"type": "resume_rejected", "problems": []}', ResumeRejected)
+        assert (caught.value.path, caught.value.got) == ("$.problems", "none")
+
+    def test_not_an_object_is_a_decode_error(self) -> None:
+        """A rejection's wire form must be an object."""
+        with pytest.raises(DecodeError) as caught:
+            loads("[]", ResumeRejected)
+        assert caught.value.expected == "an object (ResumeRejected)"
+
+    def test_its_schema_accepts_what_dumps_writes(self) -> None:
+        """The published schema of the wire form accepts dumps' output."""
+        rejection = ResumeRejected.of(ProblemCode.CONSUMED, "replayed")
+        schema = json_schema(ResumeRejected)
+        assert conforms(json.loads(dumps(rejection)), schema)
+        assert not conforms({"type": "resume_rejected", "problems": []}, schema)
