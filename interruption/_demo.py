@@ -44,7 +44,6 @@ from interruption.validation import validate_resume
 
 LIMIT_CENTS: Final = 10_000
 MAX_ROUNDS: Final = 10
-DEFAULT_DB: Final = "interruption-demo.sqlite3"
 INVOICE: Final[dict[str, JSON]] = {"id": "INV-7", "to": "ACME", "amount": 125_000}
 
 
@@ -354,7 +353,7 @@ def run(  # noqa: PLR0913 - the command's options
     answers: list[str] | None,
     *,
     forged: bool,
-    db: str = DEFAULT_DB,
+    db: str,
     detach: bool = False,
     resume_id: str | None = None,
     stdin: TextIO | None = sys.stdin,

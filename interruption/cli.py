@@ -27,7 +27,7 @@ from typing import Final, TextIO, TypeVar, cast, final
 
 import attrs
 
-from interruption import _demo, _schemas
+from interruption import _schemas
 from interruption._json import JSON, MAX_DEPTH, STORED_BYTES, STORED_DEPTH, Mismatch
 from interruption._schemacheck import SchemaError, check_schema
 from interruption._status import (
@@ -47,6 +47,8 @@ __all__ = ["main"]
 _Record = TypeVar("_Record", InterruptedTurn, Resume)
 
 STDIN: Final = "-"
+DEMO_DB: Final = "interruption-demo.sqlite3"
+"""Where the demo keeps its sessions unless ``--db`` says otherwise."""
 _STDIN_NAME: Final = "<stdin>"
 
 _CHECK_EPILOG: Final = f"""\
@@ -170,8 +172,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     demo.add_argument(
         "--db",
-        default=_demo.DEFAULT_DB,
-        help=f"the SQLite file that keeps the session (default {_demo.DEFAULT_DB})",
+        default=DEMO_DB,
+        help=f"the SQLite file that keeps the session (default {DEMO_DB})",
     )
     where = demo.add_mutually_exclusive_group()
     where.add_argument(
@@ -463,6 +465,8 @@ def main(
         return _check(args, stdin, out)
     if args.command == "schema":
         return _schema(args.name, out)
+    from interruption import _demo  # noqa: PLC0415 - only the demo needs its imports
+
     return _demo.run(
         args.answers,
         forged=args.forge,
