@@ -12,16 +12,28 @@ a store's insides breaks this module and nothing else.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import closing
+from pathlib import Path
 
 import psycopg
 import pytest
-from interruption.store import PostgresStore
+from interruption import InterruptedTurn, Message, Resume, ToolResponse, dumps
+from interruption.store import PostgresStore, SqliteStore
+from interruption.store._postgres import _MIGRATIONS as POSTGRES_MIGRATIONS
+from interruption.store._sqlite import _MIGRATIONS as SQLITE_MIGRATIONS
+from psycopg import sql
 
 __all__ = [
     "backends",
     "conninfo",
     "failing_set_up",
+    "postgres_version_1",
+    "sqlite_synchronous",
+    "sqlite_version_1",
+    "stamp_postgres_version",
+    "stamp_sqlite_version",
 ]
 
 
@@ -91,3 +103,105 @@ def failing_set_up(
     with monkeypatch.context() as patch:
         patch.setattr(store, "_configure", flaky)
         yield
+
+
+def sqlite_synchronous(store: SqliteStore) -> int:
+    """SQLite's ``synchronous`` setting on the store's connection (2 is FULL).
+
+    Why inside: how durable a commit is shows only after an OS crash or a
+    power loss; the setting is what decides it.
+    """
+    (value,) = store._db.execute("PRAGMA synchronous").fetchone()  # see above
+    return int(value)
+
+
+def sqlite_version_1(
+    path: Path,
+    history: Sequence[Message],
+    turn: InterruptedTurn,
+    consumed: tuple[Resume, Sequence[ToolResponse]] | None = None,
+) -> None:
+    """Write a SQLite file as version 1 of the library left it.
+
+    Why inside: only the rows an older library wrote show that a migration
+    keeps them; this library no longer writes that schema.
+
+    Args:
+        path: The new file.
+        history: The session ``s-1``'s history.
+        turn: Its turn, kept whole (version 1 copied the history into it).
+        consumed: The resume that consumed the turn and the results recorded
+            since, or None for an open turn.
+    """
+    with closing(sqlite3.connect(path)) as db, db:
+        db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        for statement in SQLITE_MIGRATIONS[1].split(";"):
+            db.execute(statement)
+        db.execute("INSERT INTO schema_version VALUES (1)")
+        db.execute(
+            "INSERT INTO sessions VALUES (?, ?, ?)",
+            ("s-1", dumps(history), "2026-11-21T23:00:00+00:00"),
+        )
+        resume, results = consumed if consumed is not None else (None, ())
+        db.execute(
+            "INSERT INTO turns (session, turn_id, body, consumed_at, resume) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (
+                "s-1",
+                turn.turn_id,
+                dumps(turn),
+                None if resume is None else "2026-11-21T23:01:00",
+                None if resume is None else dumps(resume),
+            ),
+        )
+        for result in results:
+            db.execute(
+                "INSERT INTO results VALUES (?, ?, ?, ?)",
+                ("s-1", turn.turn_id, result.ref, dumps(result)),
+            )
+
+
+def postgres_version_1(
+    dsn: str, schema: str, history: Sequence[Message], turn: InterruptedTurn
+) -> None:
+    """Write a PostgreSQL schema as version 1 of the library left it.
+
+    Why inside: as for `sqlite_version_1`. The session is ``s-1``; its turn
+    is open.
+    """
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+        conn.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(schema)))
+        conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        conn.execute(POSTGRES_MIGRATIONS[1])
+        conn.execute("INSERT INTO schema_version VALUES (1)")
+        conn.execute(
+            "INSERT INTO sessions VALUES (%s, %s, now())", ("s-1", dumps(history))
+        )
+        conn.execute(
+            "INSERT INTO turns (session, turn_id, body) VALUES (%s, %s, %s)",
+            ("s-1", turn.turn_id, dumps(turn)),
+        )
+
+
+def stamp_sqlite_version(path: Path, version: int) -> None:
+    """Record schema *version* in a SQLite store's file, as a newer library would.
+
+    Why inside: only a newer library writes a newer version.
+    """
+    with closing(sqlite3.connect(path)) as db, db:
+        db.execute("INSERT INTO schema_version (version) VALUES (?)", (version,))
+
+
+def stamp_postgres_version(dsn: str, schema: str, version: int) -> None:
+    """Record schema *version* in a PostgreSQL store's schema, as a newer library would.
+
+    Why inside: only a newer library writes a newer version.
+    """
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(
+            sql.SQL("INSERT INTO {}.schema_version VALUES (%s)").format(
+                sql.Identifier(schema)
+            ),
+            (version,),
+        )

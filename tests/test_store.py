@@ -1,7 +1,5 @@
 import asyncio
 import concurrent.futures
-import sqlite3
-from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -9,7 +7,7 @@ import attrs
 import interruption.store
 import psycopg
 import pytest
-from interruption import JSON, dumps
+from interruption import JSON
 from interruption.approval import DECISION_SCHEMA
 from interruption.kinds import ApprovalPending, Custom
 from interruption.parts import Message, Role, ToolRequest, ToolResponse
@@ -22,13 +20,20 @@ from interruption.resume import (
     Resume,
 )
 from interruption.store import PostgresStore, SqliteStore, Store
-from interruption.store._postgres import _MIGRATIONS as POSTGRES_MIGRATIONS
-from interruption.store._sqlite import _MIGRATIONS as SQLITE_MIGRATIONS
 from interruption.testing.store_contract import CONTRACT, Check
 from psycopg import sql
 
 from tests._race import RACERS, race_processes
-from tests._stores import backends, conninfo, failing_set_up
+from tests._stores import (
+    backends,
+    conninfo,
+    failing_set_up,
+    postgres_version_1,
+    sqlite_synchronous,
+    sqlite_version_1,
+    stamp_postgres_version,
+    stamp_sqlite_version,
+)
 from tests.conftest import fresh_schema
 
 NOW = datetime(2026, 11, 21, 23, 0, tzinfo=UTC)
@@ -148,14 +153,17 @@ class TestStore:
 
 class TestSqliteStore:
     def test_schema_is_versioned(self, tmp_path: Path) -> None:
-        """A new database migrates to version 3, each step recorded once."""
+        """A new database migrates to version 3, and is not migrated again."""
         path = tmp_path / "store.db"
         store = SqliteStore(path)
         assert store.schema_version == 3
+        asyncio.run(store.save("s-1", turn(1).messages, turn(1)))
         asyncio.run(store.close())
-        store = SqliteStore(path)
-        rows = store._db.execute("SELECT version FROM schema_version").fetchall()
-        assert rows == [(1,), (2,), (3,)]
+        store = SqliteStore(path)  # a second migration would fail or lose the turn
+        assert store.schema_version == 3
+        stored = asyncio.run(store.load_turn("s-1"))
+        assert stored is not None
+        assert stored.state == "open"
         asyncio.run(store.close())
 
     def test_keeps_turns_across_reopening(self, tmp_path: Path) -> None:
@@ -194,9 +202,9 @@ class TestSqliteStore:
         """SQLite syncs every commit by default; NORMAL only when asked; no other."""
 
         def mode(store: SqliteStore) -> int:
-            (value,) = store._db.execute("PRAGMA synchronous").fetchone()
+            value = sqlite_synchronous(store)
             asyncio.run(store.close())
-            return int(value)
+            return value
 
         assert mode(SqliteStore(tmp_path / "a.db")) == 2  # FULL
         assert mode(SqliteStore(tmp_path / "b.db", synchronous="NORMAL")) == 1
@@ -209,24 +217,7 @@ class TestSqliteStore:
         old = turn(1)
         history = (*turn(1).messages, Message.of_text(Role.USER, "later"))
         result = ToolResponse("ask_user", "call-1", "Yes")
-        with closing(sqlite3.connect(path)) as db, db:
-            db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
-            for statement in SQLITE_MIGRATIONS[1].split(";"):
-                db.execute(statement)
-            db.execute("INSERT INTO schema_version VALUES (1)")
-            db.execute(
-                "INSERT INTO sessions VALUES (?, ?, ?)",
-                ("s-1", dumps(history), "2026-11-21T23:00:00+00:00"),
-            )
-            db.execute(
-                "INSERT INTO turns (session, turn_id, body, consumed_at, resume) "
-                "VALUES (?, ?, ?, ?, ?)",
-                ("s-1", 1, dumps(old), "2026-11-21T23:01:00", dumps(RESUME)),
-            )
-            db.execute(
-                "INSERT INTO results VALUES (?, ?, ?, ?)",
-                ("s-1", 1, "call-1", dumps(result)),
-            )
+        sqlite_version_1(path, history, old, (RESUME, (result,)))
         store = SqliteStore(path)
         try:
             assert store.schema_version == 3
@@ -246,9 +237,10 @@ class TestSqliteStore:
         """A database from a newer version of the library is a RuntimeError."""
         path = tmp_path / "store.db"
         store = SqliteStore(path)
-        store._db.execute("INSERT INTO schema_version (version) VALUES (4)")
+        newer = store.schema_version + 1
         asyncio.run(store.close())
-        with pytest.raises(RuntimeError, match="schema version 4 is newer than"):
+        stamp_sqlite_version(path, newer)
+        with pytest.raises(RuntimeError, match=f"schema version {newer} is newer than"):
             SqliteStore(path)
 
     def test_processes_race_with_one_winner(self, tmp_path: Path) -> None:
@@ -263,22 +255,19 @@ class TestSqliteStore:
 
 class TestPostgresStore:
     def test_schema_is_versioned(self, postgres_dsn: str, pg_schema: str) -> None:
-        """A new schema is migrated to version 3, each recorded once, on reopen too."""
+        """A new schema is migrated to version 3, and is not migrated again."""
 
         async def go() -> int:
             async with PostgresStore(postgres_dsn, schema=pg_schema) as store:
                 assert await store.schema_version() == 3
+                await store.save("s-1", turn(1).messages, turn(1))
             async with PostgresStore(postgres_dsn, schema=pg_schema) as store:
+                stored = await store.load_turn("s-1")
+                assert stored is not None
+                assert stored.state == "open"
                 return await store.schema_version()
 
         assert asyncio.run(go()) == 3
-        with psycopg.connect(postgres_dsn) as conn:
-            rows = conn.execute(
-                sql.SQL("SELECT version FROM {}.schema_version").format(
-                    sql.Identifier(pg_schema)
-                )
-            ).fetchall()
-        assert rows == [(1,), (2,), (3,)]
 
     def test_a_version_1_schema_is_migrated_with_its_data(
         self, postgres_dsn: str, pg_schema: str
@@ -286,21 +275,7 @@ class TestPostgresStore:
         """History and turns of version 1 read back after the migration."""
         old = turn(1)
         history = (*turn(1).messages, Message.of_text(Role.USER, "later"))
-        with psycopg.connect(postgres_dsn, autocommit=True) as conn:
-            conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(pg_schema)))
-            conn.execute(
-                sql.SQL("SET search_path TO {}").format(sql.Identifier(pg_schema))
-            )
-            conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
-            conn.execute(POSTGRES_MIGRATIONS[1])
-            conn.execute("INSERT INTO schema_version VALUES (1)")
-            conn.execute(
-                "INSERT INTO sessions VALUES (%s, %s, now())", ("s-1", dumps(history))
-            )
-            conn.execute(
-                "INSERT INTO turns (session, turn_id, body) VALUES (%s, %s, %s)",
-                ("s-1", 1, dumps(old)),
-            )
+        postgres_version_1(postgres_dsn, pg_schema, history, old)
 
         async def go() -> None:
             async with PostgresStore(postgres_dsn, schema=pg_schema) as store:
@@ -317,16 +292,13 @@ class TestPostgresStore:
         """A schema from a newer version of the library is a RuntimeError."""
 
         async def go() -> None:
-            async with PostgresStore(postgres_dsn, schema=pg_schema):
-                pass
-            with psycopg.connect(postgres_dsn, autocommit=True) as conn:
-                conn.execute(
-                    sql.SQL("INSERT INTO {}.schema_version VALUES (4)").format(
-                        sql.Identifier(pg_schema)
-                    )
-                )
+            async with PostgresStore(postgres_dsn, schema=pg_schema) as store:
+                newer = await store.schema_version() + 1
+            stamp_postgres_version(postgres_dsn, pg_schema, newer)
             store = PostgresStore(postgres_dsn, schema=pg_schema)
-            with pytest.raises(RuntimeError, match="schema version 4 is newer than"):
+            with pytest.raises(
+                RuntimeError, match=f"schema version {newer} is newer than"
+            ):
                 await store.open()
             await store.close()
 
@@ -342,15 +314,13 @@ class TestPostgresStore:
         async def go() -> None:
             async with PostgresStore(dsn) as store:
                 await store.save("s-1", turn(1).messages, turn(1))
+            async with PostgresStore(dsn, schema="public") as store:
                 stored = await store.load_turn("s-1")
                 assert stored is not None
                 assert stored.turn.turn_id == 1
 
         try:
             asyncio.run(go())
-            with psycopg.connect(dsn) as conn:
-                row = conn.execute("SELECT count(*) FROM public.turns").fetchone()
-            assert row == (1,)
         finally:
             with psycopg.connect(postgres_dsn, autocommit=True) as conn:
                 conn.execute(
