@@ -192,6 +192,21 @@ class TestParse:
             strict('{"b": {"a": 1, "a": 2}}')
         assert caught.value.got == "the key 'a' twice"
 
+    def test_duplicates_are_reported_at_their_own_paths(self, strict: Parse) -> None:
+        """Every repeated key is reported at its object's path, dropped values too."""
+        text = (
+            '{"respond": [{"output": {"a": 1, "a": 2, "b": 0, "b": 0, "a": 3}}],'
+            ' "respond": [], "x y": [{"k": 1, "k": 2}]}'
+        )
+        with pytest.raises(DecodeError) as caught:
+            strict(text)
+        assert [(found.path, found.got) for found in caught.value.problems] == [
+            ("$", "the key 'respond' twice"),
+            ("$.respond[0].output", "the key 'a' twice"),
+            ("$.respond[0].output", "the key 'b' twice"),
+            ('$["x y"][0]', "the key 'k' twice"),
+        ]
+
     def test_overflow_names_the_literal(self, strict: Parse) -> None:
         """A number that overflows to infinity is shown as written."""
         with pytest.raises(DecodeError) as caught:
