@@ -21,7 +21,8 @@ lint: $(STAMP)
 # The README's python blocks, under the same mypy --strict (errors at README lines).
 typecheck: $(STAMP)
 	$(BIN)/mypy
-	$(BIN)/python -m tools.readme_typecheck README.md
+	$(BIN)/mypy scripts
+	$(BIN)/python -m scripts.readme_typecheck README.md
 
 # The second pass runs as an install without the [fast] extra (no orjson):
 # verdicts must not depend on it; coverage adds up over both passes.

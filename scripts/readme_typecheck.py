@@ -20,7 +20,7 @@ defines is then unknown to the blocks after it)::
 
     <!-- typecheck: skip, the reason -->
 
-``make typecheck`` runs ``python -m tools.readme_typecheck``; it exits 0 when
+``make typecheck`` runs ``python -m scripts.readme_typecheck``; it exits 0 when
 every block type-checks, 1 when mypy reports errors, and 2 when the README
 cannot be read (an unclosed block, a skip marker without a reason).
 """
@@ -194,7 +194,7 @@ def relocate(
 HINT: Final = (
     "A block's names share one module with the blocks before it; a "
     "self-contained example can start its own with '<!-- typecheck: own "
-    "module -->' before its block (see tools/readme_typecheck.py)."
+    "module -->' before its block (see scripts/readme_typecheck.py)."
 )
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tools.readme_typecheck import (
+from scripts.readme_typecheck import (
     Block,
     Generated,
     check,
