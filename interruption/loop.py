@@ -264,25 +264,45 @@ class Finished:
 StreamEvent: TypeAlias = ModelMessage | ToolStarted | ToolFinished | Paused | Finished
 """What the streams yield; narrow it with ``match``."""
 
-Record: TypeAlias = Callable[[Message | ToolResponse], Awaitable[None]]
-"""Where a continuation writes each step as it takes it (a `Session`'s store):
-every message it adds to the history, and the result of every call it runs
-as it arrives. Results the answers settle are announced, not recorded: the
-turn and the kept resume hold them already."""
+Record: TypeAlias = Callable[[Sequence[Message | ToolResponse]], Awaitable[None]]
+"""Where a continuation writes its steps as it takes them (a `Session`'s
+store): every message it adds to the history, and the results of the calls
+it runs as they arrive, those that finish together in one write. Results the
+answers settle are announced, not recorded: the turn and the kept resume
+hold them already."""
 
 
-async def _outcomes(config: Config, calls: Sequence[Call]) -> AsyncIterator[Outcome]:
-    """Run a batch of calls concurrently; yield each outcome as it comes.
+async def _outcomes(
+    config: Config, calls: Sequence[Call]
+) -> AsyncIterator[list[Outcome]]:
+    """Run a batch of calls concurrently; yield outcomes as they come.
 
-    A batch of one runs inline, without a task.
+    Outcomes that are ready at the same wake-up come together (in the
+    batch's order), so that their results are recorded in one write. A batch
+    of one runs inline, without a task.
     """
     if len(calls) == 1:
-        yield await run(config, calls[0])
+        yield [await run(config, calls[0])]
         return
     tasks = [asyncio.ensure_future(run(config, call)) for call in calls]
     try:
-        for next_done in asyncio.as_completed(tasks):
-            yield await next_done
+        running = set(tasks)
+        while running:
+            done, running = await asyncio.wait(
+                running, return_when=asyncio.FIRST_COMPLETED
+            )
+            ready: list[Outcome] = []
+            failed: list[BaseException] = []
+            for task in tasks:
+                if task in done:
+                    try:
+                        ready.append(task.result())
+                    except BaseException as error:  # noqa: BLE001 - raised below
+                        failed.append(error)
+            if ready:  # results that finished beside a failure are recorded
+                yield ready
+            if failed:
+                raise failed[0]
     finally:
         for task in tasks:
             task.cancel()
@@ -358,7 +378,7 @@ class _Runner:
     specs: tuple[ToolSpec, ...]
     refs: _Refs
 
-    async def drive(  # noqa: C901, PLR0912 - the turn loop, in one place
+    async def drive(  # noqa: C901, PLR0912, PLR0915 - the turn loop, in one place
         self, start: _Start, record: Record | None = None
     ) -> AsyncIterator[StreamEvent]:
         """Run from *start* to the end or the next pause, yielding events."""
@@ -381,19 +401,24 @@ class _Runner:
                 pauses = list(carried)
                 for call in calls:
                     yield ToolStarted(call.request)
-                async for outcome in _outcomes(self.config, calls):
-                    ref = outcome.call.ref
-                    if outcome.call.approved:
-                        approved.add(ref)
-                    if outcome.response is not None:
-                        responses[ref] = outcome.response
-                    if outcome.pause is not None:
-                        pauses.append(outcome.pause)
-                        yield Paused(outcome.pause)
-                    elif outcome.response is not None:
-                        if record is not None:
-                            await record(outcome.response)
-                        yield ToolFinished(outcome.response)
+                async for ready in _outcomes(self.config, calls):
+                    finished: list[ToolResponse] = []
+                    for outcome in ready:
+                        ref = outcome.call.ref
+                        if outcome.call.approved:
+                            approved.add(ref)
+                        if outcome.response is not None:
+                            responses[ref] = outcome.response
+                        if outcome.pause is None and outcome.response is not None:
+                            finished.append(outcome.response)
+                    if record is not None and finished:
+                        await record(finished)
+                    for outcome in ready:
+                        if outcome.pause is not None:
+                            pauses.append(outcome.pause)
+                            yield Paused(outcome.pause)
+                        elif outcome.response is not None:
+                            yield ToolFinished(outcome.response)
                 if pauses:
                     yield Finished(
                         _interrupted(
@@ -416,7 +441,7 @@ class _Runner:
                 )
                 history.append(answered)
                 if record is not None:
-                    await record(answered)
+                    await record((answered,))
                 responses = {}
                 approved = set()
                 carried = ()
@@ -437,7 +462,7 @@ class _Runner:
             )
             history.append(message)
             if record is not None:
-                await record(message)
+                await record((message,))
             yield ModelMessage(message)
             requests = message.tool_requests
             if not requests:

@@ -487,15 +487,16 @@ class Session:
         turn = resolved.turn
         unsaved: list[Message] = []
 
-        async def record(step: Step) -> None:
-            # A tool result is written as it arrives, with the messages that
-            # led to it (the model's request for it) in the same transaction;
-            # messages after the last result need no write of their own:
-            # `finish` saves them, and a model asked again has no effects.
-            if isinstance(step, Message):
-                unsaved.append(step)
+        async def record(steps: Sequence[Step]) -> None:
+            # Tool results are written as they arrive (those that finish
+            # together in one write), with the messages that led to them (the
+            # model's request) in the same transaction; messages after the
+            # last result need no write of their own: `finish` saves them, and
+            # a model asked again has no effects.
+            if all(isinstance(step, Message) for step in steps):
+                unsaved.extend(steps)  # type: ignore[arg-type]
                 return
-            await self.store.record(self.id, turn.turn_id, (*unsaved, step))
+            await self.store.record(self.id, turn.turn_id, (*unsaved, *steps))
             unsaved.clear()
 
         runner = _runner(self.model, self.id, self._config, self._refs)
