@@ -17,6 +17,7 @@ import pytest
 from interruption import (
     ApprovalPending,
     AuditEvent,
+    Message,
     PendingInterrupt,
     PendingTurn,
     ProblemCode,
@@ -448,3 +449,32 @@ class TestStartUpRecovery:
         """Listing by a state the stores do not list by is a ValueError."""
         with pytest.raises(ValueError, match="expected a state, 'open' or 'consumed'"):
             runner.run(MemoryStore().sessions("completed"))  # type: ignore[arg-type]
+
+
+class TestRecording:
+    def test_results_that_finish_together_are_recorded_in_one_write(
+        self, log: RunLog, clock: Clock, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Two approved transfers finishing at one wake-up make one record call."""
+        store = MemoryStore()
+        writes: list[int] = []
+        record = store.record
+
+        async def counting(session: str, turn_id: int, steps: Any) -> None:
+            writes.append(sum(1 for step in steps if not isinstance(step, Message)))
+            await record(session, turn_id, steps)
+
+        monkeypatch.setattr(store, "record", counting)
+        session = Session(
+            store,
+            ScriptedModel(agent),
+            make_tools(log),
+            id=SESSION,
+            approver=APPROVER,
+            now=clock,
+        )
+        paused = session.send_sync("pay twice")
+        assert paused.turn is not None
+        session.resume_sync(approve_all(paused.turn.interrupts), turn_id=1)
+        assert writes == [2]
+        assert log["transfer_money"] == 2
