@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 from interruption import (
     JSON,
@@ -1399,6 +1399,7 @@ class TestForgery:
         runs = ledger.runs.copy()
         resume = resume_of(data.draw(answers(pending)) for pending in turn.interrupts)
         late = sorted({e for p in turn.interrupts if (e := turn.expiry_of(p))})
+        event(f"{len(late)} expiry moment(s), {len(turn.interrupts)} pending")
 
         async def attempt() -> None:
             for mutation in mutations(resume, turn):
