@@ -39,12 +39,9 @@ nothing) for ``ToolRunContext.resumed_metadata``.
 
 from __future__ import annotations
 
-import sqlite3
-import threading
 import uuid
 from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Final, Protocol, TypedDict, Unpack, cast, final, runtime_checkable
+from typing import Final, TypedDict, Unpack, cast, final
 
 import attrs
 
@@ -73,8 +70,10 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess
 from interruption._json import JSON, Mismatch, describe
 from interruption._parse import ENCODE
 from interruption._schemacheck import JSONSchema, check_schema
+from interruption.adapters import _keeper
+from interruption.adapters._keeper import Keeper, MemoryKeeper
 from interruption.approval import Reject, decision_from_json
-from interruption.errors import DecodeError, ProblemCode, ResumeRejected
+from interruption.errors import DecodeError
 from interruption.kinds import ApprovalPending, Custom
 from interruption.parts import ToolRequest, ToolResponse
 from interruption.resume import (
@@ -119,7 +118,6 @@ APPROVAL: Final = "approval_pending"
 """The value of ``metadata.interrupt.interruption`` that marks an approval."""
 
 _MARK: Final = "interruption"
-_SEPARATOR: Final = b"\n"
 
 
 def needs_approval(payload: JSON = None) -> Interrupt:
@@ -165,55 +163,8 @@ def rejection(reason: str) -> dict[str, JSON]:
     return {"rejected": reason}
 
 
-@runtime_checkable
-class Keeper(Protocol):
-    """Where paused turns live, server-side: an insert-once map of records.
-
-    A record is opaque bytes the adapter writes (the answer schemas and
-    Genkit's history as JSON); a keeper stores and returns it unchanged.
-    Implementations: `MemoryKeeper`, `SqliteKeeper`; anything durable and
-    shared by the processes that resume fits.
-    """
-
-    async def keep(self, turn_id: str, record: bytes) -> None:
-        """Store *record* under *turn_id*, once.
-
-        Raises:
-            ValueError: if *turn_id* is already kept.
-        """
-
-    async def load(self, turn_id: str) -> bytes | None:
-        """Return the record kept under *turn_id*, or None."""
-
-
-def _taken(turn_id: str) -> ValueError:
-    return ValueError(f"paused turn {turn_id!r} is already kept; ids are never reused")
-
-
 @final
-class MemoryKeeper:
-    """A `Keeper` in one process's memory, for tests and demos."""
-
-    def __init__(self) -> None:
-        self._records: dict[str, bytes] = {}
-
-    async def keep(self, turn_id: str, record: bytes) -> None:
-        """Store *record* under *turn_id*, once.
-
-        Raises:
-            ValueError: if *turn_id* is already kept.
-        """
-        if turn_id in self._records:
-            raise _taken(turn_id)
-        self._records[turn_id] = record
-
-    async def load(self, turn_id: str) -> bytes | None:
-        """Return the record kept under *turn_id*, or None."""
-        return self._records.get(turn_id)
-
-
-@final
-class SqliteKeeper:
+class SqliteKeeper(_keeper.SqliteKeeper):
     """A `Keeper` in one SQLite file, shared by the processes of one machine.
 
     Commits are durable (WAL, ``synchronous=FULL``): once `pause` returned,
@@ -225,47 +176,8 @@ class SqliteKeeper:
         timeout: Seconds to wait for another process's write lock.
     """
 
-    def __init__(self, path: str | Path, *, timeout: float = 30.0) -> None:
-        self.path = str(path)
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(
-            self.path, timeout=timeout, isolation_level=None, check_same_thread=False
-        )
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS interruption_genkit_turns "
-            "(turn_id TEXT PRIMARY KEY, record BLOB NOT NULL)"
-        )
-
-    async def keep(self, turn_id: str, record: bytes) -> None:
-        """Store *record* under *turn_id*, once.
-
-        Raises:
-            ValueError: if *turn_id* is already kept.
-        """
-        with self._lock:
-            try:
-                self._db.execute(
-                    "INSERT INTO interruption_genkit_turns (turn_id, record) "
-                    "VALUES (?, ?)",
-                    (turn_id, record),
-                )
-            except sqlite3.IntegrityError as error:
-                raise _taken(turn_id) from error
-
-    async def load(self, turn_id: str) -> bytes | None:
-        """Return the record kept under *turn_id*, or None."""
-        with self._lock:
-            row = self._db.execute(
-                "SELECT record FROM interruption_genkit_turns WHERE turn_id = ?",
-                (turn_id,),
-            ).fetchone()
-        return bytes(row[0]) if row is not None else None
-
-    def close(self) -> None:
-        """Close the database connection."""
-        self._db.close()
+    TABLE = "interruption_genkit_turns"
+    COLUMN = "turn_id"
 
 
 @final
@@ -369,8 +281,7 @@ def _pending(
 
 def _decode(turn_id: str, record: bytes) -> _Kept:
     """Read a kept record: the answer schemas, a newline, the history."""
-    head, _, body = record.partition(_SEPARATOR)
-    schemas = read_stored(head, dict[str, dict[str, JSON]])
+    schemas, body = _keeper.decode_schemas(record)
     history = read_stored(body, list[dict[str, JSON]])
     try:
         messages = [Message.model_validate(message) for message in history]
@@ -475,28 +386,14 @@ async def pause(
     ]
     turn_id = uuid.uuid4().hex
     _mint(turn_id, cast("list[JSON]", history[-1]["content"]))
-    record = (
-        ENCODE(cast("JSON", schemas)).encode()
-        + _SEPARATOR
-        + ENCODE(cast("JSON", history)).encode()
-    )
+    record = _keeper.encode(schemas, ENCODE(cast("JSON", history)).encode())
     kept = _decode(turn_id, record)  # what the client sees is what resume checks
     await keeper.keep(turn_id, record)
     return PausedTurn(turn_id, kept.interrupts, kept.parts)
 
 
-def _unknown(turn_id: object) -> ResumeRejected:
-    message = f"no paused Genkit turn has id {turn_id!r}"
-    return ResumeRejected.of(ProblemCode.UNKNOWN_INTERRUPT, message)
-
-
 async def _load(turn_id: object, keeper: Keeper) -> _Kept:
-    if not isinstance(turn_id, str) or not turn_id:
-        raise _unknown(turn_id)
-    record = await keeper.load(turn_id)
-    if record is None:
-        raise _unknown(turn_id)
-    return _decode(turn_id, record)
+    return _decode(*await _keeper.read_back(keeper, turn_id, "Genkit turn"))
 
 
 async def load_paused(turn_id: str, keeper: Keeper) -> PausedTurn:

@@ -33,12 +33,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import sqlite3
-import threading
 import uuid
 from collections.abc import Coroutine, Mapping
-from pathlib import Path
-from typing import Any, Final, Protocol, TypeVar, cast, final, runtime_checkable
+from typing import Any, Final, TypeVar, cast, final
 
 import attrs
 
@@ -66,12 +63,14 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess
 from interruption._json import JSON, Mismatch
 from interruption._parse import ENCODE
 from interruption._schemacheck import JSONSchema, check_schema
+from interruption.adapters import _keeper
+from interruption.adapters._keeper import Keeper, MemoryKeeper
 from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
-from interruption.errors import DecodeError, ProblemCode, ResumeRejected
+from interruption.errors import DecodeError
 from interruption.kinds import ApprovalPending, Custom
 from interruption.parts import ToolRequest
 from interruption.resume import Accepts, PendingInterrupt, Restart, Resume
-from interruption.store._base import Store, read_stored
+from interruption.store._base import Store
 from interruption.validation import ResolvedResume, ResumePolicy, admit
 
 __all__ = [
@@ -94,59 +93,9 @@ T = TypeVar("T")
 ANY_JSON: Final[JSONSchema] = {}
 """The answer schema of a deferred call whose tool declared none."""
 
-_SEPARATOR: Final = b"\n"
-
-
-@runtime_checkable
-class Keeper(Protocol):
-    """Where paused runs live, server-side: an insert-once map of records.
-
-    A record is opaque bytes the adapter writes (the answer schemas and the
-    pydantic-ai `Conversation`); a keeper stores and returns it unchanged.
-    Implementations: `MemoryKeeper`, `SqliteKeeper`; anything durable and
-    shared by the processes that resume (a database table, an object
-    store) fits.
-    """
-
-    async def keep(self, run_id: str, record: bytes) -> None:
-        """Store *record* under *run_id*, once.
-
-        Raises:
-            ValueError: if *run_id* is already kept.
-        """
-
-    async def load(self, run_id: str) -> bytes | None:
-        """Return the record kept under *run_id*, or None."""
-
-
-def _taken(run_id: str) -> ValueError:
-    return ValueError(f"paused run {run_id!r} is already kept; ids are never reused")
-
 
 @final
-class MemoryKeeper:
-    """A `Keeper` in one process's memory, for tests and demos."""
-
-    def __init__(self) -> None:
-        self._records: dict[str, bytes] = {}
-
-    async def keep(self, run_id: str, record: bytes) -> None:
-        """Store *record* under *run_id*, once.
-
-        Raises:
-            ValueError: if *run_id* is already kept.
-        """
-        if run_id in self._records:
-            raise _taken(run_id)
-        self._records[run_id] = record
-
-    async def load(self, run_id: str) -> bytes | None:
-        """Return the record kept under *run_id*, or None."""
-        return self._records.get(run_id)
-
-
-@final
-class SqliteKeeper:
+class SqliteKeeper(_keeper.SqliteKeeper):
     """A `Keeper` in one SQLite file, shared by the processes of one machine.
 
     Commits are durable (WAL, ``synchronous=FULL``): once `pause` returned,
@@ -158,47 +107,8 @@ class SqliteKeeper:
         timeout: Seconds to wait for another process's write lock.
     """
 
-    def __init__(self, path: str | Path, *, timeout: float = 30.0) -> None:
-        self.path = str(path)
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(
-            self.path, timeout=timeout, isolation_level=None, check_same_thread=False
-        )
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS interruption_pydantic_ai_runs "
-            "(run_id TEXT PRIMARY KEY, record BLOB NOT NULL)"
-        )
-
-    async def keep(self, run_id: str, record: bytes) -> None:
-        """Store *record* under *run_id*, once.
-
-        Raises:
-            ValueError: if *run_id* is already kept.
-        """
-        with self._lock:
-            try:
-                self._db.execute(
-                    "INSERT INTO interruption_pydantic_ai_runs (run_id, record) "
-                    "VALUES (?, ?)",
-                    (run_id, record),
-                )
-            except sqlite3.IntegrityError as error:
-                raise _taken(run_id) from error
-
-    async def load(self, run_id: str) -> bytes | None:
-        """Return the record kept under *run_id*, or None."""
-        with self._lock:
-            row = self._db.execute(
-                "SELECT record FROM interruption_pydantic_ai_runs WHERE run_id = ?",
-                (run_id,),
-            ).fetchone()
-        return bytes(row[0]) if row is not None else None
-
-    def close(self) -> None:
-        """Close the database connection."""
-        self._db.close()
+    TABLE = "interruption_pydantic_ai_runs"
+    COLUMN = "run_id"
 
 
 @final
@@ -288,22 +198,12 @@ def _interrupts(
     return tuple(interrupts)
 
 
-def _encode(answers: Mapping[str, JSONSchema], conversation: Conversation) -> bytes:
-    """One record: the answer schemas, a newline, the conversation (JSON)."""
-    return (
-        ENCODE(dict(answers)).encode()
-        + _SEPARATOR
-        + ConversationTypeAdapter.dump_json(conversation)
-    )
-
-
 def _damaged(run_id: str, expected: str, got: str) -> DecodeError:
     return DecodeError([Mismatch(f"$[{run_id!r}]", expected, got)])
 
 
 def _decode(run_id: str, record: bytes) -> _Kept:
-    head, _, body = record.partition(_SEPARATOR)
-    answers = read_stored(head, dict[str, dict[str, JSON]])
+    answers, body = _keeper.decode_schemas(record)
     try:
         conversation = ConversationTypeAdapter.validate_json(body)
     except pydantic.ValidationError as error:
@@ -353,7 +253,7 @@ async def pause(
         result.conversation, deferred_tool_requests=requests
     )
     run_id = uuid.uuid4().hex
-    record = _encode(schemas, conversation)
+    record = _keeper.encode(schemas, ConversationTypeAdapter.dump_json(conversation))
     kept = _decode(run_id, record)  # what the client sees is what resume checks
     await keeper.keep(run_id, record)
     return PausedRun(run_id, kept.interrupts)
@@ -377,18 +277,8 @@ def pause_sync(
     return _run_sync(pause(result, keeper, answer_schemas=answer_schemas))
 
 
-def _unknown(run_id: object) -> ResumeRejected:
-    message = f"no paused pydantic-ai run has id {run_id!r}"
-    return ResumeRejected.of(ProblemCode.UNKNOWN_INTERRUPT, message)
-
-
 async def _load(run_id: object, keeper: Keeper) -> _Kept:
-    if not isinstance(run_id, str) or not run_id:
-        raise _unknown(run_id)
-    record = await keeper.load(run_id)
-    if record is None:
-        raise _unknown(run_id)
-    return _decode(run_id, record)
+    return _decode(*await _keeper.read_back(keeper, run_id, "pydantic-ai run"))
 
 
 async def load_paused(run_id: str, keeper: Keeper) -> PausedRun:
