@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
-from pathlib import Path
 from typing import Literal
 
 import attrs
@@ -48,7 +45,6 @@ from interruption.adapters.genkit import (
     Keeper,
     MemoryKeeper,
     PausedTurn,
-    SqliteKeeper,
     approved,
     from_parts,
     load_paused,
@@ -60,6 +56,7 @@ from interruption.adapters.genkit import (
 )
 from pydantic import BaseModel
 
+from tests.adapters._common import import_error
 from tests.strategies import json_values
 
 TRANSFER: dict[str, JSON] = {"to": "ACME", "amount": 125000}
@@ -223,22 +220,8 @@ def question(ref: str | None = "q1") -> Part:
 class TestImport:
     def test_a_missing_extra_is_named(self) -> None:
         """Without genkit, importing the adapter names the extra."""
-        code = (
-            "import sys; sys.modules['genkit'] = None\n"
-            "try:\n"
-            "    import interruption.adapters.genkit\n"
-            "except ImportError as error:\n"
-            "    print(error)\n"
-        )
-        out = subprocess.run(  # noqa: S603 - this interpreter, a fixed script
-            [sys.executable, "-c", code], capture_output=True, text=True, check=True
-        ).stdout
+        out = import_error("interruption.adapters.genkit", "genkit")
         assert "pip install 'interruption[genkit]'" in out
-
-    def test_keepers_are_keepers(self) -> None:
-        """Both keepers satisfy the Keeper protocol."""
-        assert isinstance(MemoryKeeper(), Keeper)
-        assert isinstance(SqliteKeeper(":memory:"), Keeper)
 
 
 class TestPause:
@@ -682,25 +665,6 @@ class TestApproved:
         """Only a restart with an {"approve": {...}} decision is approved."""
         ctx = ToolRunContext(ActionRunContext(), resumed_metadata=resumed)
         assert approved(ctx) is expected
-
-
-class TestKeepers:
-    @pytest.mark.parametrize("make", [MemoryKeeper, lambda: SqliteKeeper(":memory:")])
-    def test_a_record_is_kept_once(self, make: type[MemoryKeeper]) -> None:
-        """A kept record reads back; an id is never kept twice."""
-        keeper = make()
-        asyncio.run(keeper.keep("a", b"one"))
-        with pytest.raises(ValueError, match="already kept"):
-            asyncio.run(keeper.keep("a", b"two"))
-        assert asyncio.run(keeper.load("a")) == b"one"
-        assert asyncio.run(keeper.load("b")) is None
-
-    def test_a_file_is_shared(self, tmp_path: Path) -> None:
-        """A second keeper on the same file reads what the first kept."""
-        first = SqliteKeeper(tmp_path / "turns.db")
-        asyncio.run(first.keep("a", b"one"))
-        first.close()
-        assert asyncio.run(SqliteKeeper(tmp_path / "turns.db").load("a")) == b"one"
 
 
 class TestFrameworkAlone:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 from collections.abc import AsyncGenerator, Callable, Sequence
 from types import SimpleNamespace
 from typing import Any, cast
@@ -52,6 +50,7 @@ from interruption.adapters.google_adk import (
 )
 from interruption.approval import DECISION_SCHEMA
 
+from tests.adapters._common import import_error
 from tests.strategies import json_values
 
 USER = "alice"
@@ -225,16 +224,7 @@ class TestImport:
     @pytest.mark.parametrize("missing", ["google.adk", "google.genai"])
     def test_a_missing_extra_is_named(self, missing: str) -> None:
         """Without google-adk, importing the adapter names the extra."""
-        code = (
-            f"import sys; sys.modules[{missing!r}] = None\n"
-            "try:\n"
-            "    import interruption.adapters.google_adk\n"
-            "except ImportError as error:\n"
-            "    print(error)\n"
-        )
-        out = subprocess.run(  # noqa: S603 - this interpreter, a fixed script
-            [sys.executable, "-c", code], capture_output=True, text=True, check=True
-        ).stdout
+        out = import_error("interruption.adapters.google_adk", missing)
         assert "pip install 'interruption[google-adk]'" in out
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -44,6 +42,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.types import Interrupt, StateSnapshot, interrupt
+
+from tests.adapters._common import import_error
 
 CONFIG: Final[RunnableConfig] = {"configurable": {"thread_id": "t-1"}}
 RAN: list[tuple[str, JSON]] = []
@@ -1121,14 +1121,5 @@ class TestForgeries:
 
 def test_a_missing_extra_names_it() -> None:
     """Without LangChain installed, importing the adapter names the extra."""
-    code = (
-        "import sys; sys.modules['langchain'] = None\n"
-        "try:\n"
-        "    import interruption.adapters.langchain\n"
-        "except ImportError as error:\n"
-        "    print(error)\n"
-    )
-    out = subprocess.run(  # noqa: S603 - this interpreter, a fixed script
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
-    assert "pip install 'interruption[langgraph]'" in out.stdout
+    out = import_error("interruption.adapters.langchain", "langchain")
+    assert "pip install 'interruption[langgraph]'" in out

@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
@@ -66,6 +64,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, interrupt
+
+from tests.adapters._common import import_error
 
 THREADS = itertools.count()
 
@@ -941,15 +941,6 @@ def test_every_forged_resume_is_refused_and_nothing_runs(
 
 def test_the_extra_is_named_when_langgraph_is_missing() -> None:
     """Importing the adapter without LangGraph names the extra to install."""
-    code = (
-        "import sys; sys.modules['langgraph'] = None\n"
-        "try:\n"
-        "    import interruption.adapters.langgraph\n"
-        "except ImportError as error:\n"
-        "    print(error)\n"
-    )
-    out = subprocess.run(  # noqa: S603 - our own argument list, no shell
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout
+    out = import_error("interruption.adapters.langgraph", "langgraph")
     assert "pip install 'interruption[langgraph]'" in out
     assert "interruption.adapters.langgraph needs the [langgraph] extra" in out

@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import subprocess
-import sys
 import types
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
@@ -69,6 +67,7 @@ from interruption.adapters.openai_agents import (
 )
 from interruption.approval import DECISION_SCHEMA, Approve, Reject, decision_from_json
 
+from tests.adapters._common import import_error
 from tests.strategies import json_values, texts
 
 set_tracing_disabled(disabled=True)
@@ -182,18 +181,9 @@ def encoded(claims: dict[str, Any]) -> str:
 class TestImport:
     def test_a_missing_extra_names_it(self) -> None:
         """Importing the adapter without the SDK is an ImportError naming the extra."""
-        code = (
-            "import sys; sys.modules['agents'] = None\n"
-            "try:\n"
-            "    import interruption.adapters.openai_agents\n"
-            "except ImportError as error:\n"
-            "    print(error)\n"
-        )
-        done = subprocess.run(  # noqa: S603 - our own interpreter, our own code
-            [sys.executable, "-c", code], capture_output=True, text=True, check=True
-        )
-        assert "[openai-agents] extra" in done.stdout
-        assert "pip install 'interruption[openai-agents]'" in done.stdout
+        done = import_error("interruption.adapters.openai_agents", "agents")
+        assert "[openai-agents] extra" in done
+        assert "pip install 'interruption[openai-agents]'" in done
 
 
 class TestPending:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import subprocess
-import sys
 from collections.abc import Coroutine, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -67,6 +65,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.run import AgentRunResult
 from pydantic_graph._utils import get_event_loop
 
+from tests.adapters._common import import_error
 from tests.strategies import json_values
 
 TRANSFER: dict[str, JSON] = {"to": "ACME", "amount": 125000}
@@ -210,22 +209,8 @@ class TestImport:
     @pytest.mark.parametrize("missing", ["pydantic_ai", "pydantic"])
     def test_a_missing_extra_is_named(self, missing: str) -> None:
         """Without pydantic-ai (or pydantic), importing the adapter names the extra."""
-        code = (
-            f"import sys; sys.modules[{missing!r}] = None\n"
-            "try:\n"
-            "    import interruption.adapters.pydantic_ai\n"
-            "except ImportError as error:\n"
-            "    print(error)\n"
-        )
-        out = subprocess.run(  # noqa: S603 - this interpreter, a fixed script
-            [sys.executable, "-c", code], capture_output=True, text=True, check=True
-        ).stdout
+        out = import_error("interruption.adapters.pydantic_ai", missing)
         assert "pip install 'interruption[pydantic-ai]'" in out
-
-    def test_keepers_are_keepers(self) -> None:
-        """Both keepers satisfy the Keeper protocol."""
-        assert isinstance(MemoryKeeper(), Keeper)
-        assert isinstance(SqliteKeeper(":memory:"), Keeper)
 
 
 class TestPause:
@@ -644,20 +629,6 @@ class _Fixed:
 
 
 class TestKeepers:
-    @pytest.mark.parametrize("make", [MemoryKeeper, lambda: SqliteKeeper(":memory:")])
-    def test_a_run_is_kept_once(self, make: type[MemoryKeeper]) -> None:
-        """A keeper refuses a second record under the same id and keeps the first."""
-        keeper = make()
-
-        async def twice() -> bytes | None:
-            await keeper.keep("r1", b"first")
-            with pytest.raises(ValueError, match="already kept"):
-                await keeper.keep("r1", b"second")
-            assert await keeper.load("r2") is None
-            return await keeper.load("r1")
-
-        assert drive(twice()) == b"first"
-
     def test_a_fresh_process_resumes_once(self, tmp_path: Path) -> None:
         """A fresh process over the same files resumes; the next one is consumed."""
         world = World([[transfer()]])
