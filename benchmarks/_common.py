@@ -6,6 +6,8 @@ the ratios travel and the absolute microseconds do not.
 
 from __future__ import annotations
 
+import abc
+import asyncio
 import os
 import timeit
 from collections.abc import Callable, Sequence
@@ -83,3 +85,55 @@ def print_cycle(framework: str, alone: float, adapted: float) -> None:
         ["with the adapter", f"{adapted:,.1f}", f"{adapted / alone:.2f}x"],
     ]
     print(table(header, rows))
+
+
+class Cycle(abc.ABC):
+    """One framework's pause → resume cycle, alone and through its adapter.
+
+    A subclass sets up the framework (after ``super().__init__()``), counts
+    its tool's runs in `runs`, and writes `_alone` and `_adapted`: one whole
+    cycle each, returning the model's last text. Both run on one event loop.
+    """
+
+    def __init__(self) -> None:
+        self.runs = 0
+        self.loop = asyncio.new_event_loop()
+
+    @abc.abstractmethod
+    async def _alone(self) -> str:
+        """One cycle through the framework alone."""
+
+    @abc.abstractmethod
+    async def _adapted(self) -> str:
+        """One cycle through the adapter."""
+
+    def alone(self) -> str:
+        """One cycle through the framework alone."""
+        return self.loop.run_until_complete(self._alone())
+
+    def adapted(self) -> str:
+        """One cycle through the adapter."""
+        return self.loop.run_until_complete(self._adapted())
+
+    def check(self) -> None:
+        """Each cycle must pause, finish, and run the tool exactly once."""
+        for cycle in (self.alone, self.adapted):
+            before = self.runs
+            if cycle() != "done" or self.runs != before + 1:
+                msg = f"{cycle.__name__}: expected one finished cycle, one tool run"
+                raise AssertionError(msg)
+
+
+def measure_cycle(framework: str, bench: Cycle) -> tuple[str, float, float]:
+    """Check *bench*, then time its two cycles interleaved, and close its loop.
+
+    Returns:
+        (framework, framework-alone µs, with-adapter µs), as each adapter
+        script's ``measure()`` returns it.
+    """
+    try:
+        bench.check()
+        alone, adapted = best_us(bench.alone, bench.adapted, repeats=10)
+    finally:
+        bench.loop.close()
+    return framework, alone, adapted

@@ -19,7 +19,6 @@ timing, each must pause, finish and run the tool exactly once per cycle.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Final
 
 from genkit import (
@@ -44,7 +43,7 @@ from interruption.adapters.genkit import (
     resume,
 )
 
-from _common import best_us, print_cycle
+from _common import Cycle, measure_cycle, print_cycle
 
 FRAMEWORK: Final = "genkit 0.12"
 APPROVAL: Final[dict[str, object]] = {"approve": {}}
@@ -62,11 +61,11 @@ async def _answer(
     return ModelResponse(message=message, finish_reason=FinishReason.STOP)
 
 
-class Bench:
+class Bench(Cycle):
     """One app, one model, one loop."""
 
     def __init__(self) -> None:
-        self.runs = 0
+        super().__init__()
         self.ai = Genkit()
         self.ai.define_model("scripted", _answer)
 
@@ -79,7 +78,6 @@ class Bench:
             return n
 
         self.tools = [ping]
-        self.loop = asyncio.new_event_loop()
         self.keeper = MemoryKeeper()
         self.store = MemoryStore()
 
@@ -123,22 +121,6 @@ class Bench:
         )
         return done.text
 
-    def alone(self) -> str:
-        """One cycle through Genkit alone."""
-        return self.loop.run_until_complete(self._alone())
-
-    def adapted(self) -> str:
-        """One cycle through the adapter."""
-        return self.loop.run_until_complete(self._adapted())
-
-    def check(self) -> None:
-        """Each cycle must pause, finish, and run the tool exactly once."""
-        for cycle in (self.alone, self.adapted):
-            before = self.runs
-            if cycle() != "done" or self.runs != before + 1:
-                msg = f"{cycle.__name__}: expected one finished cycle, one tool run"
-                raise AssertionError(msg)
-
 
 def measure() -> tuple[str, float, float]:
     """Time one cycle alone and with the adapter, interleaved.
@@ -146,11 +128,7 @@ def measure() -> tuple[str, float, float]:
     Returns:
         (framework, Genkit-alone µs, with-adapter µs).
     """
-    bench = Bench()
-    bench.check()
-    alone, adapted = best_us(bench.alone, bench.adapted, repeats=10)
-    bench.loop.close()
-    return FRAMEWORK, alone, adapted
+    return measure_cycle(FRAMEWORK, Bench())
 
 
 def main() -> None:

@@ -19,7 +19,6 @@ timing, each must pause, finish and run the tool exactly once per cycle.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncGenerator
 from typing import Final
 
@@ -35,7 +34,7 @@ from google.genai import types
 from interruption import MemoryStore, Resume
 from interruption.adapters.google_adk import CONFIRMATION, pending, resume
 
-from _common import best_us, print_cycle
+from _common import Cycle, measure_cycle, print_cycle
 
 FRAMEWORK: Final = "google-adk 2.13"
 USER: Final = "bench"
@@ -71,11 +70,11 @@ def _text(events: list[object]) -> str:
     return ""
 
 
-class Bench:
+class Bench(Cycle):
     """One runner, one model, one loop."""
 
     def __init__(self) -> None:
-        self.runs = 0
+        super().__init__()
 
         def ping(n: int) -> int:
             """Reply."""
@@ -88,7 +87,6 @@ class Bench:
             tools=[FunctionTool(ping, require_confirmation=True)],
         )
         self.runner = InMemoryRunner(app=App(name="bench", root_agent=agent))
-        self.loop = asyncio.new_event_loop()
         self.store = MemoryStore()
 
     async def _pause(self) -> str:
@@ -142,22 +140,6 @@ class Bench:
         )
         return _text(list(events))
 
-    def alone(self) -> str:
-        """One cycle through ADK alone."""
-        return self.loop.run_until_complete(self._alone())
-
-    def adapted(self) -> str:
-        """One cycle through the adapter."""
-        return self.loop.run_until_complete(self._adapted())
-
-    def check(self) -> None:
-        """Each cycle must pause, finish, and run the tool exactly once."""
-        for cycle in (self.alone, self.adapted):
-            before = self.runs
-            if cycle() != "done" or self.runs != before + 1:
-                msg = f"{cycle.__name__}: expected one finished cycle, one tool run"
-                raise AssertionError(msg)
-
 
 def measure() -> tuple[str, float, float]:
     """Time one cycle alone and with the adapter, interleaved.
@@ -165,11 +147,7 @@ def measure() -> tuple[str, float, float]:
     Returns:
         (framework, ADK-alone µs, with-adapter µs).
     """
-    bench = Bench()
-    bench.check()
-    alone, adapted = best_us(bench.alone, bench.adapted, repeats=10)
-    bench.loop.close()
-    return FRAMEWORK, alone, adapted
+    return measure_cycle(FRAMEWORK, Bench())
 
 
 def main() -> None:

@@ -18,7 +18,6 @@ timing, each must pause, finish and run the tool exactly once per cycle.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 from typing import Any, Final
 
@@ -34,7 +33,7 @@ from agents.testing import (
 from interruption import MemoryStore, Resume, Sealer
 from interruption.adapters.openai_agents import pause, resume
 
-from _common import best_us, print_cycle
+from _common import Cycle, measure_cycle, print_cycle
 
 set_tracing_disabled(disabled=True)
 
@@ -49,11 +48,11 @@ def _answer(call: ModelCall) -> list[TResponseOutputItem]:
     return [assistant_message("done")]
 
 
-class Bench:
+class Bench(Cycle):
     """One agent, one model, one loop; each cycle enqueues its two model steps."""
 
     def __init__(self) -> None:
-        self.runs = 0
+        super().__init__()
         self.model = ScriptedModel()
 
         @function_tool(needs_approval=True)
@@ -63,7 +62,6 @@ class Bench:
             return n
 
         self.agent: Agent[Any] = Agent(name="bench", model=self.model, tools=[ping])
-        self.loop = asyncio.new_event_loop()
         self.sealer = Sealer({"k1": b"b" * 32}, active="k1")
         self.store = MemoryStore()
         self.sessions = itertools.count()
@@ -92,22 +90,6 @@ class Bench:
         )
         return str(done.final_output)
 
-    def alone(self) -> str:
-        """One cycle through the SDK alone."""
-        return self.loop.run_until_complete(self._alone())
-
-    def adapted(self) -> str:
-        """One cycle through the adapter."""
-        return self.loop.run_until_complete(self._adapted())
-
-    def check(self) -> None:
-        """Each cycle must pause, finish, and run the tool exactly once."""
-        for cycle in (self.alone, self.adapted):
-            before = self.runs
-            if cycle() != "done" or self.runs != before + 1:
-                msg = f"{cycle.__name__}: expected one finished cycle, one tool run"
-                raise AssertionError(msg)
-
 
 def measure() -> tuple[str, float, float]:
     """Time one cycle alone and with the adapter, interleaved.
@@ -115,11 +97,7 @@ def measure() -> tuple[str, float, float]:
     Returns:
         (framework, SDK-alone µs, with-adapter µs).
     """
-    bench = Bench()
-    bench.check()
-    alone, adapted = best_us(bench.alone, bench.adapted, repeats=10)
-    bench.loop.close()
-    return FRAMEWORK, alone, adapted
+    return measure_cycle(FRAMEWORK, Bench())
 
 
 def main() -> None:

@@ -20,7 +20,6 @@ timing, each must pause, finish and run the tool exactly once per cycle.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Final
 
 from interruption import MemoryStore, Resume
@@ -36,7 +35,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from _common import best_us, print_cycle
+from _common import Cycle, measure_cycle, print_cycle
 
 FRAMEWORK: Final = "pydantic-ai 2.68"
 
@@ -49,11 +48,11 @@ def _answer(messages: list[ModelMessage], _info: AgentInfo) -> ModelResponse:
     return ModelResponse(parts=[ToolCallPart("ping", {"n": 1}, "call-1")])
 
 
-class Bench:
+class Bench(Cycle):
     """One agent, one model, one loop."""
 
     def __init__(self) -> None:
-        self.runs = 0
+        super().__init__()
         self.agent: Agent[None, Output] = Agent(
             FunctionModel(_answer), output_type=[str, DeferredToolRequests]
         )
@@ -65,7 +64,6 @@ class Bench:
             return n
 
         del ping
-        self.loop = asyncio.new_event_loop()
         self.keeper = MemoryKeeper()
         self.store = MemoryStore()
 
@@ -89,22 +87,6 @@ class Bench:
         done = await resume(self.agent, paused.id, answer, self.keeper, self.store)
         return str(done.output)
 
-    def alone(self) -> str:
-        """One cycle through pydantic-ai alone."""
-        return self.loop.run_until_complete(self._alone())
-
-    def adapted(self) -> str:
-        """One cycle through the adapter."""
-        return self.loop.run_until_complete(self._adapted())
-
-    def check(self) -> None:
-        """Each cycle must pause, finish, and run the tool exactly once."""
-        for cycle in (self.alone, self.adapted):
-            before = self.runs
-            if cycle() != "done" or self.runs != before + 1:
-                msg = f"{cycle.__name__}: expected one finished cycle, one tool run"
-                raise AssertionError(msg)
-
 
 def measure() -> tuple[str, float, float]:
     """Time one cycle alone and with the adapter, interleaved.
@@ -112,11 +94,7 @@ def measure() -> tuple[str, float, float]:
     Returns:
         (framework, pydantic-ai-alone µs, with-adapter µs).
     """
-    bench = Bench()
-    bench.check()
-    alone, adapted = best_us(bench.alone, bench.adapted, repeats=10)
-    bench.loop.close()
-    return FRAMEWORK, alone, adapted
+    return measure_cycle(FRAMEWORK, Bench())
 
 
 def main() -> None:
