@@ -13,8 +13,7 @@ from multiprocessing.synchronize import Barrier
 from typing import Final
 
 from interruption.resume import Resume
-from interruption.store._postgres import PostgresStore
-from interruption.store._sqlite import SqliteStore
+from interruption.store import PostgresStore, SqliteStore
 
 __all__ = ["RACERS", "race_processes"]
 

@@ -1,4 +1,11 @@
-"""Hypothesis strategies for JSON values, kinds, pauses and broken documents."""
+"""The test suite's hypothesis strategies, all in one place.
+
+JSON values, kinds, pauses and broken documents; tool batches and answers;
+sealed turns and broken tokens; number spellings; every wire record and
+hostile input for the decoder; the loop's decisions and raised trees; and
+``multipleOf`` cases. The public ones live in
+`interruption.testing.strategies`.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +13,8 @@ import base64
 import copy
 import json
 from datetime import UTC, datetime, timedelta
-from typing import Final, cast
+from decimal import Decimal
+from typing import AnyStr, Final, cast, get_args
 
 import attrs
 import jwt
@@ -15,39 +23,97 @@ from interruption import (
     JSON,
     Accepts,
     ApprovalPending,
+    Confirm,
     Custom,
+    ExpiryAnswer,
+    Input,
     Interrupted,
     InterruptedTurn,
     InterruptionKind,
     Message,
     PendingInterrupt,
+    PendingTurn,
     Phase,
+    Problem,
+    ProblemCode,
     Respond,
     Restart,
+    Resume,
+    ResumeRejected,
     Role,
     ScheduledPause,
+    Text,
     ToolRequest,
     ToolResponse,
     unstructure,
 )
 from interruption._json import MAX_SAFE_INTEGER, child_path
 from interruption.kinds import KINDS
+from interruption.store import AuditEvent, AuditKind
 
 from tests.sessions import BEHAVIOURS, ToolSet
 
 __all__ = [
+    "ALL_MOMENTS",
     "ANY_KIND",
+    "BASE64URL",
+    "CALL_KINDS",
+    "DECISIONS",
+    "EDITS",
+    "MOMENTS",
+    "NEAR_NUMBERS",
+    "NUMBER_EDGES",
+    "PAUSES",
+    "RAW_TOKENS",
+    "RECORDS",
+    "REFS",
+    "SCHEMAS",
+    "SMALL_JSON",
+    "STEPS",
     "TAGS",
+    "TOKENS",
+    "TOOL_NAMES",
+    "TTLS",
+    "Call",
     "Corruption",
+    "TokenMutation",
+    "answers",
+    "approvals",
+    "audit_events",
+    "b64url",
+    "batches",
+    "calls",
     "corruptions",
+    "encoded",
     "equivalents",
+    "hostile_json",
+    "interrupted_turns",
     "interrupteds",
     "json_scalars",
     "json_values",
     "keys",
     "kinds",
+    "messages",
+    "multiples_and_not",
+    "mutated_documents",
     "non_empty_text",
+    "number_literals",
+    "pending_interrupts",
+    "pending_turns",
+    "pendings",
+    "problems",
+    "raised_trees",
+    "records",
+    "rejections",
+    "responds",
+    "restarts",
+    "scheduled_pauses",
     "texts",
+    "token_mutations",
+    "tool_requests",
+    "tool_responses",
+    "tool_sets",
+    "turns",
     "wire_values",
 ]
 
@@ -98,13 +164,19 @@ def json_values(*, max_leaves: int = 12) -> st.SearchStrategy[JSON]:
     )
 
 
+def approvals() -> st.SearchStrategy[ApprovalPending]:
+    """Approval pauses, for any non-empty ``tool_use_id``."""
+    return st.builds(ApprovalPending, non_empty_text())
+
+
+def scheduled_pauses() -> st.SearchStrategy[ScheduledPause]:
+    """Scheduled pauses, before or after any non-empty node."""
+    return st.builds(ScheduledPause, st.sampled_from(Phase), non_empty_text())
+
+
 def kinds() -> st.SearchStrategy[InterruptionKind]:
     """Every interruption kind, with non-empty strings in its fields."""
-    return st.one_of(
-        st.just(Custom()),
-        st.builds(ApprovalPending, non_empty_text()),
-        st.builds(ScheduledPause, st.sampled_from(Phase), non_empty_text()),
-    )
+    return st.one_of(st.just(Custom()), approvals(), scheduled_pauses())
 
 
 def interrupteds() -> st.SearchStrategy[Interrupted]:
@@ -564,3 +636,314 @@ def number_literals() -> st.SearchStrategy[str]:
         st.sampled_from(NUMBER_EDGES),
         st.sampled_from(NEAR_NUMBERS),
     )
+
+
+# --- every wire record, and hostile input (the decoder's corpus) ---
+
+PAUSES: Final[type[list[Interrupted]]] = list[Interrupted]
+"""A list of pauses, typed so that `loads` accepts it."""
+
+ALL_MOMENTS: Final = st.datetimes(
+    datetime(1, 1, 2),  # noqa: DTZ001 - hypothesis wants naive bounds
+    datetime(9999, 12, 30),  # noqa: DTZ001 - timezones= makes the values aware
+    timezones=st.just(UTC),
+)
+"""Timezone-aware moments, UTC, over nearly all of datetime's range.
+
+Wider than `MOMENTS` (2000 to 2100, which sealed tokens can carry): the
+decoder must read any date-time. A day is kept from each end so that no
+moment leaves the range when it is respelled with an offset.
+"""
+
+
+def _payloads() -> st.SearchStrategy[JSON]:
+    return json_values(max_leaves=6)
+
+
+def _any_schemas() -> st.SearchStrategy[dict[str, JSON] | None]:
+    """Any JSON object as an accepted-answer schema, or None."""
+    return st.none() | st.dictionaries(keys(), _payloads(), max_size=3)
+
+
+def tool_requests() -> st.SearchStrategy[ToolRequest]:
+    """Tool requests, with or without a ref."""
+    return st.builds(
+        ToolRequest, non_empty_text(), st.none() | non_empty_text(), _payloads()
+    )
+
+
+def tool_responses() -> st.SearchStrategy[ToolResponse]:
+    """Tool responses."""
+    return st.builds(ToolResponse, non_empty_text(), non_empty_text(), _payloads())
+
+
+def messages() -> st.SearchStrategy[Message]:
+    """Messages of any role and a few parts of every kind."""
+    parts = st.one_of(st.builds(Text, texts()), tool_requests(), tool_responses())
+    return st.builds(
+        Message, st.sampled_from(Role), st.lists(parts, max_size=3).map(tuple)
+    )
+
+
+def pending_interrupts() -> st.SearchStrategy[PendingInterrupt]:
+    """Pending interrupts, every optional field present or not, any schemas.
+
+    Unlike `pendings` (and `interruption.testing.strategies`), the accepted
+    schemas are any JSON objects and the tool may be absent: values to
+    encode and decode, not to answer.
+    """
+    return st.builds(
+        PendingInterrupt,
+        id=non_empty_text(),
+        kind=kinds(),
+        payload=_payloads(),
+        tool=st.none() | tool_requests(),
+        accepts=st.builds(Accepts, _any_schemas(), _any_schemas(), _any_schemas()),
+        expires_at=st.none() | ALL_MOMENTS,
+        on_expiry=st.none() | st.builds(ExpiryAnswer, _payloads()),
+    )
+
+
+def responds() -> st.SearchStrategy[Respond]:
+    """Respond entries."""
+    return st.builds(Respond, non_empty_text(), non_empty_text(), _payloads())
+
+
+def restarts() -> st.SearchStrategy[Restart]:
+    """Restart entries."""
+    return st.builds(
+        Restart, non_empty_text(), non_empty_text(), _payloads(), _payloads()
+    )
+
+
+def interrupted_turns() -> st.SearchStrategy[InterruptedTurn]:
+    """Interrupted turns; small, but with every field and nesting level.
+
+    Unlike `turns`, the parts need not fit together (a pending call need
+    not be among the model's requests): values to encode and decode.
+    """
+    return st.builds(
+        InterruptedTurn,
+        session=non_empty_text(),
+        turn_id=st.integers(0, MAX_SAFE_INTEGER),
+        messages=st.lists(messages(), max_size=2).map(tuple),
+        interrupts=st.lists(pending_interrupts(), max_size=2).map(tuple),
+        completed=st.lists(tool_responses(), max_size=2).map(tuple),
+        created_at=ALL_MOMENTS,
+        expires_at=st.none() | ALL_MOMENTS,
+        approved=st.lists(texts(), max_size=2).map(tuple),
+    )
+
+
+def pending_turns() -> st.SearchStrategy[PendingTurn]:
+    """What a client renders: a session, a turn id, what is pending."""
+    return st.builds(
+        PendingTurn,
+        session=non_empty_text(),
+        turn_id=st.integers(0, MAX_SAFE_INTEGER),
+        interrupts=st.lists(pending_interrupts(), max_size=2).map(tuple),
+        expires_at=st.none() | ALL_MOMENTS,
+    )
+
+
+def problems() -> st.SearchStrategy[Problem]:
+    """Problems of any code, every optional field present or not."""
+    return st.builds(
+        Problem,
+        st.sampled_from(ProblemCode),
+        texts(),
+        st.none() | st.integers(-MAX_SAFE_INTEGER, MAX_SAFE_INTEGER),
+        st.none() | texts(),
+        st.none() | texts(),
+    )
+
+
+def rejections() -> st.SearchStrategy[ResumeRejected]:
+    """Refused resumes, with one to three problems."""
+    return st.lists(problems(), min_size=1, max_size=3).map(ResumeRejected)
+
+
+def audit_events() -> st.SearchStrategy[AuditEvent]:
+    """Audit trail entries of every kind, every optional field present or not."""
+    return st.builds(
+        AuditEvent,
+        session=texts(),
+        turn_id=st.integers(0, MAX_SAFE_INTEGER),
+        kind=st.sampled_from(get_args(AuditKind)),
+        at=ALL_MOMENTS,
+        principal=st.none() | texts(),
+        codes=st.lists(texts(), max_size=3).map(tuple),
+        digest=st.none() | texts(),
+        pending=st.lists(texts(), max_size=3).map(tuple),
+        reason=st.none() | texts(),
+    )
+
+
+RECORDS: Final[dict[type[object], st.SearchStrategy[object]]] = {
+    ApprovalPending: approvals(),
+    AuditEvent: audit_events(),
+    Confirm: st.builds(
+        Confirm,
+        non_empty_text(),
+        non_empty_text(),
+        st.lists(non_empty_text(), min_size=2, max_size=4, unique=True).map(tuple),
+    ),
+    Custom: st.just(Custom()),
+    Input: st.builds(Input, non_empty_text(), non_empty_text(), st.none() | texts()),
+    Interrupted: interrupteds(),
+    InterruptedTurn: interrupted_turns(),
+    Message: messages(),
+    PendingInterrupt: pending_interrupts(),
+    PendingTurn: pending_turns(),
+    Respond: responds(),
+    Restart: restarts(),
+    Resume: st.builds(
+        Resume,
+        st.lists(responds(), max_size=2).map(tuple),
+        st.lists(restarts(), max_size=2).map(tuple),
+    ),
+    ResumeRejected: rejections(),
+    ScheduledPause: scheduled_pauses(),
+    ToolRequest: tool_requests(),
+    ToolResponse: tool_responses(),
+    PAUSES: st.lists(interrupteds(), max_size=3),
+}
+"""A strategy of valid values for each wire type and for a list of pauses."""
+
+
+@st.composite
+def records(draw: st.DrawFn) -> tuple[type[object], object]:
+    """A type of `RECORDS` and a valid value of it."""
+    cls = draw(st.sampled_from(list(RECORDS)))
+    return cls, draw(RECORDS[cls])
+
+
+def hostile_json() -> st.SearchStrategy[object]:
+    """Python values `json.dumps` writes: NaN, huge integers, lone surrogates."""
+    scalars = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.sampled_from([10**400, -(10**400), 2**53, -(2**53), 2**64, 2**63 - 1]),
+        st.floats(),
+        st.text(),  # lone surrogates included
+        st.sampled_from(["custom", "approval_pending", "type", "kind", "payload"]),
+    )
+    return st.recursive(
+        scalars,
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=4),
+            st.dictionaries(st.one_of(keys(), st.text()), inner, max_size=4),
+        ),
+        max_leaves=16,
+    )
+
+
+def encoded(text: str, *, as_bytes: bool) -> str | bytes:
+    """*text* as given, or as UTF-8 bytes (lone surrogates as CESU-8 bytes)."""
+    return text.encode("utf-8", "surrogatepass") if as_bytes else text
+
+
+EDITS: Final = ("delete", "insert", "replace", "duplicate", "truncate")
+"""How `mutated_documents` changes a span of a document."""
+
+TOKENS: Final = list('{}[]":,\\ 0-e.tfn')
+"""JSON's punctuation and the first letters of its literals, as text."""
+
+RAW_TOKENS: Final = [bytes([byte]) for byte in b'{}[]":,\\ 0-e.tfn\xff\xc3']
+"""`TOKENS` as bytes, and two bytes that start no valid UTF-8 character here."""
+
+
+def _edit(data: AnyStr, noise: AnyStr, how: str, at: int, end: int) -> AnyStr:
+    if how == "delete":
+        return data[:at] + data[end:]
+    if how == "insert":
+        return data[:at] + noise + data[at:]
+    if how == "replace":
+        return data[:at] + noise + data[end:]
+    if how == "duplicate":
+        return data[:end] + data[at:end] + data[end:]
+    return data[:at]  # truncate
+
+
+@st.composite
+def mutated_documents(draw: st.DrawFn, document: str) -> str | bytes:
+    """*document* changed by one to three byte or character mutations."""
+    data = encoded(document, as_bytes=draw(st.booleans()))
+    for _ in range(draw(st.integers(1, 3))):
+        at = draw(st.integers(0, len(data)))
+        end = draw(st.integers(at, min(len(data), at + 8)))
+        how = draw(st.sampled_from(EDITS))
+        if isinstance(data, str):
+            text = draw(st.text(min_size=1, max_size=4) | st.sampled_from(TOKENS))
+            data = _edit(data, text, how, at, end)
+        else:
+            raw = draw(st.binary(min_size=1, max_size=4) | st.sampled_from(RAW_TOKENS))
+            data = _edit(data, raw, how, at, end)
+    return data
+
+
+# --- the loop ---
+
+DECISIONS: Final[st.SearchStrategy[JSON]] = st.one_of(
+    st.sampled_from(
+        [
+            "approve",
+            {"approve": {}},
+            {"approve": {"note": None}},
+            {"approve": {"note": "ok"}},
+            {"reject": {"reason": "no"}},
+            {"reject": {"reason": ""}},
+            {"reject": {}},
+            {"approve": "yes"},
+            "reject",
+            None,
+        ]
+    ),
+    json_values(max_leaves=4),
+)
+"""Approval decisions, near misses and any JSON at all."""
+
+
+@st.composite
+def raised_trees(draw: st.DrawFn, depth: int = 3) -> BaseException:
+    """A pause, a failure, or a (nested) group of them, as a tool may raise.
+
+    Each pause is a custom one whose payload, like each failure's message,
+    is a number below 100.
+    """
+    if depth == 0 or draw(st.booleans()):
+        return draw(
+            st.one_of(
+                st.builds(Interrupted, st.just(Custom()), st.integers(0, 99)),
+                st.integers(0, 99).map(LookupError),
+            )
+        )
+    children = draw(st.lists(raised_trees(depth - 1), min_size=1, max_size=3))
+    return BaseExceptionGroup("g", children)
+
+
+# --- schema checks ---
+
+STEPS: Final = (0.01, 0.1, 0.25, 0.5, 3.0, 0.001, 1e-05, 0.07, 2.5, 1e20)
+"""``multipleOf`` values, written as a JSON text would write them."""
+
+
+@st.composite
+def multiples_and_not(draw: st.DrawFn) -> tuple[float, float]:
+    """A step of `STEPS` and a float: an exact decimal multiple of it, or any."""
+    step = draw(st.sampled_from(STEPS))
+    value = draw(
+        st.one_of(
+            st.integers(-(10**9), 10**9).map(
+                lambda n: float(Decimal(n) * Decimal(repr(step)))
+            ),
+            st.builds(
+                lambda digits, exponent: float(f"{digits}e{exponent}"),
+                st.integers(-(10**9), 10**9),
+                st.integers(-30, 30),
+            ),
+            st.floats(allow_nan=False, allow_infinity=False),
+        )
+    )
+    return step, value

@@ -73,7 +73,7 @@ from interruption.loop import last_result, run_sync
 from interruption.testing import ScriptedModel
 from interruption.validation import Answer, ResolvedResume
 
-from tests.strategies import json_values
+from tests.strategies import DECISIONS, raised_trees
 
 NOW = datetime(2026, 11, 21, 23, 0, tzinfo=UTC)
 SESSION = "s-3f2a"
@@ -1708,26 +1708,6 @@ class TestExceptionGroups:
         assert caught.value is group
 
 
-DECISIONS: st.SearchStrategy[JSON] = st.one_of(
-    st.sampled_from(
-        [
-            "approve",
-            {"approve": {}},
-            {"approve": {"note": None}},
-            {"approve": {"note": "ok"}},
-            {"reject": {"reason": "no"}},
-            {"reject": {"reason": ""}},
-            {"reject": {}},
-            {"approve": "yes"},
-            "reject",
-            None,
-        ]
-    ),
-    json_values(max_leaves=4),
-)
-"""Decisions, near misses and any JSON at all."""
-
-
 class TestApprovalLaws:
     @given(DECISIONS)
     def test_validation_and_the_loop_agree_on_every_resumed(
@@ -1757,20 +1737,6 @@ class TestApprovalLaws:
                 assert calls["wipe"] == 1
                 expected = {"status": "rejected", "reason": reason}
         assert outputs(last_tool_message(model)) == {"call-1": expected}
-
-
-@st.composite
-def raised_trees(draw: st.DrawFn, depth: int = 3) -> BaseException:
-    """A pause, a failure, or a (nested) group of them, as a tool may raise."""
-    if depth == 0 or draw(st.booleans()):
-        return draw(
-            st.one_of(
-                st.integers(0, 99).map(_pause),
-                st.integers(0, 99).map(LookupError),
-            )
-        )
-    children = draw(st.lists(raised_trees(depth - 1), min_size=1, max_size=3))
-    return BaseExceptionGroup("g", children)
 
 
 class TestGroupLaws:

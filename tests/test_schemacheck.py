@@ -26,7 +26,7 @@ from interruption._schemacheck import (
     schema_mismatches,
 )
 
-from tests.strategies import texts
+from tests.strategies import multiples_and_not, texts
 
 CATASTROPHIC: Final = [
     (r"^(\w+\s?)*$", "a" * 30 + "!"),
@@ -38,9 +38,6 @@ CATASTROPHIC: Final = [
 ]
 """Patterns that backtrack exponentially in Python's `re` on these strings."""
 
-STEPS: Final = (0.01, 0.1, 0.25, 0.5, 3.0, 0.001, 1e-05, 0.07, 2.5, 1e20)
-"""``multipleOf`` values, written as a JSON text would write them."""
-
 _EXACT: Final = decimal.Context(prec=1000, Emax=10**6, Emin=-(10**6))
 
 
@@ -48,26 +45,6 @@ def _is_multiple(value: float, step: float) -> bool:
     """The decimal reading: *value* / *step* is an integer, as numbers spelled."""
     quotient = _EXACT.divide(Decimal(repr(value)), Decimal(repr(step)))
     return quotient == quotient.to_integral_value()
-
-
-@st.composite
-def _multiples_and_not(draw: st.DrawFn) -> tuple[float, float]:
-    """A step and a float: an exact decimal multiple of it, or any float."""
-    step = draw(st.sampled_from(STEPS))
-    value = draw(
-        st.one_of(
-            st.integers(-(10**9), 10**9).map(
-                lambda n: float(Decimal(n) * Decimal(repr(step)))
-            ),
-            st.builds(
-                lambda digits, exponent: float(f"{digits}e{exponent}"),
-                st.integers(-(10**9), 10**9),
-                st.integers(-30, 30),
-            ),
-            st.floats(allow_nan=False, allow_infinity=False),
-        )
-    )
-    return step, value
 
 
 @pytest.fixture(name="watchdog")
@@ -328,7 +305,7 @@ class TestConforms:
         """0.07 is a multiple of 0.01 as its JSON text says, whatever floats say."""
         assert conforms(value, {"multipleOf": step}) is verdict
 
-    @given(_multiples_and_not())
+    @given(multiples_and_not())
     def test_multiple_of_law(self, case: tuple[float, float]) -> None:
         """`multipleOf` holds exactly when the decimal quotient is an integer."""
         step, value = case

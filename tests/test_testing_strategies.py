@@ -1,17 +1,25 @@
 from __future__ import annotations
 
+from datetime import UTC, datetime
+from typing import Final
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from interruption import (
+    Accepts,
+    Custom,
     InterruptedTurn,
+    Message,
+    PendingInterrupt,
     ResumeRejected,
+    Role,
+    ToolRequest,
     dumps,
     loads,
     validate_resume,
 )
 from interruption.testing.strategies import (
-    _from_schema,
     interrupteds,
     kinds,
     mutations,
@@ -20,6 +28,8 @@ from interruption.testing.strategies import (
 )
 
 from tests.strategies import ANY_KIND
+
+NOON: Final = datetime(2024, 1, 1, 12, tzinfo=UTC)
 
 
 class TestStrategies:
@@ -62,7 +72,19 @@ class TestTheLaws:
                 validate_resume(mutated, turn)
             assert set(caught.value.codes) == codes, name
 
-    def test_an_unknown_schema_asks_for_answers(self) -> None:
-        """A schema without a built-in strategy is a clear ValueError."""
+    @given(st.data())
+    def test_an_unknown_schema_asks_for_answers(self, data: st.DataObject) -> None:
+        """A schema without a built-in strategy is a clear ValueError when drawn."""
+        request = ToolRequest("ask", "c1", {})
+        pending = PendingInterrupt(
+            "c1",
+            Custom(),
+            None,
+            tool=request,
+            accepts=Accepts({"type": "string", "pattern": "^a+$"}),
+        )
+        turn = InterruptedTurn(
+            "s", 1, (Message(Role.MODEL, (request,)),), (pending,), (), NOON
+        )
         with pytest.raises(ValueError, match="pass answers="):
-            _from_schema({"type": "string", "pattern": "^a+$"})
+            data.draw(valid_resumes(turn))
