@@ -13,7 +13,13 @@ from interruption import _parse, wire
 from interruption.store import MemoryStore, PostgresStore, SqliteStore, Store
 from psycopg import sql
 
-settings.register_profile("default", max_examples=100, deadline=None)
+settings.register_profile(
+    "default",
+    max_examples=100,
+    deadline=None,
+    # Generation speed is not behaviour: a loaded machine must not fail a law.
+    suppress_health_check=[HealthCheck.too_slow],
+)
 settings.register_profile(
     "ci",
     max_examples=400,
