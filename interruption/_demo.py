@@ -241,8 +241,8 @@ class Human:
                 )
             print(f"{question} {default} (the default: no terminal)", file=self.out)
             return default
-        print(question, end=" ", file=self.out, flush=True)
-        try:
+        try:  # a Ctrl-C once the prompt is on its way is one at the prompt
+            print(question, end=" ", file=self.out, flush=True)
             line = self.stdin.readline()
         except KeyboardInterrupt:
             print(file=self.out)
