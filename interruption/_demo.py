@@ -446,7 +446,7 @@ def _converse(  # noqa: PLR0913 - the demo's parts, passed along
     """Pay the invoice with *human*; return the exit status (see `run`)."""
     out = human.out
     if options.resuming:
-        turn = run_sync(session.pending_turn())
+        turn = session.pending_turn_sync()
         if turn is None:
             return _nothing_pending(session, db, err)
         print(f"session {session.id}: resuming turn {turn.turn_id} from {db}", file=out)
