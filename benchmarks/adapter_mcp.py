@@ -12,7 +12,7 @@ the client retries with the human's ``accept`` and the state; the tool runs.
   by `mcp_tool`: the pause is minted into the state, the answer read into a
   `Resume`, admitted against it and spent once in a `MemoryStore`.
 
-Both run on one event loop, interleaved, best of several repeats; each
+Both run on one event loop, interleaved, best of 30 repeats; each
 cycle connects a fresh in-process client (anyio wants a client entered and
 left in one task), in both columns alike. Before timing, each must pause
 and run the tool exactly once per cycle.
@@ -77,25 +77,25 @@ class Bench:
             self.runs += 1
             return int(args["n"])
 
-        served = MCPServer("adapted", tools=[mcp_tool(adapted, MemoryStore())])
-        self.raw = Client(raw)
-        self.served = Client(served)
-        for client in (self.raw, self.served):
-            self.loop.run_until_complete(client.__aenter__())
+        self.raw = raw
+        self.served = MCPServer("adapted", tools=[mcp_tool(adapted, MemoryStore())])
 
     @staticmethod
-    async def _cycle(client: Client) -> str:
-        paused = await client.session.call_tool("ping", ARGS, allow_input_required=True)
-        assert isinstance(paused, mcp_types.InputRequiredResult)
-        assert paused.input_requests is not None
-        (key,) = paused.input_requests
-        done = await client.session.call_tool(
-            "ping",
-            ARGS,
-            input_responses={key: APPROVE},
-            request_state=paused.request_state,
-            allow_input_required=True,
-        )
+    async def _cycle(server: MCPServer) -> str:
+        async with Client(server) as client:  # entered and left in this task
+            paused = await client.session.call_tool(
+                "ping", ARGS, allow_input_required=True
+            )
+            assert isinstance(paused, mcp_types.InputRequiredResult)
+            assert paused.input_requests is not None
+            (key,) = paused.input_requests
+            done = await client.session.call_tool(
+                "ping",
+                ARGS,
+                input_responses={key: APPROVE},
+                request_state=paused.request_state,
+                allow_input_required=True,
+            )
         assert isinstance(done, mcp_types.CallToolResult)
         (block,) = done.content
         assert isinstance(block, mcp_types.TextContent)
@@ -130,7 +130,7 @@ def measure() -> tuple[str, float, float]:
     """
     bench = Bench()
     bench.check()
-    alone, adapted = best_us(bench.alone, bench.adapted, repeats=10)
+    alone, adapted = best_us(bench.alone, bench.adapted)
     bench.close()
     return FRAMEWORK, alone, adapted
 

@@ -56,7 +56,7 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess
     _MISSING += "pip install 'interruption[mcp]'"
     raise ImportError(_MISSING) from error
 
-from interruption._json import JSON, Mismatch, describe, json_problems
+from interruption._json import JSON, Mismatch, describe, is_json, json_problems
 from interruption._parse import ENCODE
 from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
 from interruption.errors import (
@@ -79,7 +79,7 @@ from interruption.validation import (
     utc_now,
     validate_resume,
 )
-from interruption.wire import structure, unstructure
+from interruption.wire import dumps, loads, structure, unstructure
 
 __all__ = [
     "ANSWER_FIELD",
@@ -115,6 +115,9 @@ APPROVAL_FORM: Final[dict[str, JSON]] = {
 
 DEFAULT_TTL: Final = timedelta(seconds=600)
 """How long a pause accepts its answer: the life of MCP's request state."""
+
+_KEEP_SPENT: Final = timedelta(minutes=1)
+"""How long a spent pause's mark outlives the pause (clocks drift)."""
 
 Dismiss: TypeAlias = Literal["decline", "cancel"]
 """A human's refusal to answer a form, as MCP says it."""
@@ -285,15 +288,27 @@ def form_of(schema: Mapping[str, JSON]) -> dict[str, JSON]:
 class _State:
     """What a pause keeps in MCP's sealed request state (or in memory).
 
+    Only what the server cannot rebuild from its own tool: what the pause
+    accepts, its expiry answer and its form are the tool's, and
+    `_Served.pending` rebuilds the `PendingInterrupt` from them.
+
     Attributes:
         pause: The pause's id, spent once.
+        ref: The paused call's ref.
+        approval: Whether it paused for approval (else it is a `Custom`).
         approved: Whether the call was approved before it paused.
-        pending: The pause, as the client was shown it.
+        payload: What the tool paused with.
+        input: The call's arguments.
+        expires_at: When the pause stops accepting its answer.
     """
 
     pause: str
+    ref: str
+    approval: bool
     approved: bool
-    pending: PendingInterrupt
+    payload: JSON
+    input: JSON
+    expires_at: datetime
 
 
 @final
@@ -315,7 +330,12 @@ class _Outcome:
 
 @final
 class _Served:
-    """One `Tool` served as an MCP tool (see `mcp_tool`)."""
+    """One `Tool` served as an MCP tool (see `mcp_tool`).
+
+    Everything a call needs that does not change from call to call (the
+    form, what a question accepts, the session, the policies) is made here,
+    once.
+    """
 
     def __init__(
         self,
@@ -331,49 +351,67 @@ class _Served:
         self.store = store
         self.message = message or _message
         self.policy = policy or ResumePolicy()
+        self.partial = attrs.evolve(self.policy, allow_partial=True)
         self.ttl = ttl
+        self.session = f"mcp:{tool.name}"
         if tool.interrupt_only:
             self.custom = _form(tool.output_schema, f"{what} output schema")
+            self.asks = Accepts(respond=self.custom.answer)
         else:
             self.custom = _form(tool.resume_schema, f"{what} resume schema")
+            self.asks = Accepts(respond=tool.output_schema, restart=self.custom.answer)
 
-    def pending(
-        self, paused: Interrupted, ref: str, arguments: JSON, now: datetime
-    ) -> PendingInterrupt | str:
-        """The pause as a client sees it, or the error a refused pause is."""
+    def pause(
+        self,
+        paused: Interrupted,
+        ctx: ToolContext[Any],
+        arguments: JSON,
+        state: _State | None,
+    ) -> _State | str:
+        """The pause to keep, or the error a refused pause is."""
         kind = paused.kind
         if isinstance(kind, ApprovalPending):
-            if kind.tool_use_id != ref:
+            if ctx.approved:
+                return "the tool asked again for an approval it has"
+            if kind.tool_use_id != ctx.ref:
                 return (
                     f"the tool asked approval for another call ({kind.tool_use_id!r})"
                 )
-            accepts = self.tool.accepts(kind)
-        elif isinstance(kind, Custom):
-            accepts = Accepts(
-                respond=self.custom.answer
-                if self.tool.interrupt_only
-                else self.tool.output_schema,
-                restart=None if self.tool.interrupt_only else self.custom.answer,
-            )
-        else:
+        elif not isinstance(kind, Custom):
             return f"a tool cannot raise {tag_of(kind)}"
-        request = ToolRequest(self.tool.name, ref, arguments)
+        return _State(
+            uuid.uuid4().hex,
+            ctx.ref,
+            approval=isinstance(kind, ApprovalPending),
+            approved=ctx.approved or (state is not None and state.approved),
+            payload=paused.payload,
+            input=arguments,
+            expires_at=self.policy.now() + self.ttl,
+        )
+
+    def pending(self, state: _State) -> PendingInterrupt:
+        """The pause as a client sees it: *state*, read with the tool."""
+        if state.approval:
+            kind: ApprovalPending | Custom = ApprovalPending(state.ref)
+            accepts = self.tool.accepts(kind)
+        else:
+            kind, accepts = Custom(), self.asks
         return PendingInterrupt(
-            ref,
+            state.ref,
             kind,
-            paused.payload,
-            request,
+            state.payload,
+            ToolRequest(self.tool.name, state.ref, state.input),
             accepts,
-            expires_at=now + self.ttl,
+            expires_at=state.expires_at,
             on_expiry=self.tool.on_expiry,
         )
 
-    def request(self, state: _State) -> mcp_types.ElicitRequestFormParams:
+    def request(self, pending: PendingInterrupt) -> mcp_types.ElicitRequestFormParams:
         """The elicitation form a pause sends."""
-        approval = isinstance(state.pending.kind, ApprovalPending)
+        approval = isinstance(pending.kind, ApprovalPending)
         form = APPROVAL_FORM if approval else self.custom.requested
         return mcp_types.ElicitRequestFormParams(
-            message=self.message(state.pending), requested_schema=form
+            message=self.message(pending), requested_schema=form
         )
 
     async def run(
@@ -385,14 +423,8 @@ class _Served:
         except ToolContractError as refused:
             return _Outcome(error=str(refused))
         except Interrupted as paused:
-            if isinstance(paused.kind, ApprovalPending) and ctx.approved:
-                return _Outcome(error="the tool asked again for an approval it has")
-            now = self.policy.now()
-            pending = self.pending(paused, ctx.ref, arguments, now)
-            if isinstance(pending, str):
-                return _Outcome(error=pending)
-            approved = ctx.approved or (state is not None and state.approved)
-            return _State(uuid.uuid4().hex, approved, pending)
+            kept = self.pause(paused, ctx, arguments, state)
+            return _Outcome(error=kept) if isinstance(kept, str) else kept
         return _Outcome(output)
 
     async def settle(
@@ -402,20 +434,17 @@ class _Served:
         arguments: JSON,
     ) -> _Outcome | _State:
         """Admit the answer to *state*'s pause, once; then go on."""
-        pending = state.pending
+        pending = self.pending(state)
         entries, dismissed = _read(pending, self.custom.wrapped, response)
-        policy = self.policy
-        if dismissed:
-            policy = attrs.evolve(policy, allow_partial=True)
         try:
             resolved = await admit(
                 entries,
                 (pending,),
                 self.store,
-                session=f"mcp:{self.tool.name}",
+                session=self.session,
                 key=pause_key("mcp", state.pause),
-                policy=policy,
-                keep_until=(pending.expires_at or utc_now()) + timedelta(minutes=1),
+                policy=self.partial if dismissed else self.policy,
+                keep_until=state.expires_at + _KEEP_SPENT,
             )
         except ResumeRejected as rejected:
             raise _wire(rejected) from None
@@ -424,16 +453,20 @@ class _Served:
         entry = resolved.answers[0].entry
         if isinstance(entry, Respond):
             return _Outcome(entry.output)
-        ref = pending.ref
-        if isinstance(pending.kind, ApprovalPending):
+        ctx: ToolContext[Any]
+        if state.approval:
             decision = decision_from_json(entry.resumed)
             if isinstance(decision, Reject):
                 return _Outcome(error=f"rejected: {decision.reason}")
-            ctx = ToolContext[Any](self.tool.name, ref, approved=True)
+            ctx = ToolContext(self.tool.name, state.ref, approved=True)
         else:
             resumed = self.tool.parse_resumed(entry.resumed)
-            ctx = ToolContext[Any](
-                self.tool.name, ref, resumed, restarted=True, approved=state.approved
+            ctx = ToolContext(
+                self.tool.name,
+                state.ref,
+                resumed,
+                restarted=True,
+                approved=state.approved,
             )
         return await self.run(ctx, arguments, state)
 
@@ -441,20 +474,21 @@ class _Served:
         self, ctx: Context[Any, Any]
     ) -> mcp_types.CallToolResult | mcp_types.InputRequiredResult:
         """The MCP tool: run, pause as an elicitation, settle, go on."""
-        params = ctx.request_context.params or {}
-        arguments = _json_arguments(params.get("arguments"))
-        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        request = ctx.request_context  # read once: Context's properties are slow
+        arguments = _json_arguments((request.params or {}).get("arguments"))
+        if request.protocol_version in MODERN_PROTOCOL_VERSIONS:
             return await self._modern(ctx, arguments)
         done = await self.run(
             ToolContext(self.tool.name, uuid.uuid4().hex), arguments, None
         )
         while isinstance(done, _State):
-            answer = await ctx.request_context.session.elicit_form(
-                message=self.message(done.pending),
-                requested_schema=self.request(done).requested_schema,
+            form = self.request(self.pending(done))
+            answer = await request.session.elicit_form(
+                message=form.message,
+                requested_schema=form.requested_schema,
                 related_request_id=ctx.request_id,
             )
-            done = await self.settle(done, {done.pending.ref: answer}, arguments)
+            done = await self.settle(done, {done.ref: answer}, arguments)
         return done.result()
 
     async def _modern(
@@ -465,17 +499,16 @@ class _Served:
             ref = uuid.uuid4().hex
             done = await self.run(ToolContext(self.tool.name, ref), arguments, None)
         else:
-            state = _state(sealed)
-            if not _same(state.pending.tool, arguments):  # pragma: no cover - MCP binds
+            state = loads(sealed, _State)  # the server minted it: MCP checked
+            if state.input != arguments:  # pragma: no cover - MCP binds
                 msg = "the retry's arguments are not the paused call's"
                 raise ResumeRejected.of(ProblemCode.INPUT_MODIFIED, msg)
             done = await self.settle(state, dict(ctx.input_responses or {}), arguments)
         if isinstance(done, _Outcome):
             return done.result()
-        form = mcp_types.ElicitRequest(params=self.request(done))
+        form = mcp_types.ElicitRequest(params=self.request(self.pending(done)))
         return mcp_types.InputRequiredResult(
-            input_requests={done.pending.ref: form},
-            request_state=ENCODE(unstructure(done)),
+            input_requests={done.ref: form}, request_state=dumps(done)
         )
 
 
@@ -512,22 +545,12 @@ def rejection_of(error: MCPError) -> ResumeRejected | None:
     return ResumeRejected(problems)
 
 
-def _same(request: ToolRequest | None, arguments: JSON) -> bool:
-    return request is not None and request.input == arguments
-
-
 def _json_arguments(arguments: object) -> JSON:
-    problems = json_problems(arguments, path="$.arguments")
-    if problems:  # pragma: no cover - MCP parses arguments from JSON
-        raise DecodeError(problems)
-    return arguments if arguments is not None else {}  # type: ignore[return-value]
-
-
-def _state(sealed: str) -> _State:
-    """Read a pause back from the state MCP unsealed (the server minted it)."""
-    from interruption.wire import loads  # noqa: PLC0415 - one call site
-
-    return loads(sealed, _State)
+    if is_json(arguments):  # the walk that names problems only when there are
+        return arguments if arguments is not None else {}  # type: ignore[return-value]
+    raise DecodeError(  # pragma: no cover - MCP parses arguments from JSON
+        json_problems(arguments, path="$.arguments")
+    )
 
 
 def _message(pending: PendingInterrupt) -> str:
@@ -546,7 +569,7 @@ def _content(result: object) -> dict[str, JSON]:
     if not isinstance(result, mcp_types.ElicitResult):
         return _NOT_JSON
     content = result.content or {}
-    return content if not json_problems(content) else _NOT_JSON  # type: ignore[return-value]
+    return content if is_json(content) else _NOT_JSON  # type: ignore[return-value]
 
 
 def _read(
