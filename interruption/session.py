@@ -374,7 +374,7 @@ class Session:
                 the session never paused, ``unknown_turn`` for a turn id it
                 never had.
         """
-        stored = await self._answerable(turn_id, principal, _digest(resume))
+        stored = await self._answerable(turn_id, principal, resume)
         turn = await self._whole(stored)
 
         async def spent() -> bool:
@@ -391,7 +391,7 @@ class Session:
                 resume, turn, spend, policy=self._policy(principal), spent=spent
             )
         except ResumeRejected as rejected:
-            await self._rejected(turn.turn_id, principal, rejected, _digest(resume))
+            await self._rejected(turn.turn_id, principal, rejected, resume)
             raise
         return await self._continue(resolved)
 
@@ -400,16 +400,21 @@ class Session:
         turn_id: int,
         principal: str | None,
         rejected: ResumeRejected,
-        sent: str | None,
+        sent: Resume | None,
     ) -> None:
-        codes = tuple(str(problem.code) for problem in rejected.problems)
+        # Distinct codes: a trail entry stays small however much was sent.
+        codes = tuple(dict.fromkeys(str(problem.code) for problem in rejected.problems))
         event = self._event(
-            turn_id, "rejected", principal=principal, codes=codes, digest=sent
+            turn_id,
+            "rejected",
+            principal=principal,
+            codes=codes,
+            digest=_digest(sent) if sent is not None else None,
         )
         await self.store.log(event)
 
     async def _answerable(
-        self, turn_id: int | None, principal: str | None, sent: str | None
+        self, turn_id: int | None, principal: str | None, sent: Resume | None
     ) -> StoredTurn:
         """The turn a resume or a cancel names (the latest when None).
 

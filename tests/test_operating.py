@@ -250,6 +250,7 @@ class TestAuditTrail:
         bad = Resume()
         clock.moment += timedelta(minutes=1)
         refused = rejection(runner, session.resume(bad, principal="eve"))
+        assert refused.codes == (ProblemCode.MISSING, ProblemCode.MISSING)
         good = approve_all(first.turn.interrupts)
         clock.moment += timedelta(minutes=1)
         runner.run(session.resume(good, turn_id=1, principal="alice"))
@@ -266,7 +267,7 @@ class TestAuditTrail:
                 "rejected",
                 NOW + minute,
                 principal="eve",
-                codes=tuple(str(code) for code in refused.codes),
+                codes=("missing",),
                 digest=digest(unstructure(bad)),
             ),
             AuditEvent(

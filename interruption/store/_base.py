@@ -87,7 +87,8 @@ class AuditEvent:
         kind: What happened (`AuditKind`).
         at: When, by the session's clock.
         principal: Who acted, when known.
-        codes: The problem codes of a rejected attempt, in order.
+        codes: The distinct problem codes of a rejected attempt, in the
+            order they were first reported.
         digest: The SHA-256 of the RFC 8785 form of the resume that was
             accepted or rejected, so an attempt can be matched to a request
             log without the trail keeping what was sent.
