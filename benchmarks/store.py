@@ -82,8 +82,10 @@ UNIT: Final = 32
 REPEATS: Final = 12
 """Interleaved repeats of every setup; the best one is reported."""
 
-STORE_BUDGET: Final = 3.0
-"""The issue's target: a cycle within this factor of its store's raw floor."""
+STORE_BUDGET: Final = 2.0
+"""The issue's target: a cycle within this factor of its store's raw floor
+(for the durable stores: MemoryStore's floor is three dict operations, so
+its ratio is shown, not judged)."""
 
 PEER_FACTOR: Final = 3.0
 """The issue's target: Session + SqliteStore this many times LangGraph's speed."""
@@ -785,6 +787,8 @@ def ratios(timings: Sequence[Timing], stores: Sequence[str]) -> tuple[str, list[
                     "-" if name == "MemoryStore" else f"{added:.1f}x",
                 ]
             )
+            if name == "MemoryStore":
+                continue
             met = ours / floor <= STORE_BUDGET
             verdicts.append(
                 f"Session + {name}, {callers} caller(s), within {STORE_BUDGET:g}x "

@@ -8,6 +8,14 @@ timestamps as ``timestamptz``. Consuming a turn is one
 update wait for the first one to commit and re-check the condition, so of
 any number of resumes, on any number of machines, exactly one wins.
 
+Every call is one statement, so one round trip, and opens no transaction:
+`save` and `finish` write the turn, the messages and the audit events with
+data-modifying CTEs, which one statement applies together or not at all.
+A store remembers how many messages each session had when it last read or
+wrote it (a lower bound: none is ever deleted), so a write sends only the
+messages from there on; only a write to a session it has not seen reads
+the count first.
+
 Connections are pooled by `interruption.store._pool.Pool`, which binds
 nothing to an event loop, so one store serves successive loops (the sync
 twins of `Session` run each call in a fresh one) and loops in several
@@ -151,10 +159,152 @@ _UNFINISHED: Final[dict[str, LiteralString]] = {
 }
 """`PostgresStore.sessions`' query per state (only a latest turn is unfinished)."""
 
+_LOAD_HISTORY: Final = (
+    "SELECT ARRAY(SELECT body FROM messages WHERE session = %(session)s "
+    "AND seq >= %(start)s ORDER BY seq) FROM sessions WHERE session = %(session)s"
+)
+"""`PostgresStore.load_history`: no row when there is no such session."""
+
+_TURN: Final = (
+    "SELECT t.body, t.history_len, t.consumed_at IS NOT NULL, "
+    "t.completed_at IS NOT NULL, t.resume, t.principal, s.kinds, s.bodies "
+    "FROM turns t LEFT JOIN LATERAL (SELECT array_agg(kind ORDER BY seq) AS kinds, "
+    "array_agg(body ORDER BY seq) AS bodies FROM steps "
+    "WHERE steps.session = t.session AND steps.turn_id = t.turn_id "
+    "AND t.consumed_at IS NOT NULL AND t.completed_at IS NULL) s ON TRUE "
+    "WHERE t.session = %(session)s "
+)
+_LOAD_TURN: Final[dict[bool, LiteralString]] = {
+    True: _TURN + "ORDER BY t.turn_id DESC LIMIT 1",
+    False: _TURN + "AND t.turn_id = %(turn_id)s",
+}
+"""`PostgresStore.load_turn`'s query, by whether it wants the latest turn.
+
+Two texts, not one with an optional id: each gets the plan that fits it
+(the latest turn is the first entry of the primary key backwards, a given
+one is found by it), also when a prepared statement's generic plan is used.
+"""
+
+_COUNT: Final = "SELECT coalesce(max(seq) + 1, 0) FROM messages WHERE session = %s"
+"""How many messages a session's history has: they are numbered from 0
+without gaps, so the last number tells (found in the primary key, not by
+counting them all)."""
+
+_KNOWN: Final = 4096
+"""Sessions whose message count a store remembers at most (then it forgets
+them all, and reads each count again when it next writes)."""
+
+_FREE: Final = (
+    "base AS (SELECT coalesce(max(seq) + 1, 0) AS n FROM messages "
+    "WHERE session = %(session)s::text), "
+    "free AS (SELECT base.n >= %(start)s::bigint AND (%(new_id)s::bigint IS NULL "
+    "OR NOT EXISTS (SELECT 1 FROM turns WHERE session = %(new_session)s::text "
+    "AND turn_id >= %(new_id)s::bigint)) AS ok FROM base), "
+)
+"""How many messages the session has (``base.n``), and whether writing may go
+on (``free.ok``): the messages sent start at or below it, and the turn to
+keep, if any, has an id above every one its session has."""
+
+_WRITES: Final = (
+    "kept AS (INSERT INTO turns (session, turn_id, body, history_len, expires_at, "
+    "created_at) SELECT %(new_session)s::text, %(new_id)s::bigint, %(new_body)s::text, "
+    "%(new_len)s::bigint, %(new_expires)s::timestamptz, %(new_created)s::timestamptz "
+    "FROM gate WHERE gate.ok AND %(new_id)s::bigint IS NOT NULL), "
+    "touched AS (INSERT INTO sessions (session, updated_at) "
+    "SELECT %(session)s::text, now() FROM gate WHERE gate.ok "
+    "ON CONFLICT (session) DO UPDATE SET updated_at = excluded.updated_at), "
+    "appended AS (INSERT INTO messages (session, seq, body) "
+    "SELECT %(session)s::text, %(start)s::bigint + t.i - 1, t.body "
+    "FROM gate, base, unnest(%(bodies)s::text[]) WITH ORDINALITY AS t(body, i) "
+    "WHERE gate.ok AND %(start)s::bigint + t.i - 1 >= base.n), "
+    "noted AS (INSERT INTO audit (session, turn_id, kind, body) "
+    "SELECT t.session, t.turn_id, t.kind, t.body FROM gate, "
+    "unnest(%(event_sessions)s::text[], %(event_turns)s::bigint[], "
+    "%(event_kinds)s::text[], %(event_bodies)s::text[]) "
+    "AS t(session, turn_id, kind, body) WHERE gate.ok) "
+)
+"""What `save` and `finish` write, each only if the CTE ``gate`` says ``ok``.
+
+The turn to keep, the session's mark, the messages beyond those it has
+(``base.n``) and the audit events. Data-modifying CTEs of one statement:
+written together or not at all, so the statement needs no transaction of
+its own; if a concurrent writer appended meanwhile, a primary key fails it
+whole.
+"""
+
+_SAVE: Final = (
+    "WITH "  # noqa: S608 - composed of constants only
+    + _FREE
+    + "gate AS (SELECT ok FROM free), "
+    + _WRITES
+    + "SELECT gate.ok, base.n FROM gate, base"
+)
+"""`PostgresStore.save`: write if `_FREE` allows; say whether it did, and
+how many messages the session had."""
+
+_FINISH: Final = (
+    "WITH "  # noqa: S608 - composed of constants only
+    + _FREE
+    + "done AS (UPDATE turns SET completed_at = now(), "
+    "consumed_at = CASE WHEN %(closing)s::boolean THEN now() ELSE consumed_at END, "
+    "resume = CASE WHEN %(closing)s::boolean THEN %(resume)s::text ELSE resume END, "
+    "principal = CASE WHEN %(closing)s::boolean THEN %(principal)s::text "
+    "ELSE principal END "
+    "FROM free WHERE free.ok AND session = %(session)s::text "
+    "AND turn_id = %(turn_id)s::bigint AND (NOT %(closing)s::boolean OR "
+    "((created_at = %(created_at)s::timestamptz OR created_at IS NULL) "
+    "AND consumed_at IS NULL)) RETURNING 1), "
+    "gate AS (SELECT free.ok AND (NOT %(closing)s::boolean "
+    "OR EXISTS (SELECT 1 FROM done)) AS ok FROM free), "
+    + _WRITES
+    + "SELECT gate.ok, base.n, free.ok, NOT %(closing)s::boolean OR EXISTS "
+    "(SELECT 1 FROM turns WHERE session = %(session)s::text "
+    "AND turn_id = %(turn_id)s::bigint "
+    "AND (created_at = %(created_at)s::timestamptz OR created_at IS NULL) "
+    "AND consumed_at IS NULL) FROM gate, base, free"
+)
+"""`PostgresStore.finish`: one UPDATE completes the turn (and, closing, claims
+it, as `consume` would: only if it is open) if `_FREE` allows; the writes
+follow if it claimed it (closing) or if `_FREE` allows. Says whether it
+wrote, how many messages the session had, whether `_FREE` allowed, and
+whether the turn was open."""
+
 
 def _utc(moment: datetime | None) -> datetime | None:
     # Like SqliteStore: a naive moment is local time.
     return moment.astimezone(UTC) if moment is not None else None
+
+
+def _writes(
+    session: str,
+    history: Sequence[Message],
+    start: int,
+    new: InterruptedTurn | None,
+    events: Sequence[AuditEvent],
+) -> dict[str, object]:
+    """The parameters of `_WRITES`: *history* from *start* on, *new*, *events*."""
+    return {
+        "session": session,
+        "start": start,
+        "bodies": [dumps(message) for message in history[start:]],
+        "new_session": new.session if new is not None else None,
+        "new_id": new.turn_id if new is not None else None,
+        "new_body": stored_turn_json(new) if new is not None else None,
+        "new_len": len(history),
+        "new_expires": _utc(new.closes_at) if new is not None else None,
+        "new_created": _utc(new.created_at) if new is not None else None,
+        "event_sessions": [event.session for event in events],
+        "event_turns": [event.turn_id for event in events],
+        "event_kinds": [event.kind for event in events],
+        "event_bodies": [dumps(event) for event in events],
+    }
+
+
+def _taken(turn: InterruptedTurn) -> ValueError:
+    return ValueError(
+        f"session {turn.session!r} already has turn {turn.turn_id} or a "
+        f"later one: expected a turn id above them, got {turn.turn_id}"
+    )
 
 
 @final
@@ -204,6 +354,10 @@ class PostgresStore:
         self.schema = schema
         self._min_size = min_size
         self._migrated = False
+        # How many messages sessions had when this store last read or wrote
+        # them: never more than they have (none is ever deleted), so a write
+        # sends the messages from there on, not all, and needs no count first.
+        self._known: dict[str, int] = {}
         if "connect_timeout" not in conninfo_to_dict(dsn):
             dsn = make_conninfo(dsn, connect_timeout=max(2, round(timeout)))
         self._conninfo = dsn
@@ -307,6 +461,49 @@ class PostgresStore:
             row = await cursor.fetchone()
         return int(row[0]) if row is not None else 0
 
+    def _remember(self, session: str, count: int) -> None:
+        if len(self._known) >= _KNOWN:
+            self._known.clear()
+        self._known[session] = count
+
+    async def _write(  # noqa: PLR0913 - a statement's parts
+        self,
+        conn: _Connection,
+        statement: LiteralString,
+        params: dict[str, object],
+        *,
+        history: Sequence[Message],
+        new: InterruptedTurn | None,
+        events: Sequence[AuditEvent],
+    ) -> TupleRow | None:
+        """Run `_SAVE` or `_FINISH`; None when a concurrent writer kept *new* first.
+
+        The messages sent start where the session's count was last known, or
+        read first when it is not. A session with fewer (a database restored
+        from a backup) is written again from its count.
+        """
+        session = str(params["session"])
+        start = self._known.get(session)
+        if start is None:
+            (row,) = await (await conn.execute(_COUNT, (session,))).fetchall()
+            start = int(row[0])
+        while True:
+            try:
+                cursor = await conn.execute(
+                    statement,
+                    _writes(session, history, start, new, events) | params,
+                )
+            except errors.UniqueViolation as error:
+                if new is None or error.diag.table_name != "turns":
+                    raise
+                return None
+            (row,) = await cursor.fetchall()
+            written, count = bool(row[0]), int(row[1])
+            if count >= start:
+                self._remember(session, max(count, len(history)) if written else count)
+                return row
+            start = count
+
     async def load_history(
         self, session: str, start: int = 0
     ) -> tuple[Message, ...] | None:
@@ -321,86 +518,16 @@ class PostgresStore:
         """
         async with self._connection() as conn:
             cursor = await conn.execute(
-                "SELECT s.session IS NOT NULL, coalesce(array_agg(m.body "
-                "ORDER BY m.seq) FILTER (WHERE m.seq IS NOT NULL), '{}') "
-                "FROM (SELECT %s AS wanted) w "
-                "LEFT JOIN sessions s ON s.session = w.wanted "
-                "LEFT JOIN messages m ON m.session = w.wanted AND m.seq >= %s "
-                "GROUP BY s.session",
-                (session, start),
+                _LOAD_HISTORY, {"session": session, "start": start}
             )
             row = await cursor.fetchone()
-        if row is None or not row[0]:
+        if row is None:
+            self._remember(session, 0)
             return None
-        return tuple(read_stored(str(body), Message) for body in row[1])
-
-    @staticmethod
-    async def _append(
-        conn: _Connection, session: str, history: Sequence[Message]
-    ) -> None:
-        cursor = await conn.execute(
-            "INSERT INTO sessions (session, updated_at) VALUES (%s, now()) "
-            "ON CONFLICT (session) DO UPDATE SET updated_at = excluded.updated_at "
-            "RETURNING (SELECT count(*) FROM messages WHERE session = %s)",
-            (session, session),
-        )
-        row = await cursor.fetchone()
-        kept = int(row[0]) if row is not None else 0
-        if len(history) > kept:
-            await conn.execute(
-                "INSERT INTO messages (session, seq, body) "
-                "SELECT %s, t.seq, t.body FROM unnest(%s::bigint[], %s::text[]) "
-                "AS t(seq, body)",
-                (
-                    session,
-                    list(range(kept, len(history))),
-                    [dumps(message) for message in history[kept:]],
-                ),
-            )
-
-    @staticmethod
-    async def _note(conn: _Connection, events: Sequence[AuditEvent]) -> None:
-        if not events:
-            return
-        await conn.execute(
-            "INSERT INTO audit (session, turn_id, kind, body) "
-            "SELECT * FROM unnest(%s::text[], %s::bigint[], %s::text[], %s::text[])",
-            (
-                [event.session for event in events],
-                [event.turn_id for event in events],
-                [event.kind for event in events],
-                [dumps(event) for event in events],
-            ),
-        )
-
-    @staticmethod
-    async def _keep(conn: _Connection, turn: InterruptedTurn, history_len: int) -> None:
-        try:
-            cursor = await conn.execute(
-                "INSERT INTO turns (session, turn_id, body, history_len, "
-                "expires_at, created_at) SELECT %s, %s, %s, %s, %s, %s "
-                "WHERE NOT EXISTS "
-                "(SELECT 1 FROM turns WHERE session = %s AND turn_id >= %s)",
-                (
-                    turn.session,
-                    turn.turn_id,
-                    stored_turn_json(turn),
-                    history_len,
-                    _utc(turn.closes_at),
-                    _utc(turn.created_at),
-                    turn.session,
-                    turn.turn_id,
-                ),
-            )
-            saved = cursor.rowcount == 1
-        except errors.UniqueViolation:
-            saved = False
-        if not saved:
-            msg = (
-                f"session {turn.session!r} already has turn {turn.turn_id} or a "
-                f"later one: expected a turn id above them, got {turn.turn_id}"
-            )
-            raise ValueError(msg)
+        messages = tuple(read_stored(str(body), Message) for body in row[0])
+        if messages or not start:
+            self._remember(session, start + len(messages))
+        return messages
 
     async def save(
         self,
@@ -410,7 +537,11 @@ class PostgresStore:
         *,
         events: Sequence[AuditEvent] = (),
     ) -> None:
-        """Append *history*'s new messages and keep *turn*, in one transaction.
+        """Append *history*'s new messages and keep *turn*, in one statement.
+
+        It writes everything, or nothing when *turn*'s id is taken. (Before
+        the first write of a session this store has not read, a count of
+        its messages.)
 
         Args:
             session: The session id.
@@ -421,11 +552,17 @@ class PostgresStore:
         Raises:
             ValueError: if *turn*'s id is not above the session's latest.
         """
-        async with self._connection() as conn, conn.transaction():
-            if turn is not None:
-                await self._keep(conn, turn, len(history))
-            await self._append(conn, session, history)
-            await self._note(conn, events)
+        async with self._connection() as conn:
+            row = await self._write(
+                conn,
+                _SAVE,
+                {"session": session},
+                history=history,
+                new=turn,
+                events=events,
+            )
+        if turn is not None and (row is None or not row[0]):
+            raise _taken(turn)
 
     async def load_turn(
         self, session: str, turn_id: int | None = None
@@ -441,20 +578,7 @@ class PostgresStore:
         """
         async with self._connection() as conn:
             cursor = await conn.execute(
-                "SELECT t.body, t.history_len, t.consumed_at IS NOT NULL, "
-                "t.completed_at IS NOT NULL, t.resume, t.principal, "
-                "coalesce(array_agg(s.kind ORDER BY s.seq) "
-                "FILTER (WHERE s.seq IS NOT NULL), '{}'), "
-                "coalesce(array_agg(s.body ORDER BY s.seq) "
-                "FILTER (WHERE s.seq IS NOT NULL), '{}') "
-                "FROM (SELECT * FROM turns WHERE session = %s "
-                "AND (%s::bigint IS NULL OR turn_id = %s) "
-                "ORDER BY turn_id DESC LIMIT 1) t "
-                "LEFT JOIN steps s ON s.session = t.session AND s.turn_id = t.turn_id "
-                "AND t.consumed_at IS NOT NULL AND t.completed_at IS NULL "
-                "GROUP BY t.body, t.history_len, t.consumed_at, t.completed_at, "
-                "t.resume, t.principal",
-                (session, turn_id, turn_id),
+                _LOAD_TURN[turn_id is None], {"session": session, "turn_id": turn_id}
             )
             row = await cursor.fetchone()
         if row is None:
@@ -471,7 +595,7 @@ class PostgresStore:
                 read_stored(str(step), Message)
                 if kind == "message"
                 else read_stored(str(step), ToolResponse)
-                for kind, step in zip(kinds, steps, strict=True)
+                for kind, step in zip(kinds or (), steps or (), strict=True)
             ),
         )
 
@@ -519,27 +643,6 @@ class PostgresStore:
             )
             row = await cursor.fetchone()
         return row is not None and row[0] == 1
-
-    @staticmethod
-    async def _claim(
-        conn: _Connection,
-        turn: InterruptedTurn,
-        resume: Resume,
-        principal: str | None,
-    ) -> bool:
-        cursor = await conn.execute(
-            "UPDATE turns SET consumed_at = now(), resume = %s, principal = %s "
-            "WHERE session = %s AND turn_id = %s "
-            "AND (created_at = %s OR created_at IS NULL) AND consumed_at IS NULL",
-            (
-                dumps(resume),
-                principal,
-                turn.session,
-                turn.turn_id,
-                _utc(turn.created_at),
-            ),
-        )
-        return cursor.rowcount == 1
 
     async def record(self, session: str, turn_id: int, steps: Sequence[Step]) -> None:
         """Append steps taken while continuing a consumed turn, in one statement.
@@ -594,21 +697,31 @@ class PostgresStore:
         Raises:
             ValueError: if *following*'s id is not above the session's latest.
         """
-        async with self._connection() as conn, conn.transaction():
-            if close is not None and not await self._claim(
-                conn, turn, close, principal
-            ):
-                return False
-            if following is not None:
-                await self._keep(conn, following, len(history))
-            await conn.execute(
-                "UPDATE turns SET completed_at = now() "
-                "WHERE session = %s AND turn_id = %s",
-                (turn.session, turn.turn_id),
+        async with self._connection() as conn:
+            row = await self._write(
+                conn,
+                _FINISH,
+                {
+                    "session": turn.session,
+                    "turn_id": turn.turn_id,
+                    "created_at": _utc(turn.created_at),
+                    "closing": close is not None,
+                    "resume": dumps(close) if close is not None else None,
+                    "principal": principal,
+                },
+                history=history,
+                new=following,
+                events=events,
             )
-            await self._append(conn, turn.session, history)
-            await self._note(conn, events)
+        # No row: a concurrent writer kept the following turn's id first.
+        written, free, was_open = (
+            (False, False, True) if row is None else (row[0], row[2], row[3])
+        )
+        if written:
             return True
+        if following is None or free or not was_open:
+            return False  # closing, the turn was not open
+        raise _taken(following)
 
     async def log(self, event: AuditEvent) -> bool:
         """Append *event*; a rejected one only while its turn has room.
