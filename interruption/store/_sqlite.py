@@ -242,7 +242,8 @@ class SqliteStore:
         db: sqlite3.Connection, session: str, history: Sequence[Message]
     ) -> None:
         (kept,) = db.execute(
-            "SELECT count(*) FROM messages WHERE session = ?", (session,)
+            "SELECT coalesce(max(seq) + 1, 0) FROM messages WHERE session = ?",
+            (session,),
         ).fetchone()
         db.executemany(
             "INSERT INTO messages (session, seq, body) VALUES (?, ?, ?)",
