@@ -16,9 +16,10 @@ One *cycle* is what a human-in-the-loop request costs from start to finish:
   server on 127.0.0.1 that this script starts and stops), each with one
   caller and with 16 concurrent callers (asyncio tasks on distinct sessions).
 * *raw floor* — the same logical work with the raw driver at the same
-  durability: append the history and insert the turn; consume it
-  (compare-and-set); record the tool's result; append the rest of the
-  history and complete the turn — four commits (sqlite3 with WAL and
+  durability: append the history and insert the turn, with its "paused"
+  audit event; consume it (compare-and-set), with its "accepted" event;
+  record the tool's result; append the rest of the history and complete the
+  turn — four commits (sqlite3 with WAL and
   ``synchronous=FULL``; psycopg; for memory, dict and list operations).
   Same bytes as the store writes.
 * *LangGraph* — the peer a user would pick instead: a one-node graph whose
@@ -181,6 +182,11 @@ class Bodies:
     Attributes:
         turn: The saved turn, as the store encodes it.
         resume: The kept resume, as the store encodes it.
+        before: The history up to the pause, a message each.
+        result: The tool's result, as recorded.
+        after: The messages the continuation added.
+        paused: The audit event written with the pause.
+        accepted: The audit event written with the consume.
     """
 
     turn: str
@@ -188,6 +194,8 @@ class Bodies:
     before: tuple[str, ...]
     result: str
     after: tuple[str, ...]
+    paused: str
+    accepted: str
 
 
 async def bodies() -> Bodies:
@@ -203,12 +211,16 @@ async def bodies() -> Bodies:
     before = paused.messages
     after = done.messages[len(before) :]
     (result,) = after[0].tool_responses
+    events = await session.audit()
+    assert [event.kind for event in events] == ["paused", "accepted"]
     return Bodies(
         stored_turn_json(paused.turn),
         dumps(resume),
         tuple(dumps(message) for message in before),
         dumps(result),
         tuple(dumps(message) for message in after),
+        dumps(events[0]),
+        dumps(events[1]),
     )
 
 
@@ -256,6 +268,10 @@ _FLOOR_TABLES: Final = (
         "seq INTEGER NOT NULL, body TEXT NOT NULL, "
         "PRIMARY KEY (session, turn_id, seq))"
     ),
+    (
+        "CREATE TABLE floor_audit (session TEXT NOT NULL, turn_id INTEGER NOT NULL, "
+        "kind TEXT NOT NULL, body TEXT NOT NULL)"
+    ),
 )
 _NOW: Final = "2026-01-01T00:00:00.000000+00:00"
 
@@ -264,8 +280,9 @@ class SqliteFloor:
     """sqlite3 as `SqliteStore` opens it (WAL, synchronous=FULL): four commits.
 
     The same logical work as a cycle: append the history and insert the
-    turn; consume it (compare-and-set); record the tool's result; append the
-    rest of the history and complete the turn.
+    turn (with its "paused" audit event); consume it (compare-and-set, with
+    its "accepted" event); record the tool's result; append the rest of the
+    history and complete the turn.
     """
 
     def __init__(self, path: Path, body: Bodies) -> None:
@@ -290,12 +307,20 @@ class SqliteFloor:
             "INSERT INTO floor (session, turn_id, body) VALUES (?, ?, ?)",
             (session, 1, body.turn),
         )
+        db.execute(
+            "INSERT INTO floor_audit VALUES (?, 1, 'paused', ?)",
+            (session, body.paused),
+        )
         db.execute("COMMIT")
         db.execute("BEGIN IMMEDIATE")
         cursor = db.execute(
             "UPDATE floor SET consumed_at = ?, resume = ? "
             "WHERE session = ? AND turn_id = ? AND consumed_at IS NULL",
             (_NOW, body.resume, session, 1),
+        )
+        db.execute(
+            "INSERT INTO floor_audit VALUES (?, 1, 'accepted', ?)",
+            (session, body.accepted),
         )
         db.execute("COMMIT")
         assert cursor.rowcount == 1
@@ -324,7 +349,7 @@ class SqliteFloor:
 
 
 class PostgresFloor:
-    """psycopg, one connection per caller: the same four transactions."""
+    """psycopg, one connection per caller: the same four writes as SqliteFloor."""
 
     def __init__(self, connections: Sequence[Any], body: Bodies) -> None:
         self.connections = connections
@@ -355,10 +380,16 @@ class PostgresFloor:
                 "INSERT INTO floor (session, turn_id, body) VALUES (%s, %s, %s)",
                 (session, 1, body.turn),
             )
+            await conn.execute(
+                "INSERT INTO floor_audit VALUES (%s, 1, 'paused', %s)",
+                (session, body.paused),
+            )
         cursor = await conn.execute(
-            "UPDATE floor SET consumed_at = now(), resume = %s "
-            "WHERE session = %s AND turn_id = %s AND consumed_at IS NULL",
-            (body.resume, session, 1),
+            "WITH claimed AS (UPDATE floor SET consumed_at = now(), resume = %s "
+            "WHERE session = %s AND turn_id = %s AND consumed_at IS NULL "
+            "RETURNING 1) INSERT INTO floor_audit "
+            "SELECT %s, 1, 'accepted', %s WHERE EXISTS (SELECT 1 FROM claimed)",
+            (body.resume, session, 1, session, body.accepted),
         )
         assert cursor.rowcount == 1
         await conn.execute(
