@@ -112,6 +112,7 @@ _MIGRATIONS: Final[dict[int, str]] = {
     );
     CREATE INDEX audit_session ON audit (session, turn_id, kind);
     CREATE INDEX turns_unfinished ON turns (session) WHERE completed_at IS NULL;
+    DROP INDEX turns_open;
     """,
 }
 """Schema changes by version; a store migrates itself on open."""
