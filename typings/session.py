@@ -6,6 +6,7 @@ from typing import assert_type
 
 from interruption import (
     JSON,
+    AuditEvent,
     Authorize,
     ExpiryAnswer,
     GenerateResult,
@@ -14,6 +15,7 @@ from interruption import (
     Message,
     PauseRefused,
     PendingInterrupt,
+    PendingTurn,
     ResolvedResume,
     Resume,
     Role,
@@ -27,7 +29,7 @@ from interruption import (
     generate_sync,
     validate_and_spend,
 )
-from interruption.store import PostgresStore
+from interruption.store import MAX_REJECTED, AuditKind, Listed, PostgresStore
 from interruption.testing import ScriptedModel
 
 
@@ -53,6 +55,26 @@ async def session_api(store: Store, resume: Resume) -> None:
     assert_type(await session.recover(), GenerateResult | None)
     assert_type(session.send_sync("hello"), GenerateResult)
     await session.resume(resume, turn_id="1")  # type: ignore[arg-type]
+
+
+async def operating(session: Session, store: Store) -> None:
+    assert_type(await session.pending_state(), PendingTurn | None)
+    assert_type(session.pending_state_sync(), PendingTurn | None)
+    assert_type(session.pending_turn_sync(), InterruptedTurn | None)
+    assert_type(await session.cancel("wrong account", turn_id=1, principal="a"), None)
+    assert_type(session.cancel_sync("wrong account"), None)
+    assert_type(await session.audit(), tuple[AuditEvent, ...])
+    assert_type(session.audit_sync(), tuple[AuditEvent, ...])
+    assert_type(await store.sessions("consumed"), tuple[str, ...])
+    assert_type(await store.audit("s-1"), tuple[AuditEvent, ...])
+    event = (await session.audit())[0]
+    assert_type(event.kind, AuditKind)
+    assert_type(event.codes, tuple[str, ...])
+    limit: int = MAX_REJECTED
+    listed: Listed = "open"
+    await store.sessions("completed")  # type: ignore[arg-type]
+    await session.cancel(reason=None)  # type: ignore[arg-type]
+    del listed, limit
 
 
 async def streams(model: ScriptedModel) -> None:
