@@ -42,6 +42,10 @@ _DIGITS: Final = bytes(
 )
 _LONG_NUMBER: Final = b"0" * 19
 _COLON_ESCAPE: Final = b"\\u003"  # JSON spells escapes with a lowercase u
+_SMALL: Final = 1024  # bytes: up to this, containers are counted before all else
+_ESCAPED_QUOTE: Final = b'\\"'
+_AS_BRACKETS: Final = bytes.maketrans(b"{}", b"[]")
+_NOT_BRACKETS: Final = bytes(byte for byte in range(256) if byte not in b'"[]{}')
 _FLOAT_DOC: Final = "a finite number"
 _INT_DOC: Final = f"an integer within ±{MAX_SAFE_INTEGER} (I-JSON)"
 _LONG_INT: Final = 40
@@ -171,15 +175,48 @@ def _fast_loads(raw: bytes, max_depth: int) -> JSON | None:
     if again != raw and not _same_keys_and_numbers(raw, again):
         return None
     # The depth is at most the count of containers (brackets in strings
-    # only add to it); past the limit, look for an item that deep.
-    if raw.count(b"[") + raw.count(b"{") <= max_depth:
+    # only add to it): in a small document, counted first, in line.
+    size = len(raw)
+    if (
+        size <= _SMALL and size - len(raw.translate(None, b"[{")) <= max_depth
+    ) or _shallow(raw, max_depth):
         return value
-    # No error: the same value was just encoded, as deep, without indents.
+    # Past the limit, or unknown: look for an item that deep. No error: the
+    # same value was just encoded, as deep, without indents.
     indented = orjson.dumps(value, option=_RECHECK)
     # An item at depth max_depth or deeper: perhaps a container too deep.
     if b"\n" + b"  " * max_depth in indented:
         return None
     return value
+
+
+def _shallow(raw: bytes, max_depth: int) -> bool:
+    """Whether *raw*, a JSON document, nests at most *max_depth* deep.
+
+    False when this C-speed test cannot tell (a string holds a bracket or an
+    escaped quote); True only when it is sure.
+    """
+    # Quotes and brackets, every container as []. The depth is at most the
+    # count of containers (brackets in strings only add to it).
+    skeleton = raw.translate(_AS_BRACKETS, _NOT_BRACKETS)
+    if skeleton.count(b"[") <= max_depth:
+        return True
+    # Without an escaped quote, every quote starts or ends a string.
+    if b"\\" in raw and _ESCAPED_QUOTE in raw:
+        return False
+    # Every quote in an empty pair ("", counted left to right) means no
+    # string holds a bracket: the first quote of one that did could only
+    # pair with the quote before it, and that one's string's first quote
+    # likewise, back to the document's first quote, which has none before.
+    if skeleton.count(b'""') * 2 != skeleton.count(b'"'):
+        return False
+    # Only the containers are left: each pass drops the innermost ones.
+    skeleton = skeleton.translate(None, b'"')
+    for _ in range(max_depth):
+        skeleton = skeleton.replace(b"[]", b"")
+        if not skeleton:
+            return True
+    return False
 
 
 def _same_keys_and_numbers(raw: bytes, again: bytes) -> bool:

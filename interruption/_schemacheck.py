@@ -143,16 +143,19 @@ def _schema_problems(
             return list(_mismatches(error, where, "$"))
 
 
-_BY_IDENTITY: dict[int, tuple[JSONSchema, jsonschema_rs.Validator | None]] = {}
+_Cached: TypeAlias = tuple[JSONSchema, jsonschema_rs.Validator | None, str]
+"""A schema, its compiled check (None: "null only") and its JSON text."""
+
+_BY_IDENTITY: dict[int, _Cached] = {}
 _BY_IDENTITY_LIMIT: Final = 4096
 
 
-def _checker(schema: JSONSchema) -> jsonschema_rs.Validator | None:
-    """The compiled check of *schema*, found by identity before by content.
+def _cached(schema: JSONSchema) -> _Cached:
+    """*schema*, its compiled check and its text, found by identity first.
 
-    None means "null only". Schemas are usually the same dict objects over
-    and over (a turn's `Accepts`), so identity saves re-encoding them; the
-    entry keeps the schema alive, so an id is never reused while cached.
+    Schemas are usually the same dict objects over and over (a turn's
+    `Accepts`), so identity saves re-encoding them; the entry keeps the
+    schema alive, so an id is never reused while cached.
 
     Raises:
         SchemaError: see `check_schema` (never cached: the next call fails
@@ -160,13 +163,58 @@ def _checker(schema: JSONSchema) -> jsonschema_rs.Validator | None:
     """
     cached = _BY_IDENTITY.get(id(schema))
     if cached is not None and cached[0] is schema:
-        return cached[1]
+        return cached
     key = ENCODE(schema)
     check = None if key == _NULL else _fast(key)
     if len(_BY_IDENTITY) >= _BY_IDENTITY_LIMIT:
         _BY_IDENTITY.clear()
-    _BY_IDENTITY[id(schema)] = (schema, check)
-    return check
+    cached = _BY_IDENTITY[id(schema)] = (schema, check, key)
+    return cached
+
+
+def _checker(schema: JSONSchema) -> jsonschema_rs.Validator | None:
+    """The compiled check of *schema*; None means "null only".
+
+    Raises:
+        SchemaError: see `check_schema`.
+    """
+    return _cached(schema)[1]
+
+
+_EACH: Final = "urn:interruption:each"
+"""The id the schema of every item gets inside ``_for_all``'s wrapper."""
+
+_ROOTED: Final = (
+    f'"$schema":"{_META_SCHEMA}"',
+    '"$defs":',
+    '"$ref":"#',
+)
+"""The ``$`` keywords that mean the same in a schema made a resource of its own:
+the dialect this module runs anyway, definitions, and references from the
+schema's own root (JSON pointers; an anchor would need ``$anchor``)."""
+
+
+@functools.lru_cache(maxsize=256)
+def _for_all(key: str) -> jsonschema_rs.Validator | None:
+    """The check that every item of an array satisfies the schema *key* spells.
+
+    One call into jsonschema-rs instead of one per value, with the same
+    verdict: ``{"items": S}`` holds of an array exactly when S holds of each
+    item. S goes under ``items`` as a resource of its own (an ``$id``), so
+    that ``#`` still means S to its references. None, for a check per value,
+    when S has any other keyword (or key, or string) that starts with ``$``:
+    one whose meaning could depend on where S sits (``$id``, ``$anchor``,
+    ``$dynamicRef``, another dialect's ``$schema``).
+
+    Raises:
+        SchemaError: never for a schema that compiles alone, as S did.
+    """
+    rest = key
+    for rooted in _ROOTED:
+        rest = rest.replace(rooted, "")
+    if '"$' in rest:
+        return None
+    return _fast(ENCODE({"items": {**json.loads(key), "$id": _EACH}}))
 
 
 def conforms(value: JSON, schema: JSONSchema) -> bool:
@@ -200,19 +248,25 @@ def conforming(pairs: Iterable[tuple[JSON, JSONSchema]]) -> bool:
             groups[id(schema)] = (schema, [value])
         else:
             group[1].append(value)
-    for schema, values in groups.values():
-        if schema == {}:
-            continue
-        check = _checker(schema)
-        if check is None:
-            if any(value is not None for value in values):
-                return False
-            continue
-        is_valid = check.is_valid
-        for value in values:
-            if not is_valid(value):
-                return False
-    return True
+    return all(_all_conform(values, schema) for schema, values in groups.values())
+
+
+def _all_conform(values: list[JSON], schema: JSONSchema) -> bool:
+    """Whether every one of *values* satisfies *schema*, as `conforms` says.
+
+    Raises:
+        SchemaError: if *schema* cannot be run.
+    """
+    if schema == {}:
+        return True
+    _, check, key = _cached(schema)
+    if check is None:
+        return all(value is None for value in values)
+    every = _for_all(key) if len(values) > 1 else None
+    if every is not None:
+        return every.is_valid(values)
+    is_valid = check.is_valid
+    return all(is_valid(value) for value in values)
 
 
 def schema_mismatches(

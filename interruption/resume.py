@@ -179,7 +179,7 @@ class PendingInterrupt:
         wire tag (``"scheduled_pause"``) stands in, since `Respond` and
         `Restart` need a non-empty name.
         """
-        return self.tool.name if self.tool is not None else tag_of(self.kind)
+        return answer_key(self)[0]
 
     @property
     def allowed(self) -> Accepts:
@@ -203,9 +203,7 @@ class PendingInterrupt:
     @property
     def ref(self) -> str:
         """The ref an answer must carry: the tool call's, or the id."""
-        if self.tool is not None and self.tool.ref is not None:
-            return self.tool.ref
-        return self.id
+        return answer_key(self)[1]
 
     def payload_as(self, cls: type[T]) -> T:
         """Decode the payload into *cls*, strictly (e.g. `Confirm`).
@@ -439,6 +437,19 @@ class PendingInterrupt:
                 raise ResumeRejected.of(
                     ProblemCode.ANSWER_NOT_ACCEPTED, message, interrupt_id=self.id
                 )
+
+
+def answer_key(pending: PendingInterrupt) -> tuple[str, str]:
+    """The name and the ref an answer to *pending* must carry.
+
+    `PendingInterrupt.name` and `PendingInterrupt.ref` at once (both are
+    read from here): how `validate_resume` matches entries to interrupts.
+    """
+    tool = pending.tool
+    if tool is None:
+        return tag_of(pending.kind), pending.id
+    ref = tool.ref
+    return tool.name, ref if ref is not None else pending.id
 
 
 APPROVAL_ONLY: Final = Accepts(restart=DECISION_SCHEMA)

@@ -13,10 +13,11 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Literal, TypeAlias, final
+from typing import TYPE_CHECKING, Final, Literal, TypeAlias, final
 
 import attrs
 
+from interruption._converter import trusted, trusted_each
 from interruption._json import JSON, digest
 from interruption._schemacheck import JSONSchema, SchemaError, conforming
 from interruption.errors import Problem, ProblemCode, ResumeRejected
@@ -27,6 +28,7 @@ from interruption.resume import (
     Respond,
     Restart,
     Resume,
+    answer_key,
 )
 
 if TYPE_CHECKING:
@@ -140,6 +142,19 @@ class ResolvedResume:
         )
 
 
+_DEFAULT_POLICY: Final = ResumePolicy()
+"""The strict policy, built once (it is frozen)."""
+
+_answer: Final = trusted(Answer)
+"""`Answer` built from values the fast accept path has matched."""
+
+_answers: Final = trusted_each(Answer)
+"""`Answer` x n, built from the interrupts and the entries, in order."""
+
+_resolved: Final = trusted(ResolvedResume)
+"""`ResolvedResume` built from the answers the fast accept path found."""
+
+
 class _Check:
     """One validation run; collects problems instead of stopping at the first."""
 
@@ -148,7 +163,7 @@ class _Check:
         self.policy = policy
         self.now = policy.now()
         self.pending: dict[Key, PendingInterrupt] = {
-            (pending.name, pending.ref): pending for pending in turn.interrupts
+            answer_key(pending): pending for pending in turn.interrupts
         }
         self.problems: list[Problem] = []
         self.chosen: dict[Key, tuple[Respond | Restart, int, str]] = {}
@@ -213,6 +228,40 @@ class _Check:
         detailed path would find no problem and resolve the same answers;
         anything else (a schema that cannot be run included) is left to it.
         """
+        matched = self.match(resume)
+        if matched is None:
+            return None
+        chosen, checks = matched
+        pending_of, policy = self.pending, self.policy
+        everything = len(chosen) == len(pending_of)
+        if not everything and (not policy.allow_partial or policy.expiry_answers):
+            return None
+        try:
+            if not conforming(checks):
+                return None
+        except SchemaError:
+            return None  # the detailed path raises it, at the same entry
+        if everything:  # the common case: in the turn's order, nothing left
+            answers = _answers(pending_of.values(), map(chosen.get, pending_of))
+            return _resolved(self.turn, answers, ())
+        answers = tuple(
+            _answer(pending, chosen[key])
+            for key, pending in pending_of.items()
+            if key in chosen
+        )
+        unanswered = tuple(
+            pending for key, pending in pending_of.items() if key not in chosen
+        )
+        return _resolved(self.turn, answers, unanswered)
+
+    def match(
+        self, resume: Resume
+    ) -> tuple[dict[Key, Respond | Restart], list[tuple[JSON, JSONSchema]]] | None:
+        """Each entry's interrupt and schema checks, or None to look closer.
+
+        None when an entry answers nothing pending, answers an interrupt
+        another entry answers too, arrives too late, or cannot fit.
+        """
         pending_of = self.pending
         now = self.now
         ends = self.turn.expires_at
@@ -220,11 +269,12 @@ class _Check:
             return None
         chosen: dict[Key, Respond | Restart] = {}
         checks: list[tuple[JSON, JSONSchema]] = []
+        gather = checks.extend
         for entries in (resume.respond, resume.restart):
             for entry in entries:
                 key = (entry.name, entry.ref)
                 pending = pending_of.get(key)
-                if pending is None or key in chosen:
+                if pending is None:
                     return None
                 ends = pending.expires_at
                 if ends is not None and now >= ends:
@@ -232,27 +282,12 @@ class _Check:
                 found = pending.checks(entry)
                 if found is None:
                     return None
-                checks.extend(found)
+                gather(found)
                 chosen[key] = entry
-        policy = self.policy
-        if len(chosen) != len(pending_of) and (
-            not policy.allow_partial or policy.expiry_answers
-        ):
+        # An interrupt answered twice keeps one entry: fewer keys than entries.
+        if len(chosen) != len(resume.respond) + len(resume.restart):
             return None
-        try:
-            if not conforming(checks):
-                return None
-        except SchemaError:
-            return None  # the detailed path raises it, at the same entry
-        answers = tuple(
-            Answer(pending, chosen[key])
-            for key, pending in pending_of.items()
-            if key in chosen
-        )
-        unanswered = tuple(
-            pending for key, pending in pending_of.items() if key not in chosen
-        )
-        return ResolvedResume(self.turn, answers, unanswered)
+        return chosen, checks
 
     def unmatched(self, entry: Respond | Restart, index: int, answer: str) -> None:
         if self._completed is None:
@@ -299,7 +334,7 @@ def validate_resume(
             returns an awaitable refuses here; `validate_and_spend` awaits
             it); or only ``nothing_pending`` for a turn with no interrupt.
     """
-    policy = policy or ResumePolicy()
+    policy = policy or _DEFAULT_POLICY
     if policy.authorize is not None:
         _authorize_sync(turn, policy.authorize, policy.principal)
     _require_pending(turn)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from interruption import JSON, DecodeError, _parse, json_equal
-from interruption._json import MAX_DEPTH
+from interruption._json import MAX_DEPTH, json_problems
 from interruption._parse import ENCODE, _fast_loads, _orjson_dumps, _stdlib_dumps, parse
 
 from tests.strategies import NEAR_NUMBERS, NUMBER_EDGES, json_values, number_literals
@@ -338,10 +338,48 @@ class TestFastPath:
     def test_items_at_the_depth_limit_are_left_to_the_exact_parser(self) -> None:
         """A scalar at the limit sends the document on; the exact parser accepts it."""
         assert _fast_loads(b"[[],[],[]]", 3) == [[], [], []]
-        assert _fast_loads(b"[[[1]],[]]", 3) is None
-        assert parse(b"[[[1]],[]]", max_bytes=100, max_depth=3) == [[[1]], []]
+        # A bracket in a string hides the depth from the byte count.
+        assert _fast_loads(b'[[[1]],["]"]]', 3) is None
+        assert parse(b'[[[1]],["]"]]', max_bytes=100, max_depth=3) == [[[1]], ["]"]]
         with pytest.raises(DecodeError):
             parse(_nested(4).encode(), max_bytes=100, max_depth=3)
+
+    def test_many_containers_within_the_limit_are_kept(self) -> None:
+        """More containers than the limit, nested no deeper: kept, small or large."""
+        assert _fast_loads(b"[[[1]],[]]", 3) == [[[1]], []]
+        large = orjson.dumps([{"k": [i, {"v": "x" * 20}]} for i in range(100)])
+        assert len(large) > _parse._SMALL
+        assert _fast_loads(large, 4) == orjson.loads(large)
+        assert _fast_loads(large, 3) is None
+        few = orjson.dumps(["x" * 2000, [1]])
+        assert _fast_loads(few, 2) == ["x" * 2000, [1]]
+
+    @pytest.mark.parametrize(
+        "raw",
+        [
+            b'[[["a\\\\"]],[],[]]',  # an escaped backslash, then the closing quote
+            b'[[["\\"]"]],[],[]]',  # an escaped quote, then a bracket
+            b'[[["]"]],[],[]]',
+            b'[[["["]],[],[]]',
+            b'[[["","]"]],[],[]]',
+            b'[[[""],"]"],[]]',
+        ],
+    )
+    def test_quotes_that_may_hide_a_bracket_leave_the_depth_to_orjson(
+        self, raw: bytes
+    ) -> None:
+        """Brackets in strings, or quotes that may not end one: orjson tells."""
+        assert not _parse._shallow(raw, 3)
+        assert _fast_loads(raw, 3) is None  # a string at depth 3
+        assert _fast_loads(raw, 4) == json.loads(raw)
+        assert parse(raw, max_bytes=100, max_depth=3) == json.loads(raw)
+
+    @given(json_values(), st.integers(min_value=1, max_value=8))
+    def test_a_shallow_verdict_is_never_wrong(self, value: JSON, limit: int) -> None:
+        """Whatever the document, a shallow verdict means it nests within the limit."""
+        raw = orjson.dumps(value)
+        if _parse._shallow(raw, limit):
+            assert not json_problems(value, max_depth=limit)
 
     @pytest.mark.parametrize(
         "raw",

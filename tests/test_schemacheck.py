@@ -15,13 +15,16 @@ from typing import Final, cast
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from interruption import JSON, Mismatch
+from interruption import JSON, Mismatch, _schemacheck
 from interruption._json import describe
+from interruption._parse import ENCODE
 from interruption._schemacheck import (
     JSONSchema,
     SchemaError,
     _compiled,
+    _for_all,
     check_schema,
+    conforming,
     conforms,
     schema_mismatches,
 )
@@ -340,6 +343,76 @@ class TestConforms:
         here = [conforms(value, cast("JSONSchema", schema)) for value, schema in cases]
         assert json.loads(ran.stdout) == here
         assert here[:5] == [False, False, False, True, False]
+
+
+_ROOTED_SCHEMAS: Final[list[JSONSchema]] = [
+    {"enum": ["Yes", "No"]},
+    {"type": "string", "pattern": "^[0-9]{5}$"},
+    {"$comment": "kept apart", "type": "integer"},
+    {"const": "$ref"},
+    {"type": "null"},
+    {},
+    {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$ref": "#/$defs/Node",
+        "$defs": {
+            "Node": {
+                "type": "object",
+                "properties": {"code": {"type": "string"}, "next": {"$ref": "#"}},
+                "required": ["code"],
+                "additionalProperties": False,
+            }
+        },
+    },
+    {
+        "$id": "https://example.com/s",
+        "$defs": {"n": {"type": "integer"}},
+        "$ref": "#/$defs/n",
+    },
+    {"$anchor": "top", "type": "array", "items": {"$ref": "#top"}},
+    {"properties": {"items": {"$ref": "#/properties/n"}, "n": {"minimum": 1}}},
+]
+"""Schemas checked once per value and once per array of values alike."""
+
+
+class TestConforming:
+    @given(
+        st.lists(
+            st.tuples(
+                st.one_of(
+                    st.sampled_from(["Yes", "No", "12345", "1234", None, 1, 0, 2.5]),
+                    st.just({"code": "a", "next": {"code": "b"}}),
+                    st.just({"code": "a", "next": {"code": 1}}),
+                    st.just({"items": 3, "n": 2}),
+                    st.just({"items": 0}),
+                    st.just([[], [[]]]),
+                    st.just([1]),
+                ),
+                st.integers(min_value=0, max_value=len(_ROOTED_SCHEMAS) - 1),
+            ),
+            max_size=6,
+        )
+    )
+    def test_the_verdict_of_every_value_alone(
+        self, pairs: list[tuple[JSON, int]]
+    ) -> None:
+        """Values grouped by schema (one call per group) get conforms' verdict."""
+        checks = [(value, _ROOTED_SCHEMAS[index]) for value, index in pairs]
+        expected = all(conforms(value, schema) for value, schema in checks)
+        assert conforming(checks) is expected
+
+    def test_a_schema_rooted_elsewhere_is_checked_value_by_value(self) -> None:
+        """A schema with its own $id, an anchor, or any other $ is not moved."""
+        moved = [_for_all(ENCODE(schema)) is not None for schema in _ROOTED_SCHEMAS]
+        assert [index for index, yes in enumerate(moved) if yes] == [0, 1, 4, 5, 6, 9]
+
+    def test_identities_are_forgotten_past_the_limit(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """The identity cache starts over when full, with the same verdicts."""
+        monkeypatch.setattr(_schemacheck, "_BY_IDENTITY_LIMIT", 1)
+        assert conforming([("Yes", {"enum": ["Yes"]}), (1, {"type": "integer"})])
+        assert len(_schemacheck._BY_IDENTITY) == 1
 
 
 @pytest.mark.usefixtures("watchdog")

@@ -22,6 +22,7 @@ from interruption import (
     Mismatch,
     PendingInterrupt,
     Phase,
+    Respond,
     Role,
     ScheduledPause,
     Text,
@@ -31,7 +32,14 @@ from interruption import (
     structure,
     unstructure,
 )
-from interruption._converter import _CHECKED, _detailed, _Reject, mismatches
+from interruption._converter import (
+    _CHECKED,
+    _detailed,
+    _Reject,
+    mismatches,
+    trusted,
+    trusted_each,
+)
 from interruption._json import MAX_DEPTH, describe
 from interruption._validators import json_value, non_empty, optional_string
 from interruption.wire import MAX_BYTES
@@ -94,6 +102,34 @@ TAGGED_PLACES = [
     ('{"type": TAG, "text": "hi"}', Text, "$.type", "one of 'text'"),
 ]
 """Every place a tag picks a record: the document, its type, the tag's path, words."""
+
+
+@attrs.frozen(slots=False)
+class Unslotted:
+    """A record kept in a ``__dict__``, not in slots.
+
+    Attributes:
+        name: A name.
+        count: A count.
+    """
+
+    name: str
+    count: int = 0
+
+
+class TestTrusted:
+    def test_a_record_without_slots_is_built_by_the_fast_path(self) -> None:
+        """A record kept in a __dict__ decodes through the fast path, all fields set."""
+        value = {"name": "a", "count": 2}
+        assert _CHECKED.hook(Unslotted)(value) == Unslotted("a", 2)
+        assert loads('{"name": "a"}', Unslotted) == Unslotted("a")
+
+    def test_records_built_without_init_equal_those_built_with_it(self) -> None:
+        """`trusted` and `trusted_each` set the fields `__init__` would set."""
+        assert trusted(Unslotted)("a", 2) == Unslotted("a", 2)
+        made = trusted_each(Respond)(["a", "b"], ["r1", "r2"], [1, None])
+        assert made == (Respond("a", "r1", 1), Respond("b", "r2", None))
+        assert trusted_each(Respond)([], [], []) == ()
 
 
 @attrs.frozen
