@@ -19,6 +19,7 @@ timing, each must pause, finish and run the tool exactly once per cycle.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncGenerator
 from typing import Final
 
@@ -38,6 +39,9 @@ from _common import Cycle, measure_cycle, print_cycle
 
 FRAMEWORK: Final = "google-adk 2.13"
 USER: Final = "bench"
+
+# The scripted model reports no token usage, and ADK warns once per call.
+logging.getLogger("google_adk.google.adk.telemetry._metrics").setLevel(logging.ERROR)
 
 
 class _Scripted(BaseLlm):
