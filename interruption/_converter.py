@@ -452,7 +452,7 @@ def mismatches(error: BaseException, path: str = "$") -> list[Mismatch]:
         return found
     if isinstance(error, FieldError):
         return [Mismatch(child_path(path, error.field), error.expected, error.got)]
-    if isinstance(error, DecodeError):
+    if isinstance(error, DecodeError | PayloadError):  # a record's validator too
         return [
             Mismatch(path + found.path.removeprefix("$"), found.expected, found.got)
             for found in error.problems

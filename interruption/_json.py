@@ -39,15 +39,32 @@ def is_json_type(tp: object) -> bool:
 
 
 MAX_DEPTH: Final = 64
-"""The default nesting limit for payloads and wire documents."""
+"""The nesting limit for a JSON value: a payload, a tool input, any JSON field.
 
-STORED_DEPTH: Final = MAX_DEPTH + 8
+Every JSON field of a record is checked to it when the record is built, and
+when it is decoded (see `DOCUMENT_DEPTH`).
+"""
+
+FIELD_NESTING: Final = 5
+"""The most containers a wire record puts around one of its JSON fields.
+
+A tool input sits at ``$.messages[i].parts[j].input`` of a turn: five
+containers in. A test checks it against every record type of the wire.
+"""
+
+DOCUMENT_DEPTH: Final = MAX_DEPTH + FIELD_NESTING
+"""The default nesting limit for wire documents (`loads`, `structure`).
+
+A record whose JSON fields are each within `MAX_DEPTH` is within it, so
+whatever was accepted reads back; inside, each record holds its own JSON
+fields to `MAX_DEPTH`.
+"""
+
+STORED_DEPTH: Final = DOCUMENT_DEPTH
 """The nesting limit for records this library wrote (stores, sealed turns).
 
-Every JSON field of a record is checked to `MAX_DEPTH` when the record is
-built, and no record nests a field more than eight containers deep (a tool
-input sits at ``$.messages[i].parts[j].input``): whatever was accepted and
-saved reads back within this limit.
+The wire's own: every JSON field of a record is checked to `MAX_DEPTH` when
+the record is built, so whatever was accepted and saved reads back.
 """
 
 STORED_BYTES: Final = 2**31

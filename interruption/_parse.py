@@ -16,7 +16,13 @@ import json
 import math
 from typing import TYPE_CHECKING, Final, NoReturn
 
-from interruption._json import MAX_SAFE_INTEGER, Mismatch, child_path, json_problems
+from interruption._json import (
+    MAX_DEPTH,
+    MAX_SAFE_INTEGER,
+    Mismatch,
+    child_path,
+    json_problems,
+)
 from interruption.errors import DecodeError
 
 if TYPE_CHECKING:
@@ -165,6 +171,15 @@ def _fast_loads(raw: bytes, max_depth: int) -> JSON | None:
     None is never a verdict: the exact parser then decides, and words the
     error. Every check here is a C-speed pass over bytes, none a Python walk.
     """
+    found = _fast_within(raw, max_depth)
+    return None if found is None else found[0]
+
+
+def _fast_within(raw: bytes, max_depth: int) -> tuple[JSON, int] | None:
+    """`_fast_loads`, with the depth the value is proven within.
+
+    That depth is at most `MAX_DEPTH` when the document is, else *max_depth*.
+    """
     if orjson is None:  # pragma: no cover - exercised by the no-orjson test run
         return None
     try:
@@ -174,20 +189,23 @@ def _fast_loads(raw: bytes, max_depth: int) -> JSON | None:
         return None
     if again != raw and not _same_keys_and_numbers(raw, again):
         return None
+    within = min(max_depth, MAX_DEPTH)
     # The depth is at most the count of containers (brackets in strings
     # only add to it): in a small document, counted first, in line.
     size = len(raw)
     if (
-        size <= _SMALL and size - len(raw.translate(None, b"[{")) <= max_depth
-    ) or _shallow(raw, max_depth):
-        return value
+        size <= _SMALL and size - len(raw.translate(None, b"[{")) <= within
+    ) or _shallow(raw, within):
+        return value, within
     # Past the limit, or unknown: look for an item that deep. No error: the
     # same value was just encoded, as deep, without indents.
     indented = orjson.dumps(value, option=_RECHECK)
-    # An item at depth max_depth or deeper: perhaps a container too deep.
-    if b"\n" + b"  " * max_depth in indented:
-        return None
-    return value
+    # An item at depth `within` or deeper: perhaps a container too deep.
+    if b"\n" + b"  " * within not in indented:
+        return value, within
+    if within < max_depth and b"\n" + b"  " * max_depth not in indented:
+        return value, max_depth  # deeper than MAX_DEPTH, within the limit
+    return None
 
 
 def _shallow(raw: bytes, max_depth: int) -> bool:
@@ -253,13 +271,45 @@ def parse(data: str | bytes, *, max_bytes: int, max_depth: int) -> JSON:
     Raises:
         DecodeError: naming what was expected and what was found.
     """
+    return parse_within(data, max_bytes=max_bytes, max_depth=max_depth)[0]
+
+
+def parse_within(
+    data: str | bytes, *, max_bytes: int, max_depth: int
+) -> tuple[JSON, int]:
+    """`parse`, with the depth the value is proven within (see `check_depth`).
+
+    Raises:
+        DecodeError: naming what was expected and what was found.
+    """
     raw = data if type(data) is bytes else _as_bytes(data)
     if len(raw) > max_bytes:
         _fail("$", f"a document of at most {max_bytes} bytes", f"{len(raw)} bytes")
-    value = _fast_loads(raw, max_depth)
-    if value is not None:
-        return value
+    found = _fast_within(raw, max_depth)
+    if found is not None:
+        return found
     return _exact(raw, max_depth)
+
+
+def check_depth(value: JSON, max_depth: int) -> int:
+    """Check that *value*, a parsed document, is JSON within *max_depth*.
+
+    Returns:
+        The depth it is proven within: `MAX_DEPTH` (or *max_depth*, if less)
+        when the whole document is within `MAX_DEPTH`, else *max_depth*.
+        Only then must each record check its own JSON fields.
+
+    Raises:
+        DecodeError: naming every problem, with its path.
+    """
+    within = min(max_depth, MAX_DEPTH)
+    problems = json_problems(value, max_depth=within)
+    if problems and within < max_depth:
+        within = max_depth
+        problems = json_problems(value, max_depth=max_depth)
+    if problems:
+        raise DecodeError(problems)
+    return within
 
 
 def _as_bytes(data: str | bytes) -> bytes:
@@ -275,16 +325,13 @@ def _as_bytes(data: str | bytes) -> bytes:
     _fail("$", "a JSON document as str or bytes", type(data).__name__)
 
 
-def _exact(raw: bytes, max_depth: int) -> JSON:
+def _exact(raw: bytes, max_depth: int) -> tuple[JSON, int]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         _fail("$", "UTF-8 bytes", f"an invalid byte at offset {error.start}")
     value = _stdlib_loads(text)
-    problems = json_problems(value, max_depth=max_depth)
-    if problems:
-        raise DecodeError(problems)
-    return value
+    return value, check_depth(value, max_depth)
 
 
 def _stdlib_dumps(value: JSON) -> str:

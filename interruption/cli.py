@@ -28,7 +28,13 @@ from typing import Final, TextIO, TypeVar, cast, final
 import attrs
 
 from interruption import _schemas
-from interruption._json import JSON, MAX_DEPTH, STORED_BYTES, STORED_DEPTH, Mismatch
+from interruption._json import (
+    DOCUMENT_DEPTH,
+    JSON,
+    STORED_BYTES,
+    STORED_DEPTH,
+    Mismatch,
+)
 from interruption._schemacheck import SchemaError, check_schema
 from interruption._status import (
     ACCEPTED,
@@ -386,7 +392,7 @@ def _check(args: argparse.Namespace, stdin: TextIO | None, out: TextIO) -> int:
     # resume comes from a client: the wire's, as a server reads it.
     turn_limits = (STORED_BYTES, STORED_DEPTH)
     turn = _read(args.turn, InterruptedTurn, turn_limits, stdin, problems)
-    resume = _read(args.resume, Resume, (MAX_BYTES, MAX_DEPTH), stdin, problems)
+    resume = _read(args.resume, Resume, (MAX_BYTES, DOCUMENT_DEPTH), stdin, problems)
     if turn is not None:
         name = _STDIN_NAME if args.turn == STDIN else _shown(args.turn)
         problems.extend(_unusable_schemas(turn, name))

@@ -17,10 +17,9 @@ from __future__ import annotations
 from typing import Any, Final, TypeVar
 
 from interruption._converter import SCHEMA_ALIASES, plain, structure_checked
-from interruption._json import JSON, MAX_DEPTH, json_problems
-from interruption._parse import ENCODE, parse
+from interruption._json import DOCUMENT_DEPTH, JSON
+from interruption._parse import ENCODE, check_depth, parse_within
 from interruption._schema import schema_of
-from interruption.errors import DecodeError
 
 __all__ = ["dumps", "json_schema", "loads", "structure", "unstructure"]
 
@@ -35,7 +34,7 @@ def loads(
     cls: type[T],
     *,
     max_bytes: int = MAX_BYTES,
-    max_depth: int = MAX_DEPTH,
+    max_depth: int = DOCUMENT_DEPTH,
 ) -> T:
     """Decode a wire document into an instance of *cls*, strictly.
 
@@ -43,7 +42,10 @@ def loads(
         data: The JSON document, as text or UTF-8 bytes.
         cls: The record type to decode into, like `PendingInterrupt`.
         max_bytes: The largest document accepted, in UTF-8 bytes.
-        max_depth: How deeply arrays and objects may nest.
+        max_depth: How deeply arrays and objects may nest in the document
+            (by default `DOCUMENT_DEPTH`: deep enough for any record whose
+            JSON fields are each within `MAX_DEPTH`, which every record
+            checks of its own JSON fields).
 
     Returns:
         The decoded record.
@@ -52,17 +54,17 @@ def loads(
         DecodeError: listing every problem: its path, what was expected
             there and what was got.
     """
-    value = parse(data, max_bytes=max_bytes, max_depth=max_depth)
-    return structure_checked(value, cls, max_depth)
+    value, within = parse_within(data, max_bytes=max_bytes, max_depth=max_depth)
+    return structure_checked(value, cls, within)
 
 
-def structure(data: JSON, cls: type[T], *, max_depth: int = MAX_DEPTH) -> T:
+def structure(data: JSON, cls: type[T], *, max_depth: int = DOCUMENT_DEPTH) -> T:
     """Turn a JSON value already in memory into an instance of *cls*.
 
     Args:
         data: A JSON value (as `json.loads` would give).
         cls: The record type to build.
-        max_depth: How deeply arrays and objects may nest.
+        max_depth: How deeply arrays and objects may nest (as in `loads`).
 
     Returns:
         The record.
@@ -70,10 +72,7 @@ def structure(data: JSON, cls: type[T], *, max_depth: int = MAX_DEPTH) -> T:
     Raises:
         DecodeError: if *data* is not JSON or does not fit *cls*.
     """
-    problems = json_problems(data, max_depth=max_depth)
-    if problems:
-        raise DecodeError(problems)
-    return structure_checked(data, cls, max_depth)
+    return structure_checked(data, cls, check_depth(data, max_depth))
 
 
 def unstructure(obj: object) -> JSON:

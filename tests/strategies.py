@@ -14,7 +14,7 @@ import copy
 import json
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
-from typing import AnyStr, Final, cast, get_args
+from typing import AnyStr, Final, cast, get_args, get_type_hints
 
 import attrs
 import jwt
@@ -47,7 +47,7 @@ from interruption import (
     ToolResponse,
     unstructure,
 )
-from interruption._json import MAX_SAFE_INTEGER, child_path
+from interruption._json import MAX_DEPTH, MAX_SAFE_INTEGER, child_path, is_json_type
 from interruption.kinds import KINDS
 from interruption.store import AuditEvent, AuditKind
 
@@ -84,6 +84,7 @@ __all__ = [
     "batches",
     "calls",
     "corruptions",
+    "deep_records",
     "encoded",
     "equivalents",
     "hostile_json",
@@ -816,6 +817,53 @@ def records(draw: st.DrawFn) -> tuple[type[object], object]:
     """A type of `RECORDS` and a valid value of it."""
     cls = draw(st.sampled_from(list(RECORDS)))
     return cls, draw(RECORDS[cls])
+
+
+def depth(value: JSON) -> int:
+    """How many arrays and objects *value* nests (0 for a scalar)."""
+    if isinstance(value, list):
+        return 1 + max(map(depth, value), default=0)
+    if isinstance(value, dict):
+        return 1 + max(map(depth, value.values()), default=0)
+    return 0
+
+
+@st.composite
+def deepened(draw: st.DrawFn, value: JSON, max_depth: int = MAX_DEPTH) -> JSON:
+    """*value* wrapped in arrays and objects, often to exactly *max_depth*."""
+    target = draw(st.just(max_depth) | st.integers(0, max_depth))
+    while depth(value) < target:
+        value = [value] if draw(st.booleans()) else {draw(keys()): value}
+    return value
+
+
+def _deepen(draw: st.DrawFn, value: object) -> object:
+    """*value*, a record, with every JSON field drawn deep (validators run)."""
+    if isinstance(value, Interrupted):
+        return Interrupted(value.kind, draw(deepened(value.payload)))
+    if isinstance(value, list | tuple):
+        return type(value)(_deepen(draw, item) for item in value)
+    if not attrs.has(type(value)):
+        return value
+    record = cast("attrs.AttrsInstance", value)
+    hints = get_type_hints(type(record))
+    changes = {
+        field.alias: (
+            draw(deepened(getattr(value, field.name)))
+            if is_json_type(hints[field.name])
+            else _deepen(draw, getattr(value, field.name))
+        )
+        for field in attrs.fields(type(record))
+        if field.init
+    }
+    return attrs.evolve(record, **changes)  # type: ignore[misc] # plugin: static classes only
+
+
+@st.composite
+def deep_records(draw: st.DrawFn) -> tuple[type[object], object]:
+    """`records`, with every JSON field nested up to `MAX_DEPTH`, often to it."""
+    cls, value = draw(records())
+    return cls, _deepen(draw, value)
 
 
 def hostile_json() -> st.SearchStrategy[object]:

@@ -36,7 +36,7 @@ from interruption import (
     validate_resume,
 )
 from interruption._demo import approver, make_tools, script
-from interruption._json import MAX_DEPTH
+from interruption._json import DOCUMENT_DEPTH, MAX_DEPTH
 from interruption._schemas import schema_names
 from interruption.cli import main
 from interruption.session import Session
@@ -405,10 +405,10 @@ class TestCheck:
     ) -> None:
         """A resume nested deeper than a server takes is refused the same way."""
         turn, _, _ = files
-        deep = b"[" * (MAX_DEPTH + 1) + b"]" * (MAX_DEPTH + 1)
+        deep = b"[" * (DOCUMENT_DEPTH + 1) + b"]" * (DOCUMENT_DEPTH + 1)
         status, out, _ = run("check", str(turn), "-", stdin=deep)
         assert status == 3
-        assert f"at most {MAX_DEPTH}" in out.splitlines()[1]
+        assert f"at most {DOCUMENT_DEPTH}" in out.splitlines()[1]
 
     def test_closed_stdin_is_unreadable(
         self, files: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch

@@ -17,6 +17,7 @@ import json
 import typing
 from typing import Final
 
+import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -24,18 +25,29 @@ from interruption import (
     DecodeError,
     Interrupted,
     InterruptedTurn,
+    Message,
+    PendingTurn,
+    Restart,
+    Resume,
     ResumeRejected,
+    Role,
+    ToolRequest,
     dumps,
     loads,
+    structure,
     unstructure,
 )
+from interruption._json import DOCUMENT_DEPTH, JSON, MAX_DEPTH, STORED_DEPTH
 from interruption._schema import DATETIME_DOC
 from interruption._schemas import WIRE_TYPES
+from interruption.store._base import read_stored
+from interruption.testing.store_contract import turn
 from interruption.wire import MAX_BYTES
 
 from tests.strategies import (
     PAUSES,
     RECORDS,
+    deep_records,
     encoded,
     hostile_json,
     mutated_documents,
@@ -49,6 +61,15 @@ BIG: Final = 2 * 10**7
 """A ``max_bytes`` above every document here."""
 
 TEN_MB: Final = 10 * 1_048_576
+
+LIMITS: Final = (DOCUMENT_DEPTH, STORED_DEPTH, DOCUMENT_DEPTH + 10)
+"""Document limits: the defaults (the wire's, the stores') and a larger one."""
+
+_MARK: Final = "deep-value-here"
+"""A string value, replaced in a document by one nested too deep."""
+
+_TURN: Final = turn(value=_MARK)
+"""A turn whose first pause asks *_MARK*, its payload as well."""
 
 
 def _check(data: str | bytes, cls: type[object], *, max_bytes: int = MAX_BYTES) -> bool:
@@ -151,6 +172,65 @@ class TestValidRoundTrip:
         """`json.dumps` of the wire form, escaped to ASCII, decodes the same."""
         cls, value = case
         assert _same(loads(json.dumps(unstructure(value)), cls), value)
+
+
+class TestDeepValues:
+    """Whatever was accepted reads back: one depth limit on the way in and out."""
+
+    @pytest.mark.usefixtures("parser")
+    @given(deep_records())
+    def test_deep_values_round_trip_with_default_limits(
+        self, case: tuple[type[object], object]
+    ) -> None:
+        """A record whose JSON values nest up to MAX_DEPTH decodes back, as is."""
+        cls, value = case
+        document = dumps(value)
+        assert _same(loads(document, cls), value)
+        assert _same(structure(unstructure(value), cls), value)
+        assert _same(read_stored(document, cls), value)
+
+    @pytest.mark.usefixtures("parser")
+    @pytest.mark.parametrize(
+        ("cls", "record", "path"),
+        [
+            (
+                Resume,
+                Resume(restart=(Restart("ask", "r1", input=_MARK),)),
+                "$.restart[0].input",
+            ),
+            (
+                InterruptedTurn,
+                attrs.evolve(
+                    _TURN,
+                    messages=(Message(Role.MODEL, (ToolRequest("ask", "r1", _MARK),)),),
+                ),
+                "$.messages[0].parts[0].input",
+            ),
+            (PendingTurn, PendingTurn.of(_TURN), "$.interrupts[0].payload"),
+        ],
+        ids=["resume", "turn", "pending-turn"],
+    )
+    def test_a_value_one_level_too_deep_is_refused_at_its_path(
+        self, cls: type[object], record: object, path: str
+    ) -> None:
+        """A JSON value at MAX_DEPTH + 1 inside a record is a DecodeError there.
+
+        The record's own check words it, or, at the deepest field, the
+        document's limit, which it then reaches at the same spot.
+        """
+        deep: JSON = 0
+        for _ in range(MAX_DEPTH + 1):
+            deep = [deep]
+        document = dumps(record).replace(json.dumps(_MARK), json.dumps(deep), 1)
+        limits = {
+            f"at most {limit} levels of nesting" for limit in (MAX_DEPTH, *LIMITS)
+        }
+        for max_depth in LIMITS:
+            with pytest.raises(DecodeError) as caught:
+                loads(document, cls, max_depth=max_depth)
+            (problem,) = caught.value.problems
+            assert problem.path == path + "[0]" * MAX_DEPTH
+            assert problem.expected in limits
 
 
 def _nested(levels: int, opener: str, closer: str, inner: str = "1") -> str:

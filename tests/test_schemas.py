@@ -1,9 +1,14 @@
 import json
+import types
+import typing
 from pathlib import Path
 
+import attrs
 import pytest
-from interruption import JSON, Interrupted, json_schema
-from interruption._schemas import expected_files, render, write
+from interruption import JSON, Interrupted, ResumeRejected, json_schema
+from interruption._converter import InterruptedWire, ResumeRejectedWire
+from interruption._json import FIELD_NESTING, is_json_type
+from interruption._schemas import WIRE_TYPES, expected_files, render, write
 from jsonschema import Draft202012Validator
 
 SCHEMAS = Path(__file__).parent.parent / "schemas"
@@ -89,3 +94,45 @@ class TestWrite:
         write(tmp_path)
         (tmp_path / "custom.json").write_text("{}\n", encoding="utf-8")
         assert write(tmp_path) == [tmp_path / "custom.json"]
+
+
+_WIRE_FORMS: dict[object, type] = {
+    Interrupted: InterruptedWire,
+    ResumeRejected: ResumeRejectedWire,
+}
+
+
+def _nesting(tp: object, seen: tuple[object, ...] = ()) -> int:
+    """The most containers *tp*'s wire form puts around a JSON field (-1: none)."""
+    tp = _WIRE_FORMS.get(tp, tp)
+    if is_json_type(tp):
+        return 0
+    assert tp not in seen, f"{tp!r} nests itself: no bound"
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if origin in {typing.Union, types.UnionType}:
+        return max(_nesting(member, seen) for member in args)
+    inner = -1
+    if origin in {list, tuple, dict}:
+        inner = _nesting(args[-1] if origin is dict else args[0], seen)
+    elif isinstance(tp, type) and attrs.has(tp):
+        hints = typing.get_type_hints(tp)
+        fields = attrs.fields(tp)
+        nested = (_nesting(hints[field.name], (*seen, tp)) for field in fields)
+        inner = max(nested, default=-1)
+    return inner + 1 if inner >= 0 else -1
+
+
+class TestFieldNesting:
+    def test_the_constant_is_the_deepest_record(self) -> None:
+        """`FIELD_NESTING` is the most containers any wire type puts around JSON."""
+        deepest = max(_nesting(cls) for cls in WIRE_TYPES.values())
+        assert deepest == FIELD_NESTING
+
+    def test_the_walk_sees_every_shape(self) -> None:
+        """Lists, tuples, objects, options and records each count as they nest."""
+        assert _nesting(JSON) == 0
+        assert _nesting(int) == -1
+        assert _nesting(dict[str, tuple[JSON, ...]] | None) == 2
+        assert _nesting(Interrupted) == 1
+        assert _nesting(ResumeRejected) == -1

@@ -40,7 +40,7 @@ from interruption._converter import (
     trusted,
     trusted_each,
 )
-from interruption._json import MAX_DEPTH, describe
+from interruption._json import DOCUMENT_DEPTH, MAX_DEPTH, describe
 from interruption._validators import json_value, non_empty, optional_string
 from interruption.wire import MAX_BYTES
 from jsonschema import Draft202012Validator
@@ -465,8 +465,8 @@ class TestLoads:
             (CUSTOM.encode() + b'"\xff"}', "UTF-8 bytes"),
             (CUSTOM + "[" * 10**5 + "]" * 10**5 + "}", "a document nested less"),
             (
-                CUSTOM + "[" * MAX_DEPTH + "]" * MAX_DEPTH + "}",
-                f"at most {MAX_DEPTH} levels",
+                CUSTOM + "[" * DOCUMENT_DEPTH + "]" * DOCUMENT_DEPTH + "}",
+                f"at most {DOCUMENT_DEPTH} levels",
             ),
             ("{]", "a JSON document"),
         ],
