@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any, final
 
+from interruption._call import ref_of
 from interruption._json import JSON, digest
 from interruption.approval import Approver
 from interruption.errors import (
@@ -222,7 +223,7 @@ class Session:
         answers: list[Respond] = []
         responses: list[ToolResponse] = []
         for request in turn.messages[-1].tool_requests:
-            ref = request.ref or ""
+            ref = ref_of(request)
             pending = paused.get(ref)
             if pending is None:
                 responses.append(done[ref])
