@@ -895,7 +895,7 @@ def _plain_of_class(kind: type) -> Plain:
     if kind is dict:
         return _plain_dict
     if kind is Interrupted:  # its fields are properties named as on the wire
-        return _plain_record(InterruptedWire)
+        return _plain_record(InterruptedWire, _HELD_AS[Interrupted])
     if kind is ResumeRejected:  # its one field, problems, too
         return _plain_record(ResumeRejectedWire)
     if attrs.has(kind):
@@ -935,11 +935,7 @@ def _plain_field(x: str, tp: object, name: str, names: dict[str, object]) -> str
         if _is_mapping(tp):
             return f"{{key: {item} for key, item in {x}.items()}}"
         return f"[{item} for item in {x}]" if item != "item" else f"list({x})"
-    if (
-        union_members(tp) is not None
-        or tp in {Interrupted, ResumeRejected}
-        or attrs.has(tp)  # type: ignore[arg-type]
-    ):
+    if union_members(tp) is not None or _by_class(tp):
         # By the value's class: a union's member, or None, or the record.
         names["get"], names["learn"] = _plain_of, _learn
         return f"(get(type({x})) or learn(type({x})))({x})"
@@ -947,21 +943,85 @@ def _plain_field(x: str, tp: object, name: str, names: dict[str, object]) -> str
     return f"{name}({x})"
 
 
-def _plain_record(cls: type) -> Plain:
+_HELD_AS: Final[dict[type, dict[str, str]]] = {
+    Interrupted: {"kind": "_kind", "payload": "_payload"},
+}
+"""Where a class keeps the fields its properties give (read without the call)."""
+
+
+def _plain_record(cls: type, held_as: dict[str, str] | None = None) -> Plain:
+    """Generate the encoding function of an attrs class *cls*.
+
+    *held_as* maps a field to the attribute the value being encoded keeps
+    it in, when that is not the field's own name.
+    """
     hints = typing.get_type_hints(cls)
     tag = record_tag(cls)
-    names: dict[str, object] = {"TAG": tag}
+    names: dict[str, object] = {"get": _plain_of, "learn": _learn}
     lines = ["def hook(o):"]
-    items = ['"type": TAG'] if tag is not None else []
+    items = [f'"type": {tag!r}'] if tag is not None else []
     for index, field in enumerate(attrs.fields(cls)):
-        x = f"x{index}"
-        lines.append(f" {x} = o.{field.name}")
-        items.append(
-            f"{field.name!r}: {_plain_field(x, hints[field.name], f'h{index}', names)}"
-        )
+        x, tp = f"x{index}", hints[field.name]
+        lines.append(f" {x} = o.{(held_as or {}).get(field.name, field.name)}")
+        by_class = _plain_cases(x, tp, f"h{index}", names)
+        lines += by_class
+        value = x if by_class else _plain_field(x, tp, f"h{index}", names)
+        items.append(f"{field.name!r}: {value}")
     lines.append(" return {" + ", ".join(items) + "}")
     exec("\n".join(lines), names)  # noqa: S102 - our own code, of field names
     return names["hook"]  # type: ignore[return-value]
+
+
+def _plain_cases(x: str, tp: object, name: str, names: dict[str, object]) -> list[str]:
+    """Generated lines that encode *x* in place, a case per record *tp* may be.
+
+    Each record is encoded in line when it can be (see `_plain_inline`);
+    anything else (None, a subclass) by its class, as `plain` does. Empty
+    when no record can be: `_plain_field` then writes *x*.
+    """
+    members = union_members(tp) or ((tp,) if _is_record(tp) else ())
+    cases = []
+    for number, member in enumerate(members):
+        expression = _plain_inline(x, member, f"{name}_{number}", names)
+        if expression:
+            names[f"{name}_m{number}"] = member
+            cases.append(f" elif t is {name}_m{number}: {x} = {expression}")
+    if not cases:
+        return []
+    cases[0] = " if" + cases[0].removeprefix(" elif")
+    return [f" t = type({x})", *cases, f" else: {x} = (get(t) or learn(t))({x})"]
+
+
+def _by_class(tp: object) -> bool:
+    """Whether a field of type *tp* is a record, encoded by its class."""
+    return tp in {Interrupted, ResumeRejected} or (
+        isinstance(tp, type) and attrs.has(tp)
+    )
+
+
+def _is_record(tp: object) -> bool:
+    """Whether *tp* is an attrs class that `plain` encodes by its fields."""
+    return isinstance(tp, type) and attrs.has(tp)
+
+
+def _plain_inline(x: str, cls: object, name: str, names: dict[str, object]) -> str:
+    """A generated expression: the wire form of *x*, a *cls*, or ``""``.
+
+    Only for a record whose fields are each written with *x* read once (no
+    record or union inside): that encoding is then one expression.
+    """
+    if not _is_record(cls):
+        return ""
+    hints = typing.get_type_hints(cls)
+    tag = record_tag(cls)
+    items = [f'"type": {tag!r}'] if tag is not None else []
+    for index, field in enumerate(attrs.fields(cls)):  # type: ignore[arg-type]
+        tp = hints[field.name]
+        if _by_class(tp) or (union_members(tp) is not None and not _as_is(tp)):
+            return ""  # written by the value's class: *x* read thrice
+        value = _plain_field(f"{x}.{field.name}", tp, f"{name}_{index}", names)
+        items.append(f"{field.name!r}: {value}")
+    return "{" + ", ".join(items) + "}"
 
 
 @functools.cache
