@@ -231,6 +231,10 @@ def conforms(value: JSON, schema: JSONSchema) -> bool:
     return check.is_valid(value)
 
 
+SchemaGroups: TypeAlias = dict[int, tuple[JSONSchema, list[JSON]]]
+"""Values to check, grouped by the schema they must satisfy (keyed by its id)."""
+
+
 def conforming(pairs: Iterable[tuple[JSON, JSONSchema]]) -> bool:
     """Tell whether every value satisfies its schema, as `conforms` would.
 
@@ -241,13 +245,27 @@ def conforming(pairs: Iterable[tuple[JSON, JSONSchema]]) -> bool:
     Raises:
         SchemaError: if a schema cannot be run (see `check_schema`).
     """
-    groups: dict[int, tuple[JSONSchema, list[JSON]]] = {}
+    groups: SchemaGroups = {}
     for value, schema in pairs:
-        group = groups.get(id(schema))
-        if group is None:
-            groups[id(schema)] = (schema, [value])
-        else:
-            group[1].append(value)
+        group_check(groups, value, schema)
+    return conforming_groups(groups)
+
+
+def group_check(groups: SchemaGroups, value: JSON, schema: JSONSchema) -> None:
+    """Add the check that *value* satisfies *schema* to *groups*."""
+    group = groups.get(id(schema))
+    if group is None:
+        groups[id(schema)] = (schema, [value])
+    else:
+        group[1].append(value)
+
+
+def conforming_groups(groups: SchemaGroups) -> bool:
+    """`conforming`, for values already grouped by schema (one check each).
+
+    Raises:
+        SchemaError: if a schema cannot be run (see `check_schema`).
+    """
     return all(_all_conform(values, schema) for schema, values in groups.values())
 
 

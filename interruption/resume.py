@@ -20,8 +20,10 @@ from interruption._decisions import DECISIONS, decision_mismatches
 from interruption._json import JSON, json_equal
 from interruption._schemacheck import (
     JSONSchema,
-    conforming,
+    SchemaGroups,
+    conforming_groups,
     conforms,
+    group_check,
     schema_mismatches,
 )
 from interruption._validators import NON_EMPTY, json_value, non_empty
@@ -310,42 +312,48 @@ class PendingInterrupt:
                     found += self._new_input(entry.input, index, entry.resumed)
                 return found
 
-    def checks(
-        self, entry: Respond | Restart
-    ) -> tuple[tuple[JSON, JSONSchema], ...] | None:
-        """The schema checks that decide whether *entry* fits, or None.
+    def gather(self, entry: Respond | Restart, groups: SchemaGroups) -> bool:
+        """Add the schema checks that decide whether *entry* fits to *groups*.
 
         The fast accept path of `problems_with`, with the same verdict:
-        *entry* fits exactly when this returns checks and every value
-        satisfies its schema (`conforming`). None means it cannot fit,
-        whatever its values: the kind of answer is not accepted, or a
-        restart changes an input that may not change. `validate_resume`
-        gathers the checks of every entry and runs them grouped by schema,
-        asking `problems_with` for words only when the verdict is no.
+        *entry* fits exactly when this returns True and every value of
+        *groups* satisfies its schema (`conforming_groups`). False means it
+        cannot fit, whatever its values (nothing is added): the kind of
+        answer is not accepted, or a restart changes an input that may not
+        change. `validate_resume` gathers the checks of every entry into one
+        *groups* and runs each distinct schema once, asking `problems_with`
+        for words only when the verdict is no.
 
         Args:
             entry: A `Respond` or a `Restart` for this interrupt.
+            groups: Where the ``(value, schema)`` checks go, by schema.
 
         Returns:
-            ``(value, schema)`` pairs, in field order; or None.
+            Whether *entry* can fit.
         """
         allowed = self.allowed
         if isinstance(entry, Respond):
-            schema = allowed.respond
-            return None if schema is None else ((entry.output, schema),)
-        schema = allowed.restart
+            schema, value = allowed.respond, entry.output
+        else:
+            schema, value = allowed.restart, entry.resumed
+            replaced = entry.input
+            if schema is not None and replaced is not None:
+                rejects = isinstance(value, dict) and "reject" in value
+                replace = None if rejects else allowed.replace_input
+                if replace is not None:
+                    group_check(groups, replaced, replace)
+                elif not json_equal(
+                    replaced, self.tool.input if self.tool is not None else None
+                ):
+                    return False
         if schema is None:
-            return None
-        resumed, replaced = entry.resumed, entry.input
-        if replaced is None:
-            return ((resumed, schema),)
-        rejects = isinstance(resumed, dict) and "reject" in resumed
-        replace = None if rejects else allowed.replace_input
-        if replace is not None:
-            return ((resumed, schema), (replaced, replace))
-        if json_equal(replaced, self.tool.input if self.tool is not None else None):
-            return ((resumed, schema),)
-        return None
+            return False
+        group = groups.get(id(schema))
+        if group is None:
+            groups[id(schema)] = (schema, [value])
+        else:
+            group[1].append(value)
+        return True
 
     def fits(self, entry: Respond | Restart) -> bool:
         """Tell whether *entry* meets this interrupt's own rules.
@@ -356,8 +364,8 @@ class PendingInterrupt:
         Raises:
             SchemaError: if one of the schemas cannot be run.
         """
-        found = self.checks(entry)
-        return found is not None and conforming(found)
+        groups: SchemaGroups = {}
+        return self.gather(entry, groups) and conforming_groups(groups)
 
     def _problem(
         self, code: ProblemCode, message: str, answer: str, index: int | None

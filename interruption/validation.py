@@ -10,6 +10,7 @@ entry's position and the interrupt it concerns. Matching is by
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -18,8 +19,8 @@ from typing import TYPE_CHECKING, Final, Literal, TypeAlias, final
 import attrs
 
 from interruption._converter import trusted, trusted_each
-from interruption._json import JSON, digest
-from interruption._schemacheck import JSONSchema, SchemaError, conforming
+from interruption._json import digest
+from interruption._schemacheck import SchemaError, SchemaGroups, conforming_groups
 from interruption.errors import Problem, ProblemCode, ResumeRejected
 from interruption.parts import ToolResponse
 from interruption.resume import (
@@ -145,14 +146,28 @@ class ResolvedResume:
 _DEFAULT_POLICY: Final = ResumePolicy()
 """The strict policy, built once (it is frozen)."""
 
-_answer: Final = trusted(Answer)
-"""`Answer` built from values the fast accept path has matched."""
-
 _answers: Final = trusted_each(Answer)
 """`Answer` x n, built from the interrupts and the entries, in order."""
 
 _resolved: Final = trusted(ResolvedResume)
 """`ResolvedResume` built from the answers the fast accept path found."""
+
+
+@attrs.define
+class _Paired:
+    """What the fast accept path pairs: interrupts, their entries, the checks.
+
+    Attributes:
+        answered: The interrupts answered, in the turn's order.
+        entries: Their entries, in the same order.
+        unanswered: The interrupts left pending (a partial resume).
+        groups: The values to check, grouped by schema.
+    """
+
+    answered: list[PendingInterrupt] = attrs.Factory(list)
+    entries: list[Respond | Restart] = attrs.Factory(list)
+    unanswered: list[PendingInterrupt] = attrs.Factory(list)
+    groups: SchemaGroups = attrs.Factory(dict)
 
 
 class _Check:
@@ -162,15 +177,17 @@ class _Check:
         self.turn = turn
         self.policy = policy
         self.now = policy.now()
-        self.pending: dict[Key, PendingInterrupt] = {
-            answer_key(pending): pending for pending in turn.interrupts
-        }
         self.problems: list[Problem] = []
         self.chosen: dict[Key, tuple[Respond | Restart, int, str]] = {}
         # Built on the first unmatched entry, once: the rejection path stays
         # linear in the resume and the turn, however many entries miss.
         self._completed: set[Key] | None = None
         self._owners: dict[str, str] | None = None
+
+    @functools.cached_property
+    def pending(self) -> dict[Key, PendingInterrupt]:
+        """The turn's interrupts by the name and ref an answer carries."""
+        return {answer_key(pending): pending for pending in self.turn.interrupts}
 
     def add(
         self,
@@ -222,72 +239,67 @@ class _Check:
         """The fast accept path: the resolved resume, or None to look closer.
 
         It answers only when every entry answers a distinct pending
-        interrupt in time, in a way it accepts (`PendingInterrupt.checks`),
+        interrupt in time, in a way it accepts (`PendingInterrupt.gather`),
         nothing is missing that must be there, and every value fits its
-        schema, checked once per distinct schema (`conforming`). Then the
-        detailed path would find no problem and resolve the same answers;
-        anything else (a schema that cannot be run included) is left to it.
+        schema, checked once per distinct schema (`conforming_groups`).
+        Then the detailed path would find no problem and resolve the same
+        answers; anything else (a schema that cannot be run included) is
+        left to it.
         """
-        matched = self.match(resume)
-        if matched is None:
+        responds = {(entry.name, entry.ref): entry for entry in resume.respond}
+        restarts = {(entry.name, entry.ref): entry for entry in resume.restart}
+        entries = len(resume.respond) + len(resume.restart)
+        ends = self.turn.expires_at
+        # An interrupt answered twice in one list: fewer keys than entries.
+        if len(responds) + len(restarts) != entries or (
+            ends is not None and self.now >= ends
+        ):
             return None
-        chosen, checks = matched
-        pending_of, policy = self.pending, self.policy
-        everything = len(chosen) == len(pending_of)
-        if not everything and (not policy.allow_partial or policy.expiry_answers):
+        paired = self.pair(responds, restarts)
+        # An entry that answers nothing pending, or one interrupt answered
+        # by a respond and a restart: fewer answers than entries.
+        if paired is None or len(paired.entries) != entries:
             return None
         try:
-            if not conforming(checks):
+            if not conforming_groups(paired.groups):
                 return None
         except SchemaError:
             return None  # the detailed path raises it, at the same entry
-        if everything:  # the common case: in the turn's order, nothing left
-            answers = _answers(pending_of.values(), map(chosen.get, pending_of))
-            return _resolved(self.turn, answers, ())
-        answers = tuple(
-            _answer(pending, chosen[key])
-            for key, pending in pending_of.items()
-            if key in chosen
-        )
-        unanswered = tuple(
-            pending for key, pending in pending_of.items() if key not in chosen
-        )
-        return _resolved(self.turn, answers, unanswered)
+        answers = _answers(paired.answered, paired.entries)
+        return _resolved(self.turn, answers, tuple(paired.unanswered))
 
-    def match(
-        self, resume: Resume
-    ) -> tuple[dict[Key, Respond | Restart], list[tuple[JSON, JSONSchema]]] | None:
-        """Each entry's interrupt and schema checks, or None to look closer.
+    def pair(
+        self,
+        responds: dict[Key, Respond],
+        restarts: dict[Key, Restart],
+    ) -> _Paired | None:
+        """Each interrupt of the turn with its entry, or None to look closer.
 
-        None when an entry answers nothing pending, answers an interrupt
-        another entry answers too, arrives too late, or cannot fit.
+        One pass over the turn's interrupts, each looked up among the
+        entries (no index of the turn is built). None when an interrupt
+        that must be answered is not, an answer arrives too late, or cannot
+        fit (`PendingInterrupt.gather`).
         """
-        pending_of = self.pending
+        policy = self.policy
+        partial = policy.allow_partial and not policy.expiry_answers
         now = self.now
-        ends = self.turn.expires_at
-        if ends is not None and now >= ends:
-            return None
-        chosen: dict[Key, Respond | Restart] = {}
-        checks: list[tuple[JSON, JSONSchema]] = []
-        gather = checks.extend
-        for entries in (resume.respond, resume.restart):
-            for entry in entries:
-                key = (entry.name, entry.ref)
-                pending = pending_of.get(key)
-                if pending is None:
+        paired = _Paired()
+        answered, entries = paired.answered.append, paired.entries.append
+        groups = paired.groups
+        for pending in self.turn.interrupts:
+            key = answer_key(pending)
+            entry = responds.get(key) or restarts.get(key)
+            if entry is None:
+                if not partial:
                     return None
-                ends = pending.expires_at
-                if ends is not None and now >= ends:
-                    return None
-                found = pending.checks(entry)
-                if found is None:
-                    return None
-                gather(found)
-                chosen[key] = entry
-        # An interrupt answered twice keeps one entry: fewer keys than entries.
-        if len(chosen) != len(resume.respond) + len(resume.restart):
-            return None
-        return chosen, checks
+                paired.unanswered.append(pending)
+                continue
+            ends = pending.expires_at
+            if (ends is not None and now >= ends) or not pending.gather(entry, groups):
+                return None
+            answered(pending)
+            entries(entry)
+        return paired
 
     def unmatched(self, entry: Respond | Restart, index: int, answer: str) -> None:
         if self._completed is None:
