@@ -312,49 +312,6 @@ class PendingInterrupt:
                     found += self._new_input(entry.input, index, entry.resumed)
                 return found
 
-    def gather(self, entry: Respond | Restart, groups: SchemaGroups) -> bool:
-        """Add the schema checks that decide whether *entry* fits to *groups*.
-
-        The fast accept path of `problems_with`, with the same verdict:
-        *entry* fits exactly when this returns True and every value of
-        *groups* satisfies its schema (`conforming_groups`). False means it
-        cannot fit, whatever its values (nothing is added): the kind of
-        answer is not accepted, or a restart changes an input that may not
-        change. `validate_resume` gathers the checks of every entry into one
-        *groups* and runs each distinct schema once, asking `problems_with`
-        for words only when the verdict is no.
-
-        Args:
-            entry: A `Respond` or a `Restart` for this interrupt.
-            groups: Where the ``(value, schema)`` checks go, by schema.
-
-        Returns:
-            Whether *entry* can fit.
-        """
-        allowed = self.allowed
-        if isinstance(entry, Respond):
-            schema, value = allowed.respond, entry.output
-        else:
-            schema, value = allowed.restart, entry.resumed
-            replaced = entry.input
-            if schema is not None and replaced is not None:
-                rejects = isinstance(value, dict) and "reject" in value
-                replace = None if rejects else allowed.replace_input
-                if replace is not None:
-                    group_check(groups, replaced, replace)
-                elif not json_equal(
-                    replaced, self.tool.input if self.tool is not None else None
-                ):
-                    return False
-        if schema is None:
-            return False
-        group = groups.get(id(schema))
-        if group is None:
-            groups[id(schema)] = (schema, [value])
-        else:
-            group[1].append(value)
-        return True
-
     def fits(self, entry: Respond | Restart) -> bool:
         """Tell whether *entry* meets this interrupt's own rules.
 
@@ -365,7 +322,7 @@ class PendingInterrupt:
             SchemaError: if one of the schemas cannot be run.
         """
         groups: SchemaGroups = {}
-        return self.gather(entry, groups) and conforming_groups(groups)
+        return gather_checks([(self, entry)], groups) and conforming_groups(groups)
 
     def _problem(
         self, code: ProblemCode, message: str, answer: str, index: int | None
@@ -419,7 +376,7 @@ class PendingInterrupt:
             if conforms(replaced, schema):
                 return ()
             return (self._misfit(replaced, schema, "restart.input", index),)
-        if json_equal(replaced, self.tool.input if self.tool is not None else None):
+        if json_equal(replaced, _input_of(self)):
             return ()
         message = (
             f"{self.name} takes no new input: expected the original input or "
@@ -445,6 +402,60 @@ class PendingInterrupt:
                 raise ResumeRejected.of(
                     ProblemCode.ANSWER_NOT_ACCEPTED, message, interrupt_id=self.id
                 )
+
+
+def gather_checks(
+    answers: Iterable[tuple[PendingInterrupt, Respond | Restart]],
+    groups: SchemaGroups,
+) -> bool:
+    """Add the schema checks that decide whether each entry fits to *groups*.
+
+    The fast accept path of `PendingInterrupt.problems_with`, with the same
+    verdict: each entry fits its interrupt exactly when this returns True
+    and every value of *groups* satisfies its schema (`conforming_groups`).
+    False means some entry cannot fit, whatever its values: the kind of
+    answer is not accepted, or a restart changes an input that may not
+    change. `validate_resume` gathers every entry of a resume into one
+    *groups* and checks each distinct schema once, asking `problems_with`
+    for words only when the verdict is no.
+
+    Args:
+        answers: ``(interrupt, entry)`` pairs: a `Respond` or a `Restart`
+            for that interrupt.
+        groups: Where the ``(value, schema)`` checks go, by schema.
+
+    Returns:
+        Whether every entry can fit.
+    """
+    for pending, entry in answers:
+        # `allowed`, without a call where it is the recorded `accepts`.
+        kind = pending.kind
+        allowed = pending.allowed if type(kind) is ApprovalPending else pending.accepts
+        if type(entry) is Respond:
+            schema, value = allowed.respond, entry.output
+        else:
+            schema, value = allowed.restart, entry.resumed
+            replaced = entry.input
+            if schema is not None and replaced is not None:
+                rejects = isinstance(value, dict) and "reject" in value
+                replace = None if rejects else allowed.replace_input
+                if replace is not None:
+                    group_check(groups, replaced, replace)
+                elif not json_equal(replaced, _input_of(pending)):
+                    return False
+        if schema is None:
+            return False
+        group = groups.get(id(schema))
+        if group is None:
+            groups[id(schema)] = (schema, [value])
+        else:
+            group[1].append(value)
+    return True
+
+
+def _input_of(pending: PendingInterrupt) -> JSON:
+    """The input of the paused call, or None for a pause outside a tool."""
+    return pending.tool.input if pending.tool is not None else None
 
 
 def answer_key(pending: PendingInterrupt) -> tuple[str, str]:

@@ -30,6 +30,7 @@ from interruption.resume import (
     Restart,
     Resume,
     answer_key,
+    gather_checks,
 )
 
 if TYPE_CHECKING:
@@ -155,19 +156,17 @@ _resolved: Final = trusted(ResolvedResume)
 
 @attrs.define
 class _Paired:
-    """What the fast accept path pairs: interrupts, their entries, the checks.
+    """What the fast accept path pairs: interrupts and their entries.
 
     Attributes:
         answered: The interrupts answered, in the turn's order.
         entries: Their entries, in the same order.
         unanswered: The interrupts left pending (a partial resume).
-        groups: The values to check, grouped by schema.
     """
 
     answered: list[PendingInterrupt] = attrs.Factory(list)
     entries: list[Respond | Restart] = attrs.Factory(list)
     unanswered: list[PendingInterrupt] = attrs.Factory(list)
-    groups: SchemaGroups = attrs.Factory(dict)
 
 
 class _Check:
@@ -239,7 +238,7 @@ class _Check:
         """The fast accept path: the resolved resume, or None to look closer.
 
         It answers only when every entry answers a distinct pending
-        interrupt in time, in a way it accepts (`PendingInterrupt.gather`),
+        interrupt in time, in a way it accepts (`gather_checks`),
         nothing is missing that must be there, and every value fits its
         schema, checked once per distinct schema (`conforming_groups`).
         Then the detailed path would find no problem and resolve the same
@@ -260,8 +259,12 @@ class _Check:
         # by a respond and a restart: fewer answers than entries.
         if paired is None or len(paired.entries) != entries:
             return None
+        groups: SchemaGroups = {}
         try:
-            if not conforming_groups(paired.groups):
+            if not (
+                gather_checks(zip(paired.answered, paired.entries, strict=True), groups)
+                and conforming_groups(groups)
+            ):
                 return None
         except SchemaError:
             return None  # the detailed path raises it, at the same entry
@@ -277,15 +280,13 @@ class _Check:
 
         One pass over the turn's interrupts, each looked up among the
         entries (no index of the turn is built). None when an interrupt
-        that must be answered is not, an answer arrives too late, or cannot
-        fit (`PendingInterrupt.gather`).
+        that must be answered is not, or an answer arrives too late.
         """
         policy = self.policy
         partial = policy.allow_partial and not policy.expiry_answers
         now = self.now
         paired = _Paired()
         answered, entries = paired.answered.append, paired.entries.append
-        groups = paired.groups
         for pending in self.turn.interrupts:
             key = answer_key(pending)
             entry = responds.get(key) or restarts.get(key)
@@ -295,7 +296,7 @@ class _Check:
                 paired.unanswered.append(pending)
                 continue
             ends = pending.expires_at
-            if (ends is not None and now >= ends) or not pending.gather(entry, groups):
+            if ends is not None and now >= ends:
                 return None
             answered(pending)
             entries(entry)
