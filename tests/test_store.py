@@ -1,5 +1,7 @@
 import asyncio
 import concurrent.futures
+import sqlite3
+from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -20,7 +22,10 @@ from interruption.resume import (
     Resume,
 )
 from interruption.store import PostgresStore, SqliteStore, Store
+from interruption.store._base import AuditEvent, stored_turn_json
+from interruption.store._sqlite import _MIGRATIONS as SQLITE_MIGRATIONS
 from interruption.testing.store_contract import CONTRACT, Check
+from interruption.wire import dumps
 from psycopg import sql
 
 from tests._race import RACERS, race_processes
@@ -163,16 +168,73 @@ class TestStore:
         runner.run(go())
 
 
+def sqlite_version_3(
+    path: Path,
+    history: tuple[Message, ...],
+    turns: tuple[InterruptedTurn, InterruptedTurn],
+    events: tuple[AuditEvent, ...],
+) -> None:
+    """Write a SQLite file as version 3 of the library left it.
+
+    Why inside: only the rows an older library wrote show that a migration
+    keeps them; this library no longer writes that schema. Session ``s-1``
+    has *history*; its first turn is completed, its second consumed by
+    `RESUME` with one recorded result. *events* are the audit trail, in
+    the global order version 3 numbered them (sessions interleaved).
+    """
+    first, second = turns
+    with closing(sqlite3.connect(path)) as db, db:
+        db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        for version in (1, 2, 3):
+            for statement in SQLITE_MIGRATIONS[version].split(";"):
+                db.execute(statement)
+            db.execute("INSERT INTO schema_version VALUES (?)", (version,))
+        db.execute("INSERT INTO sessions VALUES ('s-1', '2026-11-21T23:00:00+00:00')")
+        db.executemany(
+            "INSERT INTO messages VALUES ('s-1', ?, ?)",
+            [(seq, dumps(message)) for seq, message in enumerate(history)],
+        )
+        for stored, consumed, completed in (
+            (first, "2026-11-21T23:01:00", "2026-11-21T23:02:00"),
+            (second, "2026-11-21T23:03:00", None),
+        ):
+            db.execute(
+                "INSERT INTO turns (session, turn_id, body, consumed_at, resume, "
+                "completed_at, created_at, history_len) "
+                "VALUES ('s-1', ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    stored.turn_id,
+                    stored_turn_json(stored),
+                    consumed,
+                    dumps(RESUME),
+                    completed,
+                    stored.created_at.isoformat(timespec="microseconds"),
+                    len(stored.messages),
+                ),
+            )
+        db.execute(
+            "INSERT INTO steps VALUES ('s-1', ?, 1, 'result', ?)",
+            (second.turn_id, dumps(ToolResponse("ask_user", "call-1", "Yes"))),
+        )
+        db.executemany(
+            "INSERT INTO audit (session, turn_id, kind, body) VALUES (?, ?, ?, ?)",
+            [
+                (event.session, event.turn_id, event.kind, dumps(event))
+                for event in events
+            ],
+        )
+
+
 class TestSqliteStore:
     def test_schema_is_versioned(self, tmp_path: Path) -> None:
-        """A new database migrates to version 3, and is not migrated again."""
+        """A new database migrates to version 4, and is not migrated again."""
         path = tmp_path / "store.db"
         store = SqliteStore(path)
-        assert store.schema_version == 3
+        assert store.schema_version == 4
         asyncio.run(store.save("s-1", turn(1).messages, turn(1)))
         asyncio.run(store.close())
         store = SqliteStore(path)  # a second migration would fail or lose the turn
-        assert store.schema_version == 3
+        assert store.schema_version == 4
         stored = asyncio.run(store.load_turn("s-1"))
         assert stored is not None
         assert stored.state == "open"
@@ -232,7 +294,7 @@ class TestSqliteStore:
         sqlite_version_1(path, history, old, (RESUME, (result,)))
         store = SqliteStore(path)
         try:
-            assert store.schema_version == 3
+            assert store.schema_version == 4
             assert asyncio.run(store.load_history("s-1")) == history
             stored = asyncio.run(store.load_turn("s-1"))
             assert stored is not None
@@ -244,6 +306,63 @@ class TestSqliteStore:
             )
         finally:
             asyncio.run(store.close())
+
+    def test_a_version_3_file_is_migrated_with_its_data(
+        self, runner: asyncio.Runner, tmp_path: Path
+    ) -> None:
+        """History, turns, steps and trail of version 3 read back, and grow on."""
+        path = tmp_path / "v3.db"
+        history = (*turn(1).messages, Message.of_text(Role.USER, "later"))
+        first, second = turn(1), attrs.evolve(turn(2), messages=history)
+        result = ToolResponse("ask_user", "call-1", "Yes")
+        events = (
+            AuditEvent("s-1", 1, "paused", NOW, pending=("call-1",)),
+            AuditEvent("s-2", 1, "paused", NOW),
+            AuditEvent("s-1", 1, "accepted", NOW, digest="d1"),
+            AuditEvent("s-1", 2, "paused", NOW, pending=("call-1",)),
+            AuditEvent("s-2", 1, "rejected", NOW, codes=("missing",)),
+            AuditEvent("s-1", 2, "accepted", NOW, digest="d2"),
+        )
+        sqlite_version_3(path, history, (first, second), events)
+        store = SqliteStore(path)
+
+        async def go() -> None:
+            assert store.schema_version == 4
+            assert await store.load_history("s-1") == history
+            done = await store.load_turn("s-1", 1)
+            assert done is not None
+            assert (done.state, done.with_history(history)) == ("completed", first)
+            latest = await store.load_turn("s-1")
+            assert latest is not None
+            assert latest.with_history(history) == second
+            assert (latest.state, latest.resume, latest.steps) == (
+                "consumed",
+                RESUME,
+                (result,),
+            )
+            assert await store.sessions("consumed") == ("s-1",)
+            assert await store.audit("s-1") == tuple(
+                event for event in events if event.session == "s-1"
+            )
+            assert await store.audit("s-2") == events[1::3]
+            # The migrated rows go on: steps and the trail number on.
+            later = ToolResponse("ask_user", "call-2", "No")
+            await store.record("s-1", 2, (later,))
+            again = await store.load_turn("s-1")
+            assert again is not None
+            assert again.steps == (result, later)
+            cancelled = AuditEvent("s-1", 2, "cancelled", NOW, reason="late")
+            assert await store.log(cancelled)
+            trail = await store.audit("s-1")
+            assert trail[-1] == cancelled
+            assert len(trail) == 5
+            with pytest.raises(ValueError, match="already has turn 2"):
+                await store.save("s-1", history, turn(2))
+
+        try:
+            runner.run(go())
+        finally:
+            runner.run(store.close())
 
     def test_newer_schema_is_refused(self, tmp_path: Path) -> None:
         """A database from a newer version of the library is a RuntimeError."""
