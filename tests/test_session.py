@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
@@ -333,6 +334,18 @@ class TestSession:
         """Without an id, each session gets its own."""
         model = ScriptedModel(agent)
         assert Session(store, model).id != Session(store, model).id
+
+    def test_fresh_ids_are_uuid7s_that_sort_by_creation(self, store: Store) -> None:
+        """A fresh id is a UUIDv7 in 32 hex digits; ids made later sort after it."""
+        model = ScriptedModel(agent)
+        first = Session(store, model).id
+        time.sleep(0.002)
+        later = [Session(store, model).id for _ in range(50)]
+        parsed = uuid.UUID(hex=first)
+        assert (len(first), first.isalnum(), first.lower()) == (32, True, first)
+        assert (parsed.version, parsed.variant) == (7, uuid.RFC_4122)
+        assert all(first < other for other in later)
+        assert len(set(later)) == len(later)
 
 
 # --- store wrappers ----------------------------------------------------------
