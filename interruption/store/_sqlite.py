@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from types import TracebackType
 from typing import Final, Literal, final
 
 from interruption.parts import Message, ToolResponse
@@ -221,6 +221,41 @@ def _step(kind: str, body: str) -> Step:
 
 
 @final
+class _Transaction:
+    """One write transaction on a store's connection, under the store's lock.
+
+    Committed when the block ends, rolled back if it raises (a plain class:
+    cheaper to enter than a generator-based context manager).
+    """
+
+    __slots__ = ("_db", "_lock")
+
+    def __init__(self, db: sqlite3.Connection, lock: threading.Lock) -> None:
+        self._db = db
+        self._lock = lock
+
+    def __enter__(self) -> sqlite3.Connection:
+        self._lock.acquire()
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            self._lock.release()
+            raise
+        return self._db
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        try:
+            self._db.execute("COMMIT" if kind is None else "ROLLBACK")
+        finally:
+            self._lock.release()
+
+
+@final
 class SqliteStore:
     """A `Store` in one SQLite file.
 
@@ -258,16 +293,8 @@ class SqliteStore:
         self._db.execute("PRAGMA foreign_keys=ON")
         self._migrate()
 
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+    def _write(self) -> _Transaction:
+        return _Transaction(self._db, self._lock)
 
     def _migrate(self) -> None:
         with self._write() as db:
@@ -301,20 +328,17 @@ class SqliteStore:
         self, session: str, start: int = 0
     ) -> tuple[Message, ...] | None:
         """Return *session*'s history from message *start* on, or None."""
+        # One statement: the session's row (as seq -1) and then its messages.
         with self._lock:
             rows = self._db.execute(
-                "SELECT body FROM messages WHERE session = ? AND seq >= ? ORDER BY seq",
+                "SELECT -1, NULL FROM sessions WHERE session = ?1 UNION ALL "
+                "SELECT seq, body FROM messages WHERE session = ?1 AND seq >= ?2 "
+                "ORDER BY 1",
                 (session, start),
             ).fetchall()
-            # A session's row is written with its first messages.
-            if not rows and (
-                self._db.execute(
-                    "SELECT 1 FROM sessions WHERE session = ?", (session,)
-                ).fetchone()
-                is None
-            ):
-                return None
-        return tuple(read_stored(body, Message) for (body,) in rows)
+        if not rows or rows[0][0] != -1:
+            return None
+        return tuple(read_stored(body, Message) for _, body in rows[1:])
 
     @staticmethod
     def _append(
