@@ -851,8 +851,16 @@ def structure_checked(value: JSON, cls: type[T], max_depth: int) -> T:
     fast = _CHECKED if 0 < max_depth <= MAX_DEPTH else _UNCHECKED
     try:
         return (fast.hooks.get(cls) or fast.hook(cls))(value)  # type: ignore[return-value]
-    except Exception:  # noqa: BLE001, S110 - the detailed path words the problems
-        pass
+    except Exception:  # noqa: BLE001 - the detailed path words the problems
+        return structure_detailed(value, cls)
+
+
+def structure_detailed(value: JSON, cls: type[T]) -> T:
+    """`structure_checked`, once its fast path gave up: the verdict, in words.
+
+    Raises:
+        DecodeError: naming every problem, with its JSON path.
+    """
     # Records are built by their own __init__ here, every check included:
     # only a document with a problem (or an unusual record) comes this way.
     try:
@@ -1035,3 +1043,11 @@ def _detailed() -> _Detailed:
 
 _CHECKED: Final = _Fast(json_checked=True)
 _UNCHECKED: Final = _Fast(json_checked=False)
+
+checked_hook: Final[Callable[[object], Hook | None]] = _CHECKED.hooks.get
+"""The fast function for a type, for JSON within `MAX_DEPTH`, once made.
+
+It raises any error to give up (then `structure_detailed` decides); None
+when not made yet (`structure_checked` makes it).
+"""
+_checked_of: Final = _CHECKED.hooks.get

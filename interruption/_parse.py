@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import TYPE_CHECKING, Final, NoReturn
+from typing import TYPE_CHECKING, Final, NoReturn, final
 
 from interruption._json import (
     MAX_DEPTH,
@@ -187,6 +187,13 @@ def _fast_within(raw: bytes, max_depth: int) -> tuple[JSON, int] | None:
         again = orjson.dumps(value, option=_STRICT)
     except (orjson.JSONDecodeError, orjson.JSONEncodeError):
         return None
+    return _proven_within(raw, value, again, max_depth)
+
+
+def _proven_within(
+    raw: bytes, value: JSON, again: bytes, max_depth: int
+) -> tuple[JSON, int] | None:
+    """`_fast_within`, once orjson parsed *raw* and re-encoded it as *again*."""
     if again != raw and not _same_keys_and_numbers(raw, again):
         return None
     within = min(max_depth, MAX_DEPTH)
@@ -206,6 +213,56 @@ def _fast_within(raw: bytes, max_depth: int) -> tuple[JSON, int] | None:
     if within < max_depth and b"\n" + b"  " * max_depth not in indented:
         return value, max_depth  # deeper than MAX_DEPTH, within the limit
     return None
+
+
+@final
+class Unproven:
+    """A document `compact` could not prove; `finish` decides.
+
+    Args:
+        raw: The document.
+        parsed: orjson's value of it and that value re-encoded, if any.
+    """
+
+    __slots__ = ("parsed", "raw")
+
+    def __init__(self, raw: bytes, parsed: tuple[JSON, bytes] | None) -> None:
+        self.raw = raw
+        self.parsed = parsed
+
+    def finish(self, max_depth: int) -> tuple[JSON, int]:
+        """`parse_within` of the document, without parsing it twice with orjson.
+
+        Raises:
+            DecodeError: naming what was expected and what was found.
+        """
+        raw, parsed = self.raw, self.parsed
+        found = None if parsed is None else _proven_within(raw, *parsed, max_depth)
+        return found or _exact(raw, max_depth)
+
+
+def compact(raw: bytes) -> JSON | Unproven:
+    """The value of *raw*, when the quickest test proves it: else `Unproven`.
+
+    Proven: *raw* is orjson's own compact spelling of the value it parses to
+    (so no key was dropped, no integer is beyond I-JSON, no string holds a
+    lone surrogate), and small, with at most `MAX_DEPTH` containers (so it
+    nests no deeper). The value is then JSON within `MAX_DEPTH`.
+    """
+    if orjson is None:  # pragma: no cover - exercised by the no-orjson test run
+        return Unproven(raw, None)
+    try:
+        value: JSON = orjson.loads(raw)
+        again = orjson.dumps(value, option=_STRICT)
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError):
+        return Unproven(raw, None)
+    if (
+        again == raw
+        and len(raw) <= _SMALL
+        and len(raw) - len(raw.translate(None, b"[{")) <= MAX_DEPTH
+    ):
+        return value
+    return Unproven(raw, (value, again))
 
 
 def _shallow(raw: bytes, max_depth: int) -> bool:
