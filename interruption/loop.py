@@ -740,16 +740,19 @@ def _plan(resolved: ResolvedResume) -> _Start:
     )
 
 
-async def _continue(
+def _continue(
     runner: _Runner, resolved: ResolvedResume, record: Record | None = None
 ) -> AsyncIterator[StreamEvent]:
     """Carry out a validated resume; nothing runs unless every answer can be.
 
+    The turn loop's own stream, not a generator around it: one layer less
+    for every event.
+
     Raises:
-        ResumeRejected: as `_plan`.
+        ResumeRejected: as `_plan`, when called (every caller calls it in
+            the generator or coroutine that iterates the stream).
     """
-    async for event in runner.drive(_plan(resolved), record):
-        yield event
+    return runner.drive(_plan(resolved), record)
 
 
 def _recovery(
