@@ -552,8 +552,11 @@ class SqliteStore:
         with self._write() as db:
             if event.kind == "rejected":
                 (count,) = db.execute(
-                    "SELECT count(*) FROM audit WHERE session = ? AND turn_id = ? "
-                    "AND kind = 'rejected'",
+                    # The partial index: the count reads this turn's rejected
+                    # attempts only (unanalyzed, the planner would take the
+                    # primary key and read the session's whole trail).
+                    "SELECT count(*) FROM audit INDEXED BY audit_rejected "
+                    "WHERE session = ? AND turn_id = ? AND kind = 'rejected'",
                     (event.session, event.turn_id),
                 ).fetchone()
                 if count >= MAX_REJECTED:
