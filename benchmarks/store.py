@@ -13,7 +13,8 @@ One *cycle* is what a human-in-the-loop request costs from start to finish:
   compare-and-set), continue (the tool runs, its result is recorded, the
   model answers), save the history, mark the turn complete. In `MemoryStore`,
   `SqliteStore` (a temporary file, WAL) and `PostgresStore` (a throw-away
-  server on 127.0.0.1 that this script starts and stops), each with one
+  server on 127.0.0.1 that this script starts and stops; skipped with
+  ``INTERRUPTION_SKIP_POSTGRES=1``, as the tests are), each with one
   caller and with 16 concurrent callers (asyncio tasks on distinct sessions).
 * *raw floor* — the same logical work with the raw driver at the same
   durability: append the history and insert the turn, with its "paused"
@@ -42,6 +43,7 @@ import asyncio
 import cProfile
 import io
 import itertools
+import os
 import pstats
 import sqlite3
 import sys
@@ -680,6 +682,9 @@ class World:
 
 
 def _open_postgres(world: World, stack: ExitStack, body: Bodies) -> None:
+    if os.environ.get("INTERRUPTION_SKIP_POSTGRES") == "1":
+        world.notes.append("PostgresStore skipped: INTERRUPTION_SKIP_POSTGRES=1")
+        return
     try:
         from tests import _postgres
 
