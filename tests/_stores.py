@@ -21,6 +21,7 @@ import psycopg
 import pytest
 from interruption import InterruptedTurn, Message, Resume, ToolResponse, dumps
 from interruption.store import PostgresStore, SqliteStore
+from interruption.store._base import AuditEvent, stored_turn_json
 from interruption.store._postgres import _MIGRATIONS as POSTGRES_MIGRATIONS
 from interruption.store._sqlite import _MIGRATIONS as SQLITE_MIGRATIONS
 from psycopg import sql
@@ -159,6 +160,64 @@ def sqlite_version_1(
                 "INSERT INTO results VALUES (?, ?, ?, ?)",
                 ("s-1", turn.turn_id, result.ref, dumps(result)),
             )
+
+
+def sqlite_version_3(
+    path: Path,
+    history: tuple[Message, ...],
+    turns: tuple[InterruptedTurn, InterruptedTurn],
+    resume: Resume,
+    events: tuple[AuditEvent, ...],
+) -> None:
+    """Write a SQLite file as version 3 of the library left it.
+
+    Why inside: only the rows an older library wrote show that a migration
+    keeps them; this library no longer writes that schema. Session ``s-1``
+    has *history*; its first turn is completed, its second consumed by
+    *resume* with one recorded result. *events* are the audit trail, in
+    the global order version 3 numbered them (sessions interleaved).
+    """
+    first, second = turns
+    with closing(sqlite3.connect(path)) as db, db:
+        db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        for version in (1, 2, 3):
+            for statement in SQLITE_MIGRATIONS[version].split(";"):
+                db.execute(statement)
+            db.execute("INSERT INTO schema_version VALUES (?)", (version,))
+        db.execute("INSERT INTO sessions VALUES ('s-1', '2026-11-21T23:00:00+00:00')")
+        db.executemany(
+            "INSERT INTO messages VALUES ('s-1', ?, ?)",
+            [(seq, dumps(message)) for seq, message in enumerate(history)],
+        )
+        for stored, consumed, completed in (
+            (first, "2026-11-21T23:01:00", "2026-11-21T23:02:00"),
+            (second, "2026-11-21T23:03:00", None),
+        ):
+            db.execute(
+                "INSERT INTO turns (session, turn_id, body, consumed_at, resume, "
+                "completed_at, created_at, history_len) "
+                "VALUES ('s-1', ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    stored.turn_id,
+                    stored_turn_json(stored),
+                    consumed,
+                    dumps(resume),
+                    completed,
+                    stored.created_at.isoformat(timespec="microseconds"),
+                    len(stored.messages),
+                ),
+            )
+        db.execute(
+            "INSERT INTO steps VALUES ('s-1', ?, 1, 'result', ?)",
+            (second.turn_id, dumps(ToolResponse("ask_user", "call-1", "Yes"))),
+        )
+        db.executemany(
+            "INSERT INTO audit (session, turn_id, kind, body) VALUES (?, ?, ?, ?)",
+            [
+                (event.session, event.turn_id, event.kind, dumps(event))
+                for event in events
+            ],
+        )
 
 
 def postgres_version_1(
