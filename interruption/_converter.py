@@ -487,6 +487,20 @@ _SCALARS: Final[dict[object, str]] = {
 """The test, in generated code, that a value is NOT of a scalar field type."""
 
 
+def _leaf(tp: object) -> bool:
+    """Whether a field of type *tp* holds no record: its check needs no call."""
+    if tp in _SCALARS or tp in {float, datetime} or is_json_type(tp):
+        return True
+    if _is_literal(tp) or (isinstance(tp, type) and issubclass(tp, enum.StrEnum)):
+        return True
+    members = union_members(tp)
+    if members is not None:
+        return all(map(_leaf, members))
+    if _is_sequence(tp) or _is_mapping(tp):
+        return all(map(_leaf, typing.get_args(tp)))
+    return False
+
+
 @attrs.frozen
 class _Dispatched:
     """A record reached through its union's tag: no need to check it again."""
@@ -594,23 +608,43 @@ class _Fast:
         prefix = [f"if {x} is not None:"] if len(rest) < len(members) else []
         tags = {record_tag(member): member for member in rest}
         if None not in tags:
-            # A value that is not an object, or a missing or unknown tag,
-            # raises here; the member's hook then need not check the tag.
-            names[name] = {
-                tag: self.hook(_Dispatched(member))  # type: ignore[arg-type]
-                for tag, member in tags.items()
-            }
-            lines = [
-                f'{name}_tag = {x}["type"]',
-                f"if type({name}_tag) is not str: raise _Reject",
-                f"{x} = {name}[{name}_tag]({x})",
-            ]
+            lines = self._tagged(x, tags, name, names)  # type: ignore[arg-type]
         elif len(rest) == 1 and prefix:
             lines = self._value(x, rest[0], name, names)
         else:
             msg = f"unsupported union on the wire: {members!r}"
             raise TypeError(msg)
         return [*prefix, *_indent(lines)] if prefix else lines
+
+    def _tagged(
+        self, x: str, tags: dict[str, type], name: str, names: dict[str, object]
+    ) -> list[str]:
+        """Lines that build *x*, an object tagged as one of the records *tags*.
+
+        A value that is not an object, or a missing or unknown tag, raises
+        here; the member's lines then need not check the tag. A member made
+        only of scalars and JSON is built in line (no call); the others, by
+        their own function.
+        """
+        tag = f"{name}_tag"
+        lines = [f'{tag} = {x}["type"]', f"if type({tag}) is not str: raise _Reject"]
+        called = {}
+        for number, (value, member) in enumerate(tags.items()):
+            hints = typing.get_type_hints(member)
+            fields = attrs.fields(member)
+            inline = (
+                self._record_lines(member, x, f"{name}_{number}_", names, tagged=True)
+                if all(_leaf(hints[field.name]) for field in fields)
+                else None
+            )
+            if inline is None:
+                called[value] = self.hook(_Dispatched(member))
+                continue
+            keyword = "elif" if len(lines) > 2 else "if"
+            lines += [f"{keyword} {tag} == {value!r}:", *_indent(inline)]
+        names[name] = called
+        call = f"{x} = {name}[{tag}]({x})"
+        return [*lines, "else:", f" {call}"] if len(lines) > 2 else [*lines, call]
 
     def _sequence(
         self, x: str, tp: object, name: str, names: dict[str, object]
@@ -690,9 +724,28 @@ class _Fast:
             return ""  # the field's hook builds exactly a *tp* (a class)
         return None
 
-    def _record(  # noqa: C901 - one generator
-        self, cls: type, *, tag_checked: bool = False
-    ) -> Hook:
+    def _record(self, cls: type, *, tag_checked: bool = False) -> Hook:
+        names: dict[str, object] = {}
+        lines = self._record_lines(cls, "value", "", names, tagged=tag_checked)
+        if lines is None:
+            return _reject
+        # The record is made in ``o``: returned as it is.
+        return _generate(["def hook(value):", *_indent(lines[:-1]), " return o"], names)
+
+    def _record_lines(  # noqa: C901, PLR0912 - one generator
+        self,
+        cls: type,
+        x: str,
+        p: str,
+        names: dict[str, object],
+        *,
+        tagged: bool,
+    ) -> list[str] | None:
+        """Lines that check the object in *x* and build *cls* from it, into *x*.
+
+        Their locals and helpers all start with *p*. None when *cls* is not
+        a plain record. *tagged*: the tag is known to be *cls*'s.
+        """
         props = getattr(cls, "__attrs_props__", None)
         if (
             props is None
@@ -702,55 +755,63 @@ class _Fast:
             or hasattr(cls, "__attrs_pre_init__")
             or hasattr(cls, "__attrs_post_init__")
         ):
-            return _reject  # its __init__ does more than set fields: leave it
+            return None  # its __init__ does more than set fields: leave it
         hints = typing.get_type_hints(cls)
         tag = record_tag(cls)
-        names: dict[str, object] = {"cls": cls, "new": object.__new__, "TAG": tag}
-        body = ["def hook(value):", " if type(value) is not dict: raise _Reject"]
-        if tag is not None and not tag_checked:
-            body.append(' t = value.get("type")')
-            body.append(" if type(t) is not str or t != TAG: raise _Reject")
+        names.update({f"{p}cls": cls, "_new": object.__new__, f"{p}TAG": tag})
+        body = [f"if type({x}) is not dict: raise _Reject"]
+        if tag is not None and not tagged:
+            body.append(f'{p}t = {x}.get("type")')
+            body.append(f"if type({p}t) is not str or {p}t != {p}TAG: raise _Reject")
         required = 1 if tag is not None else 0
-        body.append(" n = REQUIRED")
-        build = [" o = new(cls)"]
+        body.append("n = REQUIRED")
+        o = f"{p}o"
+        build = [f"{o} = _new({p}cls)"]
         after = []
         for index, field in enumerate(attrs.fields(cls)):
             if not field.init or isinstance(field.converter, attrs.Converter):
-                return _reject
-            x, tp, key = f"x{index}", hints[field.name], repr(field.name)
-            read = [f"{x} = value[{key}]", *self._value(x, tp, f"h{index}", names)]
+                return None
+            y, tp, key = f"{p}x{index}", hints[field.name], repr(field.name)
+            read = [f"{y} = {x}[{key}]", *self._value(y, tp, f"{p}h{index}", names)]
             default = field.default
             if default is attrs.NOTHING:
                 required += 1
-                body.extend(_indent(read))
+                body.extend(read)
             elif isinstance(default, attrs.Factory):  # type: ignore[arg-type]
                 if default.takes_self:
-                    return _reject
-                names[f"d{index}"] = default.factory
-                body += [f" if {key} in value:", "  n += 1", *_indent(read, 2)]
-                body.append(f" else: {x} = d{index}()")
+                    return None
+                names[f"{p}d{index}"] = default.factory
+                body += [f"if {key} in {x}:", f" {p}n += 1", *_indent(read)]
+                body.append(f"else: {y} = {p}d{index}()")
             else:
-                names[f"d{index}"] = default
-                body += [f" if {key} in value:", "  n += 1", *_indent(read, 2)]
-                body.append(f" else: {x} = d{index}")
+                names[f"{p}d{index}"] = default
+                body += [f"if {key} in {x}:", f" {p}n += 1", *_indent(read)]
+                body.append(f"else: {y} = {p}d{index}")
             if field.converter is not None:
-                names[f"c{index}"] = field.converter
-                body.append(f" {x} = c{index}({x})")
+                names[f"{p}c{index}"] = field.converter
+                body.append(f"{y} = {p}c{index}({y})")
             redundant = self._redundant(tp, field)
             if redundant is None:
-                names[f"a{index}"] = field
-                names[f"v{index}"] = field.validator
-                after.append(f" v{index}(o, a{index}, {x})")
+                names[f"{p}a{index}"] = field
+                names[f"{p}v{index}"] = field.validator
+                after.append(f"{p}v{index}({o}, {p}a{index}, {y})")
             elif redundant:
-                body.append(f" if {redundant.format(x=x)}: raise _Reject")
-            build.append(_assign(cls, field.name, x, f"s{index}", names))
-        body[body.index(" n = REQUIRED")] = f" n = {required}"
-        lines = [*body, " if len(value) != n: raise _Reject", *build, *after]
-        return _generate([*lines, " return o"], names)
+                body.append(f"if {redundant.format(x=y)}: raise _Reject")
+            build.append(_assign(cls, field.name, y, o, f"{p}s{index}", names))
+        count = body.index("n = REQUIRED")
+        if f" {p}n += 1" in body:  # optional fields: count those found
+            body[count] = f"{p}n = {required}"
+            check = f"if len({x}) != {p}n: raise _Reject"
+        else:
+            del body[count]
+            check = f"if len({x}) != {required}: raise _Reject"
+        return [*body, check, *build, *after, f"{x} = {o}"]
 
 
-def _assign(cls: type, name: str, x: str, setter: str, names: dict[str, object]) -> str:
-    """A generated line that sets field *name* of ``o`` (a *cls*) to *x*.
+def _assign(  # noqa: PLR0913, PLR0917 - the parts of one generated line
+    cls: type, name: str, x: str, o: str, setter: str, names: dict[str, object]
+) -> str:
+    """A generated line that sets field *name* of *o* (a *cls*) to *x*.
 
     What attrs' ``__init__`` does for a frozen record, ``object.__setattr__``,
     finds the field's slot and calls its setter; a slotted record's setter is
@@ -759,9 +820,9 @@ def _assign(cls: type, name: str, x: str, setter: str, names: dict[str, object])
     slot = next((vars(k)[name] for k in cls.__mro__ if name in vars(k)), None)
     if isinstance(slot, types.MemberDescriptorType):
         names[setter] = slot.__set__
-        return f" {setter}(o, {x})"
+        return f"{setter}({o}, {x})"
     names["set"] = object.__setattr__
-    return f" set(o, {name!r}, {x})"
+    return f"set({o}, {name!r}, {x})"
 
 
 def trusted(cls: type[T]) -> Callable[..., T]:
@@ -782,7 +843,7 @@ def trusted(cls: type[T]) -> Callable[..., T]:
     args = ", ".join(f"x{index}" for index in range(len(fields)))
     lines = [f"def hook({args}):", " o = new(cls)"]
     lines += [
-        _assign(cls, name, f"x{index}", f"s{index}", names)
+        " " + _assign(cls, name, f"x{index}", "o", f"s{index}", names)
         for index, name in enumerate(fields)
     ]
     return _generate([*lines, " return o"], names)  # type: ignore[return-value]
@@ -805,7 +866,7 @@ def trusted_each(cls: type[T]) -> Callable[..., tuple[T, ...]]:
         f" for {args} in zip({columns}):",
         "  o = new(cls)",
         *(
-            " " + _assign(cls, name, f"x{index}", f"s{index}", names)
+            "  " + _assign(cls, name, f"x{index}", "o", f"s{index}", names)
             for index, name in enumerate(fields)
         ),
         "  add(o)",

@@ -4,7 +4,7 @@ import contextlib
 import json
 import math
 from datetime import UTC, datetime, timedelta, timezone
-from typing import Literal
+from typing import ClassVar, Literal
 
 import attrs
 import pytest
@@ -1016,6 +1016,45 @@ class FromSelf:
     y: int = attrs.field(default=attrs.Factory(lambda self: self.x, takes_self=True))
 
 
+@attrs.frozen
+class Leafy:
+    """A tagged record of leaf fields only: built in line within its union."""
+
+    tag: ClassVar[Literal["leafy"]] = "leafy"
+    note: str | None
+    names: list[str]
+    counts: dict[str, int]
+
+
+@attrs.frozen
+class Nesting:
+    """A tagged record that holds a record: built by its own function."""
+
+    tag: ClassVar[Literal["nesting"]] = "nesting"
+    inner: Custom
+
+
+@attrs.frozen
+class Ordered:
+    """A tagged record with an __init__ rule of its own: built by attrs."""
+
+    tag: ClassVar[Literal["ordered"]] = "ordered"
+    low: int
+    high: int
+
+    def __attrs_post_init__(self) -> None:
+        if self.low > self.high:
+            msg = "low above high"
+            raise ValueError(msg)
+
+
+@attrs.frozen
+class Holder:
+    """A union whose members are built in line, by a call, or by attrs."""
+
+    item: Leafy | Nesting | Ordered
+
+
 class Tag(str):
     """A str subclass: JSON to `structure`, but never an exact tag."""
 
@@ -1109,6 +1148,29 @@ class TestFastPath:
         assert _fast_verdict({"note": "n"}, Noted) == Noted("n")
         with pytest.raises(DecodeError):
             structure({"note": 5}, Noted)
+
+    def test_union_members_in_line_or_by_call(self) -> None:
+        """Each member of a tagged union decodes, built in line or not."""
+        leafy = Holder(Leafy(None, ["a"], {"b": 1}))
+        nesting = Holder(Nesting(Custom()))
+        for value in (leafy, nesting):
+            assert _fast_verdict(unstructure(value), Holder) == value
+            assert loads(dumps(value), Holder) == value
+        ordered: JSON = {"item": {"type": "ordered", "low": 1, "high": 2}}
+        assert _fast_verdict(ordered, Holder) is _Reject
+        assert structure(ordered, Holder) == Holder(Ordered(1, 2))
+
+    def test_a_member_built_in_line_is_as_strict(self) -> None:
+        """A problem inside a member built in line is found, at its path."""
+        document: JSON = {"item": {"type": "leafy", "note": 1, "names": [2]}}
+        assert isinstance(_fast_verdict(document, Holder), type)
+        with pytest.raises(DecodeError) as caught:
+            structure(document, Holder)
+        assert [problem.path for problem in caught.value.problems] == [
+            "$.item.note",
+            "$.item.names[0]",
+            "$.item.counts",
+        ]
 
     def test_a_tag_must_be_exactly_a_string(self) -> None:
         """A str subclass spelling the tag is refused, on the union as well."""
