@@ -40,6 +40,7 @@ from interruption._json import (
 )
 from interruption._schema import DATETIME_DOC, describe_type, record_tag, union_members
 from interruption._validators import (
+    DECODED,
     json_value,
     non_empty,
     optional_non_empty,
@@ -772,7 +773,11 @@ class _Fast:
             if not field.init or isinstance(field.converter, attrs.Converter):
                 return None
             y, tp, key = f"{p}x{index}", hints[field.name], repr(field.name)
-            read = [f"{y} = {x}[{key}]", *self._value(y, tp, f"{p}h{index}", names)]
+            read = [
+                f"{y} = {x}[{key}]",
+                *self._value(y, tp, f"{p}h{index}", names),
+                *_decoded(field, y, f"{p}e{index}", names),
+            ]
             default = field.default
             if default is attrs.NOTHING:
                 required += 1
@@ -806,6 +811,21 @@ class _Fast:
             del body[count]
             check = f"if len({x}) != {required}: raise _Reject"
         return [*body, check, *build, *after, f"{x} = {o}"]
+
+
+def _decoded(
+    field: attrs.Attribute[object], y: str, name: str, names: dict[str, object]
+) -> list[str]:
+    """The line that passes *field*'s decoded value in *y* on, if any.
+
+    A field whose metadata names a `DECODED` function (a schema: the one
+    object kept for its spelling) hands it every non-None value.
+    """
+    decoded = field.metadata.get(DECODED)
+    if decoded is None:
+        return []
+    names[name] = decoded
+    return [f"if {y} is not None: {y} = {name}({y})"]
 
 
 def _assign(  # noqa: PLR0913, PLR0917 - the parts of one generated line

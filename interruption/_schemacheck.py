@@ -172,6 +172,33 @@ def _cached(schema: JSONSchema) -> _Cached:
     return cached
 
 
+_SHARED: dict[str, JSONSchema] = {}
+_SHARED_LIMIT: Final = 4096
+
+
+def shared(schema: JSONSchema) -> JSONSchema:
+    """The one object kept for every schema spelled like *schema*.
+
+    A record read from its wire form (a turn from a store or a sealed
+    token) holds a dict of its own per schema, however many of its
+    interrupts share one; checks are grouped and cached by schema object
+    (`conforming_groups`, `_cached`), so the decoder hands out one object
+    per spelling instead: a turn's hundred answers to one tool are checked
+    in one call, and a schema met again is not encoded again. The text is
+    the key, so schemas that differ in anything (``1`` and ``1.0``, the
+    order of keys) are never taken for one another. Like every schema a
+    record holds, it is never changed in place.
+    """
+    key = ENCODE(schema)
+    found = _SHARED.get(key)
+    if found is not None:
+        return found
+    if len(_SHARED) >= _SHARED_LIMIT:
+        _SHARED.clear()
+    _SHARED[key] = schema
+    return schema
+
+
 def _checker(schema: JSONSchema) -> jsonschema_rs.Validator | None:
     """The compiled check of *schema*; None means "null only".
 

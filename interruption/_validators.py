@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from interruption.errors import PayloadError
 
 __all__ = [
+    "DECODED",
     "NON_EMPTY",
     "check_payload",
     "json_value",
@@ -103,6 +104,10 @@ def non_empty(_instance: object, attribute: attrs.Attribute[str], value: str) ->
 
 NON_EMPTY: Final = {"json_schema": {"minLength": 1}}
 """Field metadata: the schema of a field validated by `non_empty`."""
+
+DECODED: Final = "decoded"
+"""Field metadata key: a function the fast decoder passes a non-None decoded
+value through (it returns an equal value, like `_schemacheck.shared`)."""
 
 optional_non_empty: Final = attrs.validators.optional(non_empty)
 """None, or a non-empty `str` (`non_empty`)."""

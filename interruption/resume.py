@@ -25,8 +25,9 @@ from interruption._schemacheck import (
     conforms,
     group_check,
     schema_mismatches,
+    shared,
 )
-from interruption._validators import NON_EMPTY, json_value, non_empty
+from interruption._validators import DECODED, NON_EMPTY, json_value, non_empty
 from interruption.approval import (
     DECISION_SCHEMA,
     Approve,
@@ -53,6 +54,12 @@ T = TypeVar("T")
 E = TypeVar("E", "Respond", "Restart")
 
 
+_SHARED: Final = {DECODED: shared}
+"""A decoded schema is the one object kept for its spelling (`shared`): the
+interrupts of a turn read back from a store then share their tool's schema,
+and `validate_resume` checks all their answers in one call."""
+
+
 @final
 @attrs.frozen
 class Accepts:
@@ -70,9 +77,9 @@ class Accepts:
             input, or None when the input must stay as it was.
     """
 
-    respond: JSONSchema | None = None
-    restart: JSONSchema | None = None
-    replace_input: JSONSchema | None = None
+    respond: JSONSchema | None = attrs.field(default=None, metadata=_SHARED)
+    restart: JSONSchema | None = attrs.field(default=None, metadata=_SHARED)
+    replace_input: JSONSchema | None = attrs.field(default=None, metadata=_SHARED)
 
 
 @final

@@ -440,6 +440,29 @@ class TestAccepts:
         """An Accepts with no schemas takes no answer."""
         assert Accepts() == Accepts(None, None, None)
 
+    def test_decoded_schemas_share_one_object_per_spelling(self) -> None:
+        """Interrupts read back from the wire share their tool's schema object."""
+        schema: dict[str, JSON] = {"enum": ["Yes", "No"], "title": "decoded"}
+        pendings = tuple(
+            PendingInterrupt(
+                f"c-{index}",
+                Custom(),
+                None,
+                ToolRequest("ask_user", f"c-{index}", {}),
+                Accepts(respond=dict(schema), restart={"type": "null"}),
+            )
+            for index in range(3)
+        )
+        turn = InterruptedTurn("s-1", 1, (), pendings, (), created_at=NOW)
+        decoded = loads(dumps(turn), InterruptedTurn)
+        assert decoded == turn
+        responds = {id(pending.accepts.respond) for pending in decoded.interrupts}
+        restarts = {id(pending.accepts.restart) for pending in decoded.interrupts}
+        assert len(responds) == len(restarts) == 1
+        assert responds != restarts
+        answers = [Respond("ask_user", f"c-{index}", "Yes") for index in range(3)]
+        assert len(validate_resume(Resume(respond=answers), decoded).answers) == 3
+
 
 LATER = datetime(2026, 11, 22, 1, 0, tzinfo=UTC)
 

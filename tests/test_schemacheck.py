@@ -27,9 +27,10 @@ from interruption._schemacheck import (
     conforming,
     conforms,
     schema_mismatches,
+    shared,
 )
 
-from tests.strategies import multiples_and_not, texts
+from tests.strategies import json_values, multiples_and_not, texts
 
 CATASTROPHIC: Final = [
     (r"^(\w+\s?)*$", "a" * 30 + "!"),
@@ -413,6 +414,33 @@ class TestConforming:
         monkeypatch.setattr(_schemacheck, "_BY_IDENTITY_LIMIT", 1)
         assert conforming([("Yes", {"enum": ["Yes"]}), (1, {"type": "integer"})])
         assert len(_schemacheck._BY_IDENTITY) == 1
+
+
+class TestShared:
+    @given(json_values(), json_values())
+    def test_one_object_per_spelling(self, first: JSON, second: JSON) -> None:
+        """Schemas spelled alike share one object; any other stays apart."""
+        one = shared({"const": first})
+        again = shared(json.loads(ENCODE({"const": first})))
+        other = shared({"const": second})
+        assert one is again
+        assert one == {"const": first}
+        same_text = ENCODE(first) == ENCODE(second)
+        assert (other is one) is same_text
+
+    def test_an_int_is_not_taken_for_a_float(self) -> None:
+        """1 and 1.0 (equal in Python) spell two schemas, kept apart."""
+        assert shared({"minimum": 1}) is not shared({"minimum": 1.0})
+        assert shared({"const": True}) is not shared({"const": 1})
+
+    def test_forgotten_past_the_limit(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """The table starts over when full; what it hands out is unchanged."""
+        monkeypatch.setattr(_schemacheck, "_SHARED", {})
+        monkeypatch.setattr(_schemacheck, "_SHARED_LIMIT", 1)
+        first = shared({"type": "string"})
+        assert shared({"type": "integer"}) == {"type": "integer"}
+        assert shared({"type": "string"}) is not first
+        assert len(_schemacheck._SHARED) == 1
 
 
 @pytest.mark.usefixtures("watchdog")
