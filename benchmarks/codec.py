@@ -43,7 +43,6 @@ from interruption._json import MAX_DEPTH
 from interruption._parse import (
     ENCODE,
     _fast_loads,
-    compact,
     parse,
 )
 from interruption._validators import check_payload
@@ -374,10 +373,6 @@ def decode_stages(work: Workload) -> Stages:
             ("loads", lambda: interruption.loads(raw, cls)),
             ("  parse", lambda: parse(raw, max_bytes=MAX_BYTES, max_depth=MAX_DEPTH)),
             ("    orjson.loads", lambda: orjson.loads(raw)),
-            (
-                "    compact (loads' first try: keys, integers, containers)",
-                lambda: compact(raw),
-            ),
             (
                 "    _fast_loads (keys, depth, integers)",
                 lambda: _fast_loads(raw, MAX_DEPTH),

@@ -42,6 +42,8 @@ except ImportError:  # pragma: no cover - exercised by the no-orjson test run
     _STRICT = _RECHECK = 0
 
 HAVE_ORJSON: Final = orjson is not None
+STRICT: Final = _STRICT
+"""orjson's option to re-encode a value strictly (see `wire.loads`)."""
 
 _DIGITS: Final = bytes(
     ord("0") if chr(byte).isdigit() and byte < 128 else ord(" ") for byte in range(256)
@@ -49,6 +51,8 @@ _DIGITS: Final = bytes(
 _LONG_NUMBER: Final = b"0" * 19
 _COLON_ESCAPE: Final = b"\\u003"  # JSON spells escapes with a lowercase u
 _SMALL: Final = 1024  # bytes: up to this, containers are counted before all else
+SMALL: Final = _SMALL
+"""The largest document whose containers are counted first (see `wire.loads`)."""
 _ESCAPED_QUOTE: Final = b'\\"'
 _AS_BRACKETS: Final = bytes.maketrans(b"{}", b"[]")
 _NOT_BRACKETS: Final = bytes(byte for byte in range(256) if byte not in b'"[]{}')
@@ -217,7 +221,7 @@ def _proven_within(
 
 @final
 class Unproven:
-    """A document `compact` could not prove; `finish` decides.
+    """A document `wire.loads` could not prove at first sight; `finish` decides.
 
     Args:
         raw: The document.
@@ -239,30 +243,6 @@ class Unproven:
         raw, parsed = self.raw, self.parsed
         found = None if parsed is None else _proven_within(raw, *parsed, max_depth)
         return found or _exact(raw, max_depth)
-
-
-def compact(raw: bytes) -> JSON | Unproven:
-    """The value of *raw*, when the quickest test proves it: else `Unproven`.
-
-    Proven: *raw* is orjson's own compact spelling of the value it parses to
-    (so no key was dropped, no integer is beyond I-JSON, no string holds a
-    lone surrogate), and small, with at most `MAX_DEPTH` containers (so it
-    nests no deeper). The value is then JSON within `MAX_DEPTH`.
-    """
-    if orjson is None:  # pragma: no cover - exercised by the no-orjson test run
-        return Unproven(raw, None)
-    try:
-        value: JSON = orjson.loads(raw)
-        again = orjson.dumps(value, option=_STRICT)
-    except (orjson.JSONDecodeError, orjson.JSONEncodeError):
-        return Unproven(raw, None)
-    if (
-        again == raw
-        and len(raw) <= _SMALL
-        and len(raw) - len(raw.translate(None, b"[{")) <= MAX_DEPTH
-    ):
-        return value
-    return Unproven(raw, (value, again))
 
 
 def _shallow(raw: bytes, max_depth: int) -> bool:

@@ -14,8 +14,9 @@ every problem, what was expected there and what was got.
 
 from __future__ import annotations
 
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
+from interruption import _parse
 from interruption._converter import (
     SCHEMA_ALIASES,
     checked_hook,
@@ -24,8 +25,18 @@ from interruption._converter import (
     structure_detailed,
 )
 from interruption._json import DOCUMENT_DEPTH, JSON, MAX_DEPTH
-from interruption._parse import ENCODE, Unproven, check_depth, compact, parse_within
+from interruption._parse import (
+    ENCODE,
+    SMALL,
+    STRICT,
+    Unproven,
+    check_depth,
+    parse_within,
+)
 from interruption._schema import schema_of
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 __all__ = ["dumps", "json_schema", "loads", "structure", "unstructure"]
 
@@ -61,18 +72,35 @@ def loads(
             there and what was got.
     """
     # The common case, a compact document as `dumps` writes it, in the
-    # fewest steps: its value is proven JSON within MAX_DEPTH as it is read.
-    if type(data) is bytes and len(data) <= max_bytes and max_depth >= MAX_DEPTH:
-        found = compact(data)
-        if type(found) is not Unproven:
-            hook = checked_hook(cls)
-            if hook is not None:
+    # fewest steps: no call but orjson's and the type's fast function.
+    hook = checked_hook(cls)
+    fast: ModuleType | None = _parse.orjson  # type: ignore[attr-defined]
+    if (
+        hook is not None
+        and fast is not None
+        and type(data) is bytes
+        and len(data) <= max_bytes
+        and max_depth >= MAX_DEPTH
+    ):
+        try:
+            value = fast.loads(data)
+            again = fast.dumps(value, option=STRICT)
+        except (fast.JSONDecodeError, fast.JSONEncodeError):
+            value, within = Unproven(data, None).finish(max_depth)
+        else:
+            # orjson's own compact spelling of its value (no key dropped, no
+            # integer beyond I-JSON, no lone surrogate), and few containers
+            # (none nests deeper than their count): JSON within MAX_DEPTH.
+            if (
+                again == data
+                and len(data) <= SMALL
+                and len(data) - len(data.translate(None, b"[{")) <= MAX_DEPTH
+            ):
                 try:
-                    return hook(found)  # type: ignore[return-value]
+                    return hook(value)  # type: ignore[return-value]
                 except Exception:  # noqa: BLE001 - the detailed path words it
-                    return structure_detailed(found, cls)
-            return structure_checked(found, cls, MAX_DEPTH)
-        value, within = found.finish(max_depth)
+                    return structure_detailed(value, cls)
+            value, within = Unproven(data, (value, again)).finish(max_depth)
     else:
         value, within = parse_within(data, max_bytes=max_bytes, max_depth=max_depth)
     return structure_checked(value, cls, within)
