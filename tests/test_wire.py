@@ -478,6 +478,22 @@ class TestLoads:
         ((_, found, _),) = _problems(document, Interrupted)
         assert found.startswith(expected)
 
+    def test_bytes_and_text_agree(self) -> None:
+        """Bytes take loads' in-line path, text the general one: same verdicts."""
+        good = dumps(Interrupted(Custom(), {"a": [1]}))
+        containers = dumps(Interrupted(Custom(), [[1]] * MAX_DEPTH))
+        assert len(containers) <= 1024  # small, with more containers than MAX_DEPTH
+        assert containers.count("[") > MAX_DEPTH
+        for text in (good, containers, good.replace(",", ", ")):
+            assert loads(text.encode(), Interrupted) == loads(text, Interrupted)
+        repeated = '{"kind": {"type": "custom"}, "payload": 1, "payload": 2}'
+        for text in (good.replace("custom", "nope"), repeated, "[1,]", "[1e400]"):
+            with pytest.raises(DecodeError) as from_bytes:
+                loads(text.encode(), Interrupted)
+            with pytest.raises(DecodeError) as from_text:
+                loads(text, Interrupted)
+            assert from_bytes.value.problems == from_text.value.problems
+
     def test_max_bytes(self) -> None:
         """A document over ``max_bytes`` is refused before it is parsed."""
         document = dumps(Interrupted(Custom(), "x" * 100))
