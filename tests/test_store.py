@@ -1,5 +1,6 @@
 import asyncio
 import concurrent.futures
+import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -166,6 +167,26 @@ class TestStore:
 
 
 class TestSqliteStore:
+    def test_a_write_lock_held_elsewhere_fails_the_write_and_frees_the_store(
+        self, tmp_path: Path
+    ) -> None:
+        """A write that cannot start raises, and the store's next write works."""
+        path = tmp_path / "store.db"
+        store = SqliteStore(path, timeout=0.05)
+        other = sqlite3.connect(path, isolation_level=None)
+        try:
+            other.execute("BEGIN IMMEDIATE")
+            with pytest.raises(sqlite3.OperationalError, match="locked"):
+                asyncio.run(store.save("s-1", turn(1).messages, turn(1)))
+            other.execute("ROLLBACK")
+            asyncio.run(store.save("s-1", turn(1).messages, turn(1)))
+            stored = asyncio.run(store.load_turn("s-1"))
+            assert stored is not None
+            assert (stored.turn.turn_id, stored.state) == (1, "open")
+        finally:
+            other.close()
+            asyncio.run(store.close())
+
     def test_schema_is_versioned(self, tmp_path: Path) -> None:
         """A new database migrates to version 4, and is not migrated again."""
         path = tmp_path / "store.db"
