@@ -653,9 +653,10 @@ class _Fast:
         item_type = typing.get_args(tp)[0]
         make = "tuple" if typing.get_origin(tp) is tuple else "list"
         lines = [f"if type({x}) is not list: raise _Reject"]
+        item = f"{name}_item"  # its own name: sequences nest in in-line records
         if item_type in _SCALARS:
-            test = _SCALARS[item_type].format(x="item")
-            lines += [f"for item in {x}:", f"  if {test}: raise _Reject"]
+            test = _SCALARS[item_type].format(x=item)
+            lines += [f"for {item} in {x}:", f"  if {test}: raise _Reject"]
             return [*lines, f"{x} = {make}({x})"]
         members = union_members(item_type) or ()
         tags = [record_tag(member) for member in members]
@@ -665,12 +666,37 @@ class _Fast:
                 for tag, member in zip(tags, members, strict=True)
             }
             names[name] = by_tag
-            build = f'{name}[item["type"]](item)'
+            build = f'{name}[{item}["type"]]({item})'
         else:
+            inline = self._inline(item_type, item, f"{name}_", names)
+            if inline is not None:  # a record of leaves: built in the loop
+                return [
+                    *lines,
+                    f"{name}_made = []",
+                    f"{name}_add = {name}_made.append",
+                    f"for {item} in {x}:",
+                    *_indent(inline),
+                    f" {name}_add({item})",
+                    f"{x} = {make}({name}_made)",
+                ]
             names[name] = self.hook(item_type)
-            build = f"{name}(item)"
-        items = f"[{build} for item in {x}]"
+            build = f"{name}({item})"
+        items = f"[{build} for {item} in {x}]"
         return [*lines, f"{x} = {items if make == 'list' else f'tuple({items})'}"]
+
+    def _inline(
+        self, tp: object, x: str, p: str, names: dict[str, object]
+    ) -> list[str] | None:
+        """`_record_lines` of *tp* when it is a record made only of leaves.
+
+        None for anything else: its own function builds it, with a call.
+        """
+        if not (isinstance(tp, type) and attrs.has(tp)):
+            return None
+        hints = typing.get_type_hints(tp)
+        if not all(_leaf(hints[field.name]) for field in attrs.fields(tp)):
+            return None
+        return self._record_lines(tp, x, p, names, tagged=False)
 
     def _interrupted(self) -> Hook:
         names: dict[str, object] = {"make": Interrupted}

@@ -1071,6 +1071,14 @@ class Holder:
     item: Leafy | Nesting | Ordered
 
 
+@attrs.frozen
+class Shelf:
+    """A sequence of records of leaves: each built in line, in the loop."""
+
+    items: tuple[Leafy, ...]
+    last: str
+
+
 class Tag(str):
     """A str subclass: JSON to `structure`, but never an exact tag."""
 
@@ -1175,6 +1183,34 @@ class TestFastPath:
         ordered: JSON = {"item": {"type": "ordered", "low": 1, "high": 2}}
         assert _fast_verdict(ordered, Holder) is _Reject
         assert structure(ordered, Holder) == Holder(Ordered(1, 2))
+
+    def test_records_in_a_sequence_built_in_line(self) -> None:
+        """Records of leaves in an array decode in line, their own arrays too."""
+        shelf = Shelf(
+            (
+                Leafy(None, ["a", "b"], {"c": 1}),
+                Leafy("n", [], {}),
+                Leafy("m", ["z"], {}),
+            ),
+            "end",
+        )
+        assert _fast_verdict(unstructure(shelf), Shelf) == shelf
+        assert loads(dumps(shelf), Shelf) == shelf
+        assert loads(dumps(Shelf((), "")), Shelf) == Shelf((), "")
+
+    def test_a_record_in_a_sequence_is_as_strict(self) -> None:
+        """A problem in a record built in line in an array is found at its path."""
+        good: dict[str, JSON] = {"type": "leafy", "note": None, "names": ["a"]}
+        good["counts"] = {}
+        bad: JSON = {**good, "names": ["a", 3]}
+        document: JSON = {"items": [good, bad, {**good, "type": "other"}], "last": ""}
+        assert isinstance(_fast_verdict(document, Shelf), type)
+        with pytest.raises(DecodeError) as caught:
+            structure(document, Shelf)
+        assert [problem.path for problem in caught.value.problems] == [
+            "$.items[1].names[1]",
+            "$.items[2].type",
+        ]
 
     def test_a_member_built_in_line_is_as_strict(self) -> None:
         """A problem inside a member built in line is found, at its path."""
