@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Awaitable, Callable
+import itertools
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Final, Literal, TypeAlias, final
 
@@ -245,18 +246,20 @@ class _Check:
         answers; anything else (a schema that cannot be run included) is
         left to it.
         """
-        responds = {(entry.name, entry.ref): entry for entry in resume.respond}
-        restarts = {(entry.name, entry.ref): entry for entry in resume.restart}
+        # By ref alone (no key tuples): a ref two entries share (an interrupt
+        # answered twice, or two interrupts sharing a ref) is for the
+        # detailed path, and so is an entry whose name is not the one its
+        # interrupt's answers carry.
+        every: Iterable[Respond | Restart] = itertools.chain(
+            resume.respond, resume.restart
+        )
+        by_ref = {entry.ref: entry for entry in every}
         entries = len(resume.respond) + len(resume.restart)
         ends = self.turn.expires_at
-        # An interrupt answered twice in one list: fewer keys than entries.
-        if len(responds) + len(restarts) != entries or (
-            ends is not None and self.now >= ends
-        ):
+        if len(by_ref) != entries or (ends is not None and self.now >= ends):
             return None
-        paired = self.pair(responds, restarts)
-        # An entry that answers nothing pending, or one interrupt answered
-        # by a respond and a restart: fewer answers than entries.
+        paired = self.pair(by_ref)
+        # An entry that answers nothing pending: fewer answers than entries.
         if paired is None or len(paired.entries) != entries:
             return None
         groups: SchemaGroups = {}
@@ -271,16 +274,13 @@ class _Check:
         answers = _answers(paired.answered, paired.entries)
         return _resolved(self.turn, answers, tuple(paired.unanswered))
 
-    def pair(
-        self,
-        responds: dict[Key, Respond],
-        restarts: dict[Key, Restart],
-    ) -> _Paired | None:
+    def pair(self, by_ref: dict[str, Respond | Restart]) -> _Paired | None:
         """Each interrupt of the turn with its entry, or None to look closer.
 
         One pass over the turn's interrupts, each looked up among the
         entries (no index of the turn is built). None when an interrupt
-        that must be answered is not, or an answer arrives too late.
+        that must be answered is not, an entry with its ref carries another
+        name, or an answer arrives too late.
         """
         policy = self.policy
         partial = policy.allow_partial and not policy.expiry_answers
@@ -288,13 +288,15 @@ class _Check:
         paired = _Paired()
         answered, entries = paired.answered.append, paired.entries.append
         for pending in self.turn.interrupts:
-            key = answer_key(pending)
-            entry = responds.get(key) or restarts.get(key)
+            name, ref = answer_key(pending)
+            entry = by_ref.get(ref)
             if entry is None:
                 if not partial:
                     return None
                 paired.unanswered.append(pending)
                 continue
+            if entry.name != name:
+                return None
             ends = pending.expires_at
             if ends is not None and now >= ends:
                 return None
