@@ -784,6 +784,25 @@ class TestFastAcceptPath:
         with pytest.raises(SchemaError):
             validate_resume(resume, turn)
 
+    def test_interrupts_sharing_a_ref_are_left_to_the_detailed_path(self) -> None:
+        """Two calls of one ref (other names) defer, then resolve in detail."""
+        first = ask("tu-1")
+        assert first.tool is not None
+        other = attrs.evolve(
+            first, id="tu-2", tool=attrs.evolve(first.tool, name="ask_again")
+        )
+        turn = turn_of(first, other)
+        resume = Resume(respond=[first.respond("Yes"), other.respond("No")])
+        assert _Check(turn, ResumePolicy()).accept(resume) is None
+        resolved = validate_resume(resume, turn)
+        assert [answer.interrupt for answer in resolved.answers] == [first, other]
+        wrong = Resume(respond=[Respond("ask_again", first.ref, "Yes")])
+        policy = ResumePolicy(allow_partial=True)
+        assert _Check(turn_of(first), policy).accept(wrong) is None
+        assert rejected(wrong, turn_of(first), policy=policy).codes == (
+            ProblemCode.UNKNOWN_INTERRUPT,
+        )
+
     def test_unanswered_with_expiry_answers_is_left_to_the_detailed_path(self) -> None:
         """With expiry answers on, a partial resume is resolved by the detailed path."""
         first, second = ask("tu-1"), ask("tu-2")
