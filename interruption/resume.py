@@ -17,7 +17,7 @@ from typing import Final, TypeVar, final
 import attrs
 
 from interruption._decisions import DECISIONS, decision_mismatches
-from interruption._json import JSON, json_equal
+from interruption._json import JSON, FieldError, json_equal
 from interruption._schemacheck import (
     JSONSchema,
     SchemaGroups,
@@ -487,6 +487,37 @@ reviewers may edit); a tool's own table refers to it, so the loop's
 approvals never take a new input."""
 
 
+def _one_answer_each(
+    _: object, attribute: attrs.Attribute[object], interrupts: object
+) -> None:
+    """Refuse interrupts an answer could not tell apart.
+
+    An answer names its interrupt by tool name and ref (`answer_key`), a
+    problem by id: two interrupts alike in either could not each get their
+    own answer (one entry would answer both, or one be left out unseen).
+
+    Raises:
+        FieldError: naming the first repeat (or what is not an interrupt).
+    """
+    if not isinstance(interrupts, tuple):
+        expected = "a tuple of PendingInterrupt"
+        raise FieldError(attribute.name, expected, type(interrupts).__name__)
+    ids: set[str] = set()
+    keys: set[tuple[str, str]] = set()
+    for pending in interrupts:
+        if not isinstance(pending, PendingInterrupt):
+            expected = "a tuple of PendingInterrupt"
+            raise FieldError(attribute.name, expected, f"a {type(pending).__name__}")
+        key = answer_key(pending)
+        if pending.id in ids or key in keys:
+            same = f"the id {pending.id!r}" if pending.id in ids else None
+            same = same or f"the name {key[0]!r} with the ref {key[1]!r}"
+            expected = "interrupts with distinct ids, names and refs"
+            raise FieldError(attribute.name, expected, f"{same} twice")
+        ids.add(pending.id)
+        keys.add(key)
+
+
 @final
 @attrs.frozen
 class InterruptedTurn:
@@ -508,7 +539,7 @@ class InterruptedTurn:
     session: str = attrs.field(validator=non_empty, metadata=NON_EMPTY)
     turn_id: int
     messages: tuple[Message, ...]
-    interrupts: tuple[PendingInterrupt, ...]
+    interrupts: tuple[PendingInterrupt, ...] = attrs.field(validator=_one_answer_each)
     completed: tuple[ToolResponse, ...]
     created_at: datetime
     expires_at: datetime | None = None

@@ -49,6 +49,7 @@ from interruption import (
 )
 from interruption._json import MAX_DEPTH, MAX_SAFE_INTEGER, child_path, is_json_type
 from interruption.kinds import KINDS
+from interruption.resume import answer_key
 from interruption.store import AuditEvent, AuditKind
 
 from tests.sessions import BEHAVIOURS, ToolSet
@@ -717,6 +718,10 @@ def restarts() -> st.SearchStrategy[Restart]:
     )
 
 
+def _pending_id(pending: PendingInterrupt) -> str:
+    return pending.id
+
+
 def interrupted_turns() -> st.SearchStrategy[InterruptedTurn]:
     """Interrupted turns; small, but with every field and nesting level.
 
@@ -728,7 +733,10 @@ def interrupted_turns() -> st.SearchStrategy[InterruptedTurn]:
         session=non_empty_text(),
         turn_id=st.integers(0, MAX_SAFE_INTEGER),
         messages=st.lists(messages(), max_size=2).map(tuple),
-        interrupts=st.lists(pending_interrupts(), max_size=2).map(tuple),
+        # An answer must be able to tell them apart (by id, by name and ref).
+        interrupts=st.lists(
+            pending_interrupts(), max_size=2, unique_by=(_pending_id, answer_key)
+        ).map(tuple),
         completed=st.lists(tool_responses(), max_size=2).map(tuple),
         created_at=ALL_MOMENTS,
         expires_at=st.none() | ALL_MOMENTS,

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
+import attrs
 import pytest
 from interruption import (
     JSON,
@@ -26,6 +28,7 @@ from interruption import (
     loads,
     unstructure,
 )
+from interruption._json import FieldError
 from interruption.approval import DECISION_SCHEMA
 from interruption.validation import ResumePolicy, validate_resume
 
@@ -475,6 +478,48 @@ def expiring(ref: str, expires_at: datetime | None) -> PendingInterrupt:
 
 
 class TestInterruptedTurn:
+    @pytest.mark.parametrize(
+        ("second", "repeat"),
+        [
+            (("c-1", "other", "c-2"), "the id 'c-1' twice"),
+            (
+                ("c-2", "ask_user", "c-1"),
+                "the name 'ask_user' with the ref 'c-1' twice",
+            ),
+        ],
+    )
+    def test_interrupts_an_answer_cannot_tell_apart_are_refused(
+        self, second: tuple[str, str, str], repeat: str
+    ) -> None:
+        """Two interrupts with one id, or one name and ref, are refused, decoded too."""
+        first = PendingInterrupt(
+            "c-1",
+            Custom(),
+            None,
+            ToolRequest("ask_user", "c-1", {}),
+            Accepts(respond={}),
+        )
+        pending_id, name, ref = second
+        twin = attrs.evolve(first, id=pending_id, tool=ToolRequest(name, ref, {}))
+        with pytest.raises(FieldError, match=f"got {repeat}"):
+            InterruptedTurn("s-1", 1, (), (first, twin), (), created_at=NOW)
+        turn = InterruptedTurn("s-1", 1, (), (first,), (), created_at=NOW)
+        document = json.loads(dumps(turn))
+        document["interrupts"].append(unstructure(twin))
+        with pytest.raises(DecodeError) as caught:
+            loads(json.dumps(document), InterruptedTurn)
+        assert [problem.path for problem in caught.value.problems] == ["$.interrupts"]
+
+    @pytest.mark.parametrize(
+        ("interrupts", "got"), [([], "got list"), (("c-1",), "got a str")]
+    )
+    def test_interrupts_are_a_tuple_of_pending_interrupts(
+        self, interrupts: object, got: str
+    ) -> None:
+        """Anything but a tuple of PendingInterrupt is refused with the field named."""
+        with pytest.raises(FieldError, match=f"^interrupts: .*{got}$"):
+            InterruptedTurn("s-1", 1, (), interrupts, (), created_at=NOW)  # type: ignore[arg-type]
+
     @pytest.mark.parametrize(
         ("own", "turns", "expected"),
         [

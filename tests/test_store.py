@@ -153,7 +153,11 @@ class TestStore:
             Accepts(restart=DECISION_SCHEMA, replace_input=schema),
         )
         fixed = attrs.evolve(
-            editable, id="call-8", kind=ApprovalPending("call-8"), accepts=APPROVAL_ONLY
+            editable,
+            id="call-8",
+            kind=ApprovalPending("call-8"),
+            tool=attrs.evolve(request, ref="call-8"),
+            accepts=APPROVAL_ONLY,
         )
         paused = attrs.evolve(turn(1), interrupts=(editable, fixed))
 
