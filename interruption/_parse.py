@@ -34,25 +34,22 @@ try:
     import orjson
 
     # Strict integers: orjson refuses to encode one beyond 53 bits.
-    _STRICT = orjson.OPT_STRICT_INTEGER
+    STRICT = orjson.OPT_STRICT_INTEGER
     # Indented: an item nested d levels deep starts a line with 2d spaces.
     _RECHECK = orjson.OPT_STRICT_INTEGER | orjson.OPT_INDENT_2
 except ImportError:  # pragma: no cover - exercised by the no-orjson test run
     orjson = None  # type: ignore[assignment]
-    _STRICT = _RECHECK = 0
+    STRICT = _RECHECK = 0
 
 HAVE_ORJSON: Final = orjson is not None
-STRICT: Final = _STRICT
-"""orjson's option to re-encode a value strictly (see `wire.loads`)."""
 
 _DIGITS: Final = bytes(
     ord("0") if chr(byte).isdigit() and byte < 128 else ord(" ") for byte in range(256)
 )
 _LONG_NUMBER: Final = b"0" * 19
 _COLON_ESCAPE: Final = b"\\u003"  # JSON spells escapes with a lowercase u
-_SMALL: Final = 1024  # bytes: up to this, containers are counted before all else
-SMALL: Final = _SMALL
-"""The largest document whose containers are counted first (see `wire.loads`)."""
+SMALL: Final = 1024
+"""Bytes: up to this, a document's containers are counted before all else."""
 _ESCAPED_QUOTE: Final = b'\\"'
 _AS_BRACKETS: Final = bytes.maketrans(b"{}", b"[]")
 _NOT_BRACKETS: Final = bytes(byte for byte in range(256) if byte not in b'"[]{}')
@@ -188,7 +185,7 @@ def _fast_within(raw: bytes, max_depth: int) -> tuple[JSON, int] | None:
         return None
     try:
         value: JSON = orjson.loads(raw)
-        again = orjson.dumps(value, option=_STRICT)
+        again = orjson.dumps(value, option=STRICT)
     except (orjson.JSONDecodeError, orjson.JSONEncodeError):
         return None
     return _proven_within(raw, value, again, max_depth)
@@ -204,9 +201,9 @@ def _proven_within(
     # The depth is at most the count of containers (brackets in strings
     # only add to it): in a small document, counted first, in line.
     size = len(raw)
-    if (
-        size <= _SMALL and size - len(raw.translate(None, b"[{")) <= within
-    ) or _shallow(raw, within):
+    if (size <= SMALL and size - len(raw.translate(None, b"[{")) <= within) or _shallow(
+        raw, within
+    ):
         return value, within
     # Past the limit, or unknown: look for an item that deep. No error: the
     # same value was just encoded, as deep, without indents.

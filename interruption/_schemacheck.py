@@ -262,22 +262,6 @@ SchemaGroups: TypeAlias = dict[int, tuple[JSONSchema, list[JSON]]]
 """Values to check, grouped by the schema they must satisfy (keyed by its id)."""
 
 
-def conforming(pairs: Iterable[tuple[JSON, JSONSchema]]) -> bool:
-    """Tell whether every value satisfies its schema, as `conforms` would.
-
-    Values are grouped by schema (the same dict object), so each distinct
-    schema is looked up once however many values share it: a turn's
-    interrupts of one tool share their `Accepts`.
-
-    Raises:
-        SchemaError: if a schema cannot be run (see `check_schema`).
-    """
-    groups: SchemaGroups = {}
-    for value, schema in pairs:
-        group_check(groups, value, schema)
-    return conforming_groups(groups)
-
-
 def group_check(groups: SchemaGroups, value: JSON, schema: JSONSchema) -> None:
     """Add the check that *value* satisfies *schema* to *groups*."""
     group = groups.get(id(schema))
@@ -288,7 +272,11 @@ def group_check(groups: SchemaGroups, value: JSON, schema: JSONSchema) -> None:
 
 
 def conforming_groups(groups: SchemaGroups) -> bool:
-    """`conforming`, for values already grouped by schema (one check each).
+    """Tell whether every value of *groups* satisfies its group's schema.
+
+    Each distinct schema is looked up and run once, however many values
+    share it (a turn's interrupts of one tool share their `Accepts`); the
+    verdict is `conforms`' of every value alone.
 
     Raises:
         SchemaError: if a schema cannot be run (see `check_schema`).

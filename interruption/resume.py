@@ -452,7 +452,7 @@ def gather_checks(
                     return False
         if schema is None:
             return False
-        group = groups.get(id(schema))
+        group = groups.get(id(schema))  # `group_check`, in line: once per entry
         if group is None:
             groups[id(schema)] = (schema, [value])
         else:

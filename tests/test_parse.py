@@ -348,7 +348,7 @@ class TestFastPath:
         """More containers than the limit, nested no deeper: kept, small or large."""
         assert _fast_loads(b"[[[1]],[]]", 3) == [[[1]], []]
         large = orjson.dumps([{"k": [i, {"v": "x" * 20}]} for i in range(100)])
-        assert len(large) > _parse._SMALL
+        assert len(large) > _parse.SMALL
         assert _fast_loads(large, 4) == orjson.loads(large)
         assert _fast_loads(large, 3) is None
         few = orjson.dumps(["x" * 2000, [1]])

@@ -21,11 +21,13 @@ from interruption._parse import ENCODE
 from interruption._schemacheck import (
     JSONSchema,
     SchemaError,
+    SchemaGroups,
     _compiled,
     _for_all,
     check_schema,
-    conforming,
+    conforming_groups,
     conforms,
+    group_check,
     schema_mismatches,
     shared,
 )
@@ -441,6 +443,14 @@ class TestShared:
         assert shared({"type": "integer"}) == {"type": "integer"}
         assert shared({"type": "string"}) is not first
         assert len(_schemacheck._SHARED) == 1
+
+
+def conforming(pairs: list[tuple[JSON, JSONSchema]]) -> bool:
+    """`conforming_groups` of *pairs*, grouped as `validate_resume` groups them."""
+    groups: SchemaGroups = {}
+    for value, schema in pairs:
+        group_check(groups, value, schema)
+    return conforming_groups(groups)
 
 
 @pytest.mark.usefixtures("watchdog")
