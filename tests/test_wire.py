@@ -1051,17 +1051,10 @@ class Nesting:
 
 
 @attrs.frozen
-class Ordered:
+class Ordered(AfterInit):
     """A tagged record with an __init__ rule of its own: built by attrs."""
 
     tag: ClassVar[Literal["ordered"]] = "ordered"
-    low: int
-    high: int
-
-    def __attrs_post_init__(self) -> None:
-        if self.low > self.high:
-            msg = "low above high"
-            raise ValueError(msg)
 
 
 @attrs.frozen
