@@ -20,8 +20,10 @@ values that are not records, lists or dicts.
 
 from __future__ import annotations
 
+import collections
 import enum
 import functools
+import itertools
 import types
 import typing
 from datetime import UTC, datetime
@@ -863,12 +865,20 @@ def _assign(  # noqa: PLR0913, PLR0917 - the parts of one generated line
     finds the field's slot and calls its setter; a slotted record's setter is
     called directly here, without the lookup.
     """
-    slot = next((vars(k)[name] for k in cls.__mro__ if name in vars(k)), None)
-    if isinstance(slot, types.MemberDescriptorType):
-        names[setter] = slot.__set__
+    found = _slot_setter(cls, name)
+    if found is not None:
+        names[setter] = found
         return f"{setter}({o}, {x})"
     names["set"] = object.__setattr__
     return f"set({o}, {name!r}, {x})"
+
+
+def _slot_setter(cls: type, name: str) -> Callable[[object, object], None] | None:
+    """The setter of *cls*'s slot *name*, or None when it has no such slot."""
+    slot = next((vars(k)[name] for k in cls.__mro__ if name in vars(k)), None)
+    if isinstance(slot, types.MemberDescriptorType):
+        return slot.__set__
+    return None
 
 
 def trusted(cls: type[T]) -> Callable[..., T]:
@@ -896,29 +906,52 @@ def trusted(cls: type[T]) -> Callable[..., T]:
 
 
 def trusted_each(cls: type[T]) -> Callable[..., tuple[T, ...]]:
-    """`trusted`, for many records at once: one iterable per field, in order.
+    """`trusted`, for many records at once: one sequence per field, in order.
+
+    Every loop runs in C (``map``): the records are made, then each field
+    is set across all of them.
 
     Returns:
         ``make_each(*columns) -> tuple[cls, ...]``, a record per position.
+
+    Raises:
+        ValueError: from ``make_each``, if the columns differ in length.
     """
-    names: dict[str, object] = {"cls": cls, "new": object.__new__}
+    names: dict[str, object] = {
+        "cls": cls,
+        "new": object.__new__,
+        "repeat": itertools.repeat,
+        "drain": collections.deque,
+    }
     fields = [field.name for field in attrs.fields(cls)]  # type: ignore[arg-type]
-    args = ", ".join(f"x{index}" for index in range(len(fields)))
-    columns = ", ".join(f"c{index}" for index in range(len(fields)))
+    columns = [f"c{index}" for index in range(len(fields))]
     lines = [
-        f"def hook({columns}):",
-        " made = []",
-        " add = made.append",
-        f" for {args} in zip({columns}):",
-        "  o = new(cls)",
+        f"def hook({', '.join(columns)}):",
+        f" size = len({columns[0]})" if columns else " size = 0",
         *(
-            "  " + _assign(cls, name, f"x{index}", "o", f"s{index}", names)
-            for index, name in enumerate(fields)
+            f" if len({column}) != size: raise ValueError('columns of unequal length')"
+            for column in columns[1:]
         ),
-        "  add(o)",
-        " return tuple(made)",
+        " made = tuple(map(new, repeat(cls, size)))",
+        *(
+            " " + _set_each(cls, name, column, f"s{index}", names)
+            for index, (name, column) in enumerate(zip(fields, columns, strict=True))
+        ),
+        " return made",
     ]
     return _generate(lines, names)  # type: ignore[return-value]
+
+
+def _set_each(
+    cls: type, name: str, column: str, setter: str, names: dict[str, object]
+) -> str:
+    """A generated line that sets field *name* of each record from *column*."""
+    found = _slot_setter(cls, name)
+    if found is not None:
+        names[setter] = found
+        return f"drain(map({setter}, made, {column}), 0)"
+    names["set"] = object.__setattr__
+    return f"drain(map(set, made, repeat({name!r}), {column}), 0)"
 
 
 def _indent(lines: list[str], depth: int = 1) -> list[str]:

@@ -10,7 +10,7 @@ the server checks again with `validate_resume`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Final, TypeVar, final
 
@@ -328,8 +328,10 @@ class PendingInterrupt:
         Raises:
             SchemaError: if one of the schemas cannot be run.
         """
-        groups: SchemaGroups = {}
-        return gather_checks([(self, entry)], groups) and conforming_groups(groups)
+        # Its own name and ref: whom an entry targets is the turn's business.
+        named = attrs.evolve(entry, name=self.name, ref=self.ref)
+        gathered = gather_checks((self,), {self.ref: named})
+        return gathered is not None and conforming_groups(gathered.groups)
 
     def _problem(
         self, code: ProblemCode, message: str, answer: str, index: int | None
@@ -377,8 +379,7 @@ class PendingInterrupt:
         A rejection runs nothing, so it takes no new input even where an
         approval could (an edited call).
         """
-        rejects = isinstance(resumed, dict) and "reject" in resumed
-        schema = None if rejects else self.allowed.replace_input
+        schema = _replace_schema(self, resumed)
         if schema is not None:
             if conforms(replaced, schema):
                 return ()
@@ -411,53 +412,111 @@ class PendingInterrupt:
                 )
 
 
+@attrs.define
+class Gathered:
+    """Interrupts paired with their entries, and the checks that decide them.
+
+    Attributes:
+        answered: The interrupts answered, in the turn's order.
+        entries: Their entries, in the same order.
+        unanswered: The interrupts left pending (a partial resume).
+        groups: The ``(value, schema)`` checks that decide whether every
+            entry fits, by schema (`conforming_groups`).
+    """
+
+    answered: list[PendingInterrupt] = attrs.Factory(list)
+    entries: list[Respond | Restart] = attrs.Factory(list)
+    unanswered: list[PendingInterrupt] = attrs.Factory(list)
+    groups: SchemaGroups = attrs.Factory(dict)
+
+
 def gather_checks(
-    answers: Iterable[tuple[PendingInterrupt, Respond | Restart]],
-    groups: SchemaGroups,
-) -> bool:
-    """Add the schema checks that decide whether each entry fits to *groups*.
+    interrupts: Iterable[PendingInterrupt],
+    by_ref: Mapping[str, Respond | Restart],
+    *,
+    now: datetime | None = None,
+    partial: bool = False,
+) -> Gathered | None:
+    """Pair each interrupt with its entry; gather the checks that decide them.
 
     The fast accept path of `PendingInterrupt.problems_with`, with the same
-    verdict: each entry fits its interrupt exactly when this returns True
-    and every value of *groups* satisfies its schema (`conforming_groups`).
-    False means some entry cannot fit, whatever its values: the kind of
-    answer is not accepted, or a restart changes an input that may not
-    change. `validate_resume` gathers every entry of a resume into one
-    *groups* and checks each distinct schema once, asking `problems_with`
-    for words only when the verdict is no.
+    verdict, in one pass over the interrupts: each entry fits its interrupt
+    exactly when this returns a `Gathered` and every value of its groups
+    satisfies its schema (`conforming_groups`). `validate_resume` gathers a
+    whole resume and checks each distinct schema once, asking the detailed
+    path for words only when the verdict is no; `PendingInterrupt.fits`
+    gathers one entry.
 
     Args:
-        answers: ``(interrupt, entry)`` pairs: a `Respond` or a `Restart`
-            for that interrupt.
-        groups: Where the ``(value, schema)`` checks go, by schema.
+        interrupts: The interrupts, in the turn's order.
+        by_ref: The entries, by ref.
+        now: The time answers arrive, to refuse an interrupt past its own
+            `PendingInterrupt.expires_at`; None looks at no clock.
+        partial: Whether an interrupt may go without an entry.
 
     Returns:
-        Whether every entry can fit.
+        None when some entry cannot fit, whatever its values: an interrupt
+        that must be answered is not, an entry with its ref carries another
+        name, arrives too late, is a kind of answer it does not accept, or
+        restarts it with an input that may not change.
     """
-    for pending, entry in answers:
-        # `allowed`, without a call where it is the recorded `accepts`.
-        kind = pending.kind
+    gathered = Gathered()
+    groups = gathered.groups
+    answered, entries = gathered.answered.append, gathered.entries.append
+    for pending in interrupts:
+        # `answer_key` and `allowed`, in line: no call where none is needed.
+        tool, kind = pending.tool, pending.kind
+        if tool is None or tool.ref is None:
+            name, ref = answer_key(pending)
+        else:
+            name, ref = tool.name, tool.ref
+        entry = by_ref.get(ref)
+        if entry is None:
+            if not partial:
+                return None
+            gathered.unanswered.append(pending)
+            continue
+        ends = pending.expires_at
+        if entry.name != name or (now is not None and ends is not None and now >= ends):
+            return None
+        answered(pending)
+        entries(entry)
         allowed = pending.allowed if type(kind) is ApprovalPending else pending.accepts
         if type(entry) is Respond:
             schema, value = allowed.respond, entry.output
         else:
             schema, value = allowed.restart, entry.resumed
-            replaced = entry.input
-            if schema is not None and replaced is not None:
-                rejects = isinstance(value, dict) and "reject" in value
-                replace = None if rejects else allowed.replace_input
-                if replace is not None:
-                    group_check(groups, replaced, replace)
-                elif not json_equal(replaced, _input_of(pending)):
-                    return False
+            if entry.input is not None and not _new_input_fits(pending, entry, groups):
+                return None
         if schema is None:
-            return False
+            return None
         group = groups.get(id(schema))  # `group_check`, in line: once per entry
         if group is None:
             groups[id(schema)] = (schema, [value])
         else:
             group[1].append(value)
-    return True
+    return gathered
+
+
+def _new_input_fits(
+    pending: PendingInterrupt, entry: Restart, groups: SchemaGroups
+) -> bool:
+    """Whether *entry*'s new input can fit, its check added to *groups*."""
+    replace = _replace_schema(pending, entry.resumed)
+    if replace is not None:
+        group_check(groups, entry.input, replace)
+        return True
+    return json_equal(entry.input, _input_of(pending))
+
+
+def _replace_schema(pending: PendingInterrupt, resumed: JSON) -> JSONSchema | None:
+    """The schema a restart's new input must fit, or None: only the original.
+
+    A rejection runs nothing, so it takes no new input even where an
+    approval could (an edited call).
+    """
+    rejects = isinstance(resumed, dict) and "reject" in resumed
+    return None if rejects else pending.allowed.replace_input
 
 
 def _input_of(pending: PendingInterrupt) -> JSON:

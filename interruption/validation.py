@@ -21,7 +21,7 @@ import attrs
 
 from interruption._converter import trusted, trusted_each
 from interruption._json import digest
-from interruption._schemacheck import SchemaError, SchemaGroups, conforming_groups
+from interruption._schemacheck import SchemaError, conforming_groups
 from interruption.errors import Problem, ProblemCode, ResumeRejected
 from interruption.parts import ToolResponse
 from interruption.resume import (
@@ -155,21 +155,6 @@ _resolved: Final = trusted(ResolvedResume)
 """`ResolvedResume` built from the answers the fast accept path found."""
 
 
-@attrs.define
-class _Paired:
-    """What the fast accept path pairs: interrupts and their entries.
-
-    Attributes:
-        answered: The interrupts answered, in the turn's order.
-        entries: Their entries, in the same order.
-        unanswered: The interrupts left pending (a partial resume).
-    """
-
-    answered: list[PendingInterrupt] = attrs.Factory(list)
-    entries: list[Respond | Restart] = attrs.Factory(list)
-    unanswered: list[PendingInterrupt] = attrs.Factory(list)
-
-
 class _Check:
     """One validation run; collects problems instead of stopping at the first."""
 
@@ -258,51 +243,23 @@ class _Check:
         ends = self.turn.expires_at
         if len(by_ref) != entries or (ends is not None and self.now >= ends):
             return None
-        paired = self.pair(by_ref)
+        policy = self.policy
+        gathered = gather_checks(
+            self.turn.interrupts,
+            by_ref,
+            now=self.now,
+            partial=policy.allow_partial and not policy.expiry_answers,
+        )
         # An entry that answers nothing pending: fewer answers than entries.
-        if paired is None or len(paired.entries) != entries:
+        if gathered is None or len(gathered.entries) != entries:
             return None
-        groups: SchemaGroups = {}
         try:
-            if not (
-                gather_checks(zip(paired.answered, paired.entries, strict=True), groups)
-                and conforming_groups(groups)
-            ):
+            if not conforming_groups(gathered.groups):
                 return None
         except SchemaError:
             return None  # the detailed path raises it, at the same entry
-        answers = _answers(paired.answered, paired.entries)
-        return _resolved(self.turn, answers, tuple(paired.unanswered))
-
-    def pair(self, by_ref: dict[str, Respond | Restart]) -> _Paired | None:
-        """Each interrupt of the turn with its entry, or None to look closer.
-
-        One pass over the turn's interrupts, each looked up among the
-        entries (no index of the turn is built). None when an interrupt
-        that must be answered is not, an entry with its ref carries another
-        name, or an answer arrives too late.
-        """
-        policy = self.policy
-        partial = policy.allow_partial and not policy.expiry_answers
-        now = self.now
-        paired = _Paired()
-        answered, entries = paired.answered.append, paired.entries.append
-        for pending in self.turn.interrupts:
-            name, ref = answer_key(pending)
-            entry = by_ref.get(ref)
-            if entry is None:
-                if not partial:
-                    return None
-                paired.unanswered.append(pending)
-                continue
-            if entry.name != name:
-                return None
-            ends = pending.expires_at
-            if ends is not None and now >= ends:
-                return None
-            answered(pending)
-            entries(entry)
-        return paired
+        answers = _answers(gathered.answered, gathered.entries)
+        return _resolved(self.turn, answers, tuple(gathered.unanswered))
 
     def unmatched(self, entry: Respond | Restart, index: int, answer: str) -> None:
         if self._completed is None:

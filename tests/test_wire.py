@@ -131,6 +131,17 @@ class TestTrusted:
         assert made == (Respond("a", "r1", 1), Respond("b", "r2", None))
         assert trusted_each(Respond)([], [], []) == ()
 
+    def test_columns_of_unequal_length_build_nothing(self) -> None:
+        """`trusted_each` refuses columns of unequal length: no record is left half set."""
+        for columns in ([["a"], ["r1", "r2"], [1]], [["a", "b"], ["r1", "r2"], [1]]):
+            with pytest.raises(ValueError, match="unequal length"):
+                trusted_each(Respond)(*columns)
+
+    def test_records_without_slots_are_built_each(self) -> None:
+        """`trusted_each` sets the fields of a record kept in a __dict__ too."""
+        made = trusted_each(Unslotted)(["a", "b"], [1, 2])
+        assert made == (Unslotted("a", 1), Unslotted("b", 2))
+
 
 @attrs.frozen
 class Everything:
