@@ -10,7 +10,7 @@ the server checks again with `validate_resume`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Final, TypeVar, final
 
@@ -430,8 +430,8 @@ class Gathered:
     groups: SchemaGroups = attrs.Factory(dict)
 
 
-def gather_checks(
-    interrupts: Iterable[PendingInterrupt],
+def gather_checks(  # noqa: C901, PLR0912 - one pass, its steps in line
+    interrupts: Sequence[PendingInterrupt],
     by_ref: Mapping[str, Respond | Restart],
     *,
     now: datetime | None = None,
@@ -461,8 +461,8 @@ def gather_checks(
         restarts it with an input that may not change.
     """
     gathered = Gathered()
-    groups = gathered.groups
-    answered, entries = gathered.answered.append, gathered.entries.append
+    groups, unanswered = gathered.groups, gathered.unanswered
+    entries = gathered.entries.append
     for pending in interrupts:
         # `answer_key` and `allowed`, in line: no call where none is needed.
         tool, kind = pending.tool, pending.kind
@@ -474,14 +474,17 @@ def gather_checks(
         if entry is None:
             if not partial:
                 return None
-            gathered.unanswered.append(pending)
+            unanswered.append(pending)
             continue
         ends = pending.expires_at
         if entry.name != name or (now is not None and ends is not None and now >= ends):
             return None
-        answered(pending)
         entries(entry)
-        allowed = pending.allowed if type(kind) is ApprovalPending else pending.accepts
+        allowed = pending.accepts
+        if type(kind) is ApprovalPending:  # `allowed`'s common case, in line
+            allowed = (
+                APPROVAL_ONLY if allowed.replace_input is None else pending.allowed
+            )
         if type(entry) is Respond:
             schema, value = allowed.respond, entry.output
         else:
@@ -495,7 +498,18 @@ def gather_checks(
             groups[id(schema)] = (schema, [value])
         else:
             group[1].append(value)
+    gathered.answered = _but(interrupts, unanswered)
     return gathered
+
+
+def _but(
+    interrupts: Sequence[PendingInterrupt], left: list[PendingInterrupt]
+) -> list[PendingInterrupt]:
+    """The *interrupts* not *left* (unanswered), in order."""
+    if not left:
+        return list(interrupts)
+    ids = set(map(id, left))
+    return [pending for pending in interrupts if id(pending) not in ids]
 
 
 def _new_input_fits(
