@@ -424,10 +424,10 @@ class Gathered:
             entry fits, by schema (`conforming_groups`).
     """
 
-    answered: list[PendingInterrupt] = attrs.Factory(list)
-    entries: list[Respond | Restart] = attrs.Factory(list)
-    unanswered: list[PendingInterrupt] = attrs.Factory(list)
-    groups: SchemaGroups = attrs.Factory(dict)
+    answered: list[PendingInterrupt]
+    entries: list[Respond | Restart]
+    unanswered: list[PendingInterrupt]
+    groups: SchemaGroups
 
 
 def gather_checks(  # noqa: C901, PLR0912 - one pass, its steps in line
@@ -460,9 +460,10 @@ def gather_checks(  # noqa: C901, PLR0912 - one pass, its steps in line
         name, arrives too late, is a kind of answer it does not accept, or
         restarts it with an input that may not change.
     """
-    gathered = Gathered()
-    groups, unanswered = gathered.groups, gathered.unanswered
-    entries = gathered.entries.append
+    paired: list[Respond | Restart] = []
+    unanswered: list[PendingInterrupt] = []
+    groups: SchemaGroups = {}
+    entries = paired.append
     for pending in interrupts:
         # `answer_key` and `allowed`, in line: no call where none is needed.
         tool, kind = pending.tool, pending.kind
@@ -498,8 +499,7 @@ def gather_checks(  # noqa: C901, PLR0912 - one pass, its steps in line
             groups[id(schema)] = (schema, [value])
         else:
             group[1].append(value)
-    gathered.answered = _but(interrupts, unanswered)
-    return gathered
+    return Gathered(_but(interrupts, unanswered), paired, unanswered, groups)
 
 
 def _but(
