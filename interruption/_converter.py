@@ -1061,6 +1061,9 @@ def _as_is(tp: object) -> bool:
         return True
     if _is_literal(tp):
         return True
+    if _is_mapping(tp):  # a JSON object (a schema): written as it is held
+        key, item = typing.get_args(tp)
+        return key is str and is_json_type(item)
     members = union_members(tp)
     return members is not None and all(map(_as_is, members))
 
