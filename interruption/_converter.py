@@ -45,6 +45,7 @@ from interruption._validators import (
     DECODED,
     json_value,
     non_empty,
+    optional_json_object,
     optional_non_empty,
     optional_string,
     string,
@@ -490,6 +491,22 @@ _SCALARS: Final[dict[object, str]] = {
 """The test, in generated code, that a value is NOT of a scalar field type."""
 
 
+def _json_object_or_none(tp: object) -> bool:
+    """Whether *tp* is ``dict[str, JSON] | None`` (a schema field)."""
+    members = union_members(tp) or ()
+    rest = [member for member in members if member is not types.NoneType]
+    return len(rest) == 1 < len(members) and _json_object(rest[0])
+
+
+def _json_object(tp: object) -> bool:
+    """Whether *tp* is ``dict[str, JSON]``."""
+    return (
+        _is_mapping(tp)
+        and typing.get_args(tp)[0] is str
+        and is_json_type(typing.get_args(tp)[1])
+    )
+
+
 def _leaf(tp: object) -> bool:
     """Whether a field of type *tp* holds no record: its check needs no call."""
     if tp in _SCALARS or tp in {float, datetime} or is_json_type(tp):
@@ -588,6 +605,8 @@ class _Fast:
         if _is_sequence(tp):
             return self._sequence(x, tp, name, names)
         if _is_mapping(tp) and typing.get_args(tp)[0] is str:
+            if self.json_checked and _json_object(tp):
+                return [f"if type({x}) is not dict: raise _Reject"]  # JSON
             names[name] = self.hook(typing.get_args(tp)[1])
             return [
                 f"if type({x}) is not dict: raise _Reject",
@@ -749,6 +768,10 @@ class _Fast:
             return "{x} is not None and not {x}"
         if validator is json_value and is_json_type(tp) and self.json_checked:
             return ""  # the whole document is JSON within MAX_DEPTH
+        if validator is optional_json_object and _json_object_or_none(tp):
+            # The field's own test, type(x) is dict; JSON within MAX_DEPTH
+            # when the whole document is.
+            return "" if self.json_checked else None
         if isinstance(validator, _INSTANCE_OF) and validator.type is tp:  # type: ignore[attr-defined]
             return ""  # the field's hook builds exactly a *tp* (a class)
         return None
@@ -1061,9 +1084,8 @@ def _as_is(tp: object) -> bool:
         return True
     if _is_literal(tp):
         return True
-    if _is_mapping(tp):  # a JSON object (a schema): written as it is held
-        key, item = typing.get_args(tp)
-        return key is str and is_json_type(item)
+    if _json_object(tp):  # a JSON object (a schema): written as it is held
+        return True
     members = union_members(tp)
     return members is not None and all(map(_as_is, members))
 

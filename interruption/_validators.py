@@ -33,8 +33,10 @@ __all__ = [
     "DECODED",
     "NON_EMPTY",
     "check_payload",
+    "json_object",
     "json_value",
     "non_empty",
+    "optional_json_object",
     "optional_non_empty",
     "optional_string",
     "string",
@@ -74,6 +76,37 @@ def json_value(
         raise _not_json(value, f"$.{attribute.name}")
 
 
+_OBJECTS: dict[int, object] = {}
+_OBJECTS_LIMIT: Final = 1024
+
+
+def json_object(
+    instance: object, attribute: attrs.Attribute[dict[str, JSON]], value: object
+) -> None:
+    """Validate that a record field holds a JSON object (a schema).
+
+    An object already found to be one is known by its identity: the same
+    schema (a tool's) is given to a record at every pause, and is not walked
+    again. The table keeps what it knows alive (so an id is never reused
+    while kept) and forgets everything when full.
+
+    Raises:
+        FieldError: if *value* is not a dict.
+        PayloadError: naming the path of every value in it that is not JSON
+            (or that nests deeper than `MAX_DEPTH`).
+    """
+    del instance
+    if _OBJECTS.get(id(value)) is value:
+        return
+    if type(value) is not dict:
+        raise FieldError(attribute.name, "a JSON object", describe(value))
+    if not is_json(value):
+        raise _not_json(value, f"$.{attribute.name}")
+    if len(_OBJECTS) >= _OBJECTS_LIMIT:
+        _OBJECTS.clear()
+    _OBJECTS[id(value)] = value
+
+
 def _not_a_string(attribute: attrs.Attribute[str], value: object) -> TypeError:
     return TypeError(f"{attribute.name}: expected a string, got {describe(value)}")
 
@@ -111,6 +144,9 @@ value through (it returns an equal value, like `_schemacheck.shared`)."""
 
 optional_non_empty: Final = attrs.validators.optional(non_empty)
 """None, or a non-empty `str` (`non_empty`)."""
+
+optional_json_object: Final = attrs.validators.optional(json_object)
+"""None, or a JSON object (`json_object`)."""
 
 optional_string: Final = attrs.validators.optional(string)
 """None, or any `str` (`string`)."""

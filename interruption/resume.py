@@ -27,7 +27,13 @@ from interruption._schemacheck import (
     schema_mismatches,
     shared,
 )
-from interruption._validators import DECODED, NON_EMPTY, json_value, non_empty
+from interruption._validators import (
+    DECODED,
+    NON_EMPTY,
+    json_value,
+    non_empty,
+    optional_json_object,
+)
 from interruption.approval import (
     DECISION_SCHEMA,
     Approve,
@@ -77,9 +83,15 @@ class Accepts:
             input, or None when the input must stay as it was.
     """
 
-    respond: JSONSchema | None = attrs.field(default=None, metadata=_SHARED)
-    restart: JSONSchema | None = attrs.field(default=None, metadata=_SHARED)
-    replace_input: JSONSchema | None = attrs.field(default=None, metadata=_SHARED)
+    respond: JSONSchema | None = attrs.field(
+        default=None, validator=optional_json_object, metadata=_SHARED
+    )
+    restart: JSONSchema | None = attrs.field(
+        default=None, validator=optional_json_object, metadata=_SHARED
+    )
+    replace_input: JSONSchema | None = attrs.field(
+        default=None, validator=optional_json_object, metadata=_SHARED
+    )
 
 
 @final

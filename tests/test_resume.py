@@ -15,6 +15,7 @@ from interruption import (
     Input,
     InterruptedTurn,
     Message,
+    PayloadError,
     PendingInterrupt,
     ProblemCode,
     Respond,
@@ -28,7 +29,7 @@ from interruption import (
     loads,
     unstructure,
 )
-from interruption._json import FieldError
+from interruption._json import MAX_DEPTH, FieldError
 from interruption.approval import DECISION_SCHEMA
 from interruption.validation import ResumePolicy, validate_resume
 
@@ -465,6 +466,41 @@ class TestAccepts:
         assert responds != restarts
         answers = [Respond("ask_user", f"c-{index}", "Yes") for index in range(3)]
         assert len(validate_resume(Resume(respond=answers), decoded).answers) == 3
+
+    def test_a_schema_that_is_not_an_object_is_refused(self) -> None:
+        """An Accepts schema must be a JSON object: anything else names its field."""
+        for bad in ("nope", ["type"], 5, True):
+            with pytest.raises(FieldError, match="expected a JSON object"):
+                Accepts(restart=bad)  # type: ignore[arg-type]
+
+    def test_a_schema_with_a_value_that_is_not_json_is_refused(self) -> None:
+        """A schema holding a non-JSON value is refused at its path."""
+        with pytest.raises(PayloadError) as caught:
+            Accepts(respond={"enum": [{1, 2}]})  # type: ignore[list-item]
+        assert [problem.path for problem in caught.value.problems] == [
+            "$.respond.enum[0]"
+        ]
+
+    def test_a_schema_too_deep_to_read_back_is_refused(self) -> None:
+        """A schema nested past MAX_DEPTH is refused: none is saved unreadable."""
+        fits: dict[str, JSON] = {}
+        for _ in range(MAX_DEPTH - 1):
+            fits = {"not": fits}
+        assert loads(dumps(Accepts(respond=fits)), Accepts) == Accepts(respond=fits)
+        with pytest.raises(PayloadError):
+            Accepts(respond={"not": fits})
+        deep = json.dumps({"respond": {"not": fits}})
+        with pytest.raises(DecodeError, match="levels of nesting"):
+            loads(deep, Accepts)
+
+    def test_many_schemas_are_each_checked(self) -> None:
+        """Every schema is checked, however many were checked before it."""
+        for index in range(1_100):
+            assert Accepts(respond={"title": f"s-{index}"}).respond == {
+                "title": f"s-{index}"
+            }
+        with pytest.raises(PayloadError):
+            Accepts(respond={"const": float("inf")})
 
 
 LATER = datetime(2026, 11, 22, 1, 0, tzinfo=UTC)

@@ -132,7 +132,7 @@ class TestTrusted:
         assert trusted_each(Respond)([], [], []) == ()
 
     def test_columns_of_unequal_length_build_nothing(self) -> None:
-        """`trusted_each` refuses columns of unequal length: no record is left half set."""
+        """`trusted_each` refuses columns of unequal length: no record half set."""
         for columns in ([["a"], ["r1", "r2"], [1]], [["a", "b"], ["r1", "r2"], [1]]):
             with pytest.raises(ValueError, match="unequal length"):
                 trusted_each(Respond)(*columns)
