@@ -21,7 +21,12 @@ from interruption.resume import (
     Resume,
 )
 from interruption.store import PostgresStore, SqliteStore, Store
-from interruption.store._base import AuditEvent
+from interruption.store._base import (
+    AuditEvent,
+    StoredTurn,
+    stored_turn_json,
+    turn_from_json,
+)
 from interruption.testing.store_contract import CONTRACT, Check
 from psycopg import sql
 
@@ -598,6 +603,35 @@ class TestPostgresStore:
         asyncio.run(save())
         outcomes = race_processes("postgres", postgres_dsn, RESUME, pg_schema)
         assert sorted(outcomes) == [False] * (RACERS - 1) + [True]
+
+
+class TestStoredForm:
+    def test_the_fields_a_store_rewrites_carry_no_validator(self) -> None:
+        """A turn's messages and an interrupt's accepts have no validator to skip."""
+        assert attrs.fields(InterruptedTurn).messages.validator is None
+        assert attrs.fields(PendingInterrupt).accepts.validator is None
+
+    def test_a_turn_through_its_stored_form_is_the_turn(self) -> None:
+        """The stored form reads back as the turn, each approval with its schemas."""
+        request = ToolRequest("pay", "call-9", {"n": 1})
+        approval = PendingInterrupt(
+            "call-9", ApprovalPending("call-9"), None, request, APPROVAL_ONLY
+        )
+        paused = attrs.evolve(turn(1), interrupts=(pending(NOW), approval))
+        back = turn_from_json(stored_turn_json(paused))
+        assert back == attrs.evolve(paused, messages=())
+        assert back.interrupts[1].accepts == APPROVAL_ONLY
+        stored = StoredTurn(back, len(paused.messages), "open")
+        assert stored.with_history(paused.messages) == paused
+
+    def test_a_turn_with_its_history_keeps_the_messages_it_paused_after(self) -> None:
+        """with_history takes the turn's first messages only, as attrs.evolve would."""
+        history = (*turn(1).messages, Message.of_text(Role.MODEL, "later"))
+        stored = StoredTurn(attrs.evolve(turn(1), messages=()), 1, "open")
+        whole = stored.with_history(history)
+        assert whole == turn(1)
+        assert whole.messages == history[:1]
+        assert stored.turn.messages == ()
 
 
 class TestStoreModule:

@@ -25,7 +25,7 @@ import attrs
 from interruption._json import STORED_BYTES, STORED_DEPTH
 from interruption.kinds import ApprovalPending
 from interruption.parts import Message, ToolResponse
-from interruption.resume import Accepts, InterruptedTurn, Resume
+from interruption.resume import Accepts, InterruptedTurn, PendingInterrupt, Resume
 from interruption.wire import dumps, loads
 
 __all__ = [
@@ -44,6 +44,7 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+R = TypeVar("R", InterruptedTurn, PendingInterrupt)
 
 Step: TypeAlias = Message | ToolResponse
 """What a continuation records as it goes: a message it added to the
@@ -131,7 +132,7 @@ class StoredTurn:
 
     def with_history(self, history: Sequence[Message]) -> InterruptedTurn:
         """The whole turn, its messages taken from the session's *history*."""
-        return attrs.evolve(self.turn, messages=tuple(history[: self.history_len]))
+        return _replaced(self.turn, messages=tuple(history[: self.history_len]))
 
 
 @runtime_checkable
@@ -271,6 +272,32 @@ class Store(Protocol):
         """Release connections."""
 
 
+_NAMES: Final[dict[type, tuple[str, ...]]] = {
+    cls: tuple(field.name for field in attrs.fields(cls))
+    for cls in (InterruptedTurn, PendingInterrupt)
+}
+
+
+def _replaced(record: R, **changes: object) -> R:
+    """*record* with *changes*, without running its validators again.
+
+    For the store's own rewrites only: a turn's ``messages`` and an
+    interrupt's ``accepts``, which carry no validator, and a turn's
+    ``interrupts`` replaced by the same interrupts with other ``accepts``
+    (their validator reads ids, names and refs, which stay). `attrs.evolve`
+    would run the whole ``__init__`` again (every payload walked, the
+    interrupts compared): a few percent of a `SqliteStore` cycle's work.
+    The record is built field by field, as a frozen class's ``__init__``
+    builds it.
+    """
+    cls = type(record)
+    new = object.__new__(cls)
+    for name in _NAMES[cls]:
+        value = changes[name] if name in changes else getattr(record, name)
+        object.__setattr__(new, name, value)
+    return new
+
+
 def listed(state: object) -> Listed:
     """*state* as a state `Store.sessions` lists by.
 
@@ -294,14 +321,12 @@ def stored_turn_json(turn: InterruptedTurn) -> str:
     edited input, None for the loop's own approvals) is kept.
     """
     interrupts = tuple(
-        attrs.evolve(
-            pending, accepts=Accepts(replace_input=pending.accepts.replace_input)
-        )
+        _replaced(pending, accepts=Accepts(replace_input=pending.accepts.replace_input))
         if isinstance(pending.kind, ApprovalPending)
         else pending
         for pending in turn.interrupts
     )
-    return dumps(attrs.evolve(turn, messages=(), interrupts=interrupts))
+    return dumps(_replaced(turn, messages=(), interrupts=interrupts))
 
 
 def turn_from_json(text: str | bytes) -> InterruptedTurn:
@@ -312,12 +337,12 @@ def turn_from_json(text: str | bytes) -> InterruptedTurn:
     """
     turn = read_stored(text, InterruptedTurn)
     interrupts = tuple(
-        attrs.evolve(pending, accepts=pending.allowed)
+        _replaced(pending, accepts=pending.allowed)
         if isinstance(pending.kind, ApprovalPending)
         else pending
         for pending in turn.interrupts
     )
-    return attrs.evolve(turn, interrupts=interrupts)
+    return _replaced(turn, interrupts=interrupts)
 
 
 def read_stored(text: str | bytes, cls: type[T]) -> T:
