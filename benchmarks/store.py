@@ -51,7 +51,7 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Sequence
-from contextlib import ExitStack
+from contextlib import ExitStack, closing
 from pathlib import Path
 from typing import Any, Final, TypedDict, TypeVar, cast
 
@@ -288,6 +288,7 @@ class SqliteFloor:
     """
 
     def __init__(self, path: Path, body: Bodies) -> None:
+        self.path = path
         self.body = body
         self.db = sqlite3.connect(
             path, isolation_level=None, check_same_thread=False, timeout=30
@@ -662,6 +663,7 @@ class World:
         floors: Each store's raw floor, by the store's class name.
         peers: The compiled LangGraph graphs, by setup name.
         notes: What to say about how they were set up.
+        sqlite: The `SqliteStore`, and its floor (for what they write).
     """
 
     loop: asyncio.AbstractEventLoop
@@ -669,6 +671,7 @@ class World:
     floors: dict[str, Cycle] = attrs.Factory(dict)
     peers: dict[str, Any] = attrs.Factory(dict)
     notes: list[str] = attrs.Factory(list)
+    sqlite: tuple[SqliteStore, SqliteFloor] | None = None
 
     def run(self, work: Awaitable[T]) -> T:
         """Run *work* on the loop."""
@@ -723,6 +726,7 @@ def open_world(stack: ExitStack) -> World:
     world.stores |= {"MemoryStore": memory, "SqliteStore": sqlite}
     sqlite_floor = SqliteFloor(root / "floor.db", body)
     stack.callback(sqlite_floor.close)
+    world.sqlite = (sqlite, sqlite_floor)
     world.floors |= {
         "MemoryStore": MemoryFloor(body).cycle,
         "SqliteStore": sqlite_floor.cycle,
@@ -783,6 +787,75 @@ def setups(world: World) -> list[Setup]:
             for name, compiled in world.peers.items()
         ),
     ]
+
+
+# --- why 16 callers cost what one does; what a cycle writes -----------------------
+
+
+async def most_in_flight(cycle: Cycle, callers: int) -> int:
+    """Run one unit on *callers* tasks; return the most cycles under way at once.
+
+    1 means the callers never overlapped: each task ran its cycles to the end
+    before the next one started (no store call yields to the event loop), so
+    16 callers do the same serialized work as one.
+    """
+    running = most = 0
+
+    async def counted(caller: int) -> None:
+        nonlocal running, most
+        running += 1
+        most = max(most, running)
+        try:
+            await cycle(caller)
+        finally:
+            running -= 1
+
+    await unit(counted, callers)
+    return most
+
+
+def wal_frames(path: Path, run: Callable[[], object], cycles: int) -> float:
+    """WAL frames (pages written and synced) per cycle of *run*, on *path*.
+
+    The WAL is emptied first (a checkpoint from a second connection) and
+    *run* must stay under the 1000-frame automatic checkpoint.
+    """
+    with closing(sqlite3.connect(path)) as db:
+        (busy, _, _) = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        (page,) = db.execute("PRAGMA page_size").fetchone()
+    if busy:
+        return float("nan")
+    run()
+    size = Path(f"{path}-wal").stat().st_size
+    return (size - 32) / (int(page) + 24) / cycles
+
+
+def writes_table(world: World, sqlite: SqliteStore, floor: SqliteFloor) -> str:
+    """Cycles in flight with 16 callers, and WAL frames per cycle, store and floor."""
+
+    async def cycle(_caller: int) -> None:
+        await session_cycle(sqlite)
+
+    frames = [
+        wal_frames(Path(sqlite.path), lambda: world.run(unit(cycle, 1)), UNIT),
+        wal_frames(floor.path, lambda: world.run(unit(floor.cycle, 1)), UNIT),
+    ]
+    flying = [
+        world.run(most_in_flight(cycle, CALLERS)),
+        world.run(most_in_flight(floor.cycle, CALLERS)),
+    ]
+    return table(
+        ["", f"most cycles in flight, {CALLERS} callers", "WAL frames per cycle"],
+        [
+            [name, str(most), f"{pages:.1f}"]
+            for name, most, pages in zip(
+                ["Session + SqliteStore", "raw floor of SqliteStore"],
+                flying,
+                frames,
+                strict=True,
+            )
+        ],
+    )
 
 
 # --- the report -----------------------------------------------------------------
@@ -930,6 +1003,13 @@ def main() -> None:
         }
         print(f"\nwhere a cycle goes, 1 caller, fastest of 3 runs of {cycles} cycles\n")
         print(breakdown_table(rows, cycles))
+        print(
+            "(the timed rows above run with the garbage collector off, as "
+            "timeit runs them; this table runs with it on)"
+        )
+        if world.sqlite is not None:
+            print(f"\nwhat {CALLERS} callers overlap, and what a cycle writes\n")
+            print(writes_table(world, *world.sqlite))
         print("\ngrowth: the same session, turn after turn (best of 5 cycles)\n")
         print(growth_table(world.loop))
         print(f"\n{machine_load()}")
