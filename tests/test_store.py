@@ -606,10 +606,15 @@ class TestPostgresStore:
 
 
 class TestStoredForm:
-    def test_the_fields_a_store_rewrites_carry_no_validator(self) -> None:
-        """A turn's messages and an interrupt's accepts have no validator to skip."""
-        assert attrs.fields(InterruptedTurn).messages.validator is None
-        assert attrs.fields(PendingInterrupt).accepts.validator is None
+    def test_the_fields_a_store_rewrites_carry_no_check(self) -> None:
+        """Messages and accepts, which a store swaps, have no validator or converter."""
+        for field in (
+            attrs.fields(InterruptedTurn).messages,
+            attrs.fields(PendingInterrupt).accepts,
+        ):
+            assert field.validator is None
+            assert field.converter is None
+        assert attrs.fields(InterruptedTurn).interrupts.converter is None
 
     def test_a_turn_through_its_stored_form_is_the_turn(self) -> None:
         """The stored form reads back as the turn, each approval with its schemas."""
