@@ -41,10 +41,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import gc
 import io
 import itertools
 import os
 import pstats
+import resource
 import sqlite3
 import sys
 import tempfile
@@ -830,29 +832,60 @@ def wal_frames(path: Path, run: Callable[[], object], cycles: int) -> float:
     return (size - 32) / (int(page) + 24) / cycles
 
 
+def cpu_us(run: Callable[[], object], cycles: int) -> tuple[float, float]:
+    """User and system CPU µs per cycle of *run* (gc off, as the timed rows).
+
+    Set beside the wall time, it tells where a cycle goes: the system side
+    holds the writes and the syncs, the user side this process's own work.
+    """
+    gc_was = gc.isenabled()
+    gc.disable()
+    try:
+        before = resource.getrusage(resource.RUSAGE_SELF)
+        run()
+        after = resource.getrusage(resource.RUSAGE_SELF)
+    finally:
+        if gc_was:
+            gc.enable()
+    return (
+        (after.ru_utime - before.ru_utime) * 1e6 / cycles,
+        (after.ru_stime - before.ru_stime) * 1e6 / cycles,
+    )
+
+
 def writes_table(world: World, sqlite: SqliteStore, floor: SqliteFloor) -> str:
-    """Cycles in flight with 16 callers, and WAL frames per cycle, store and floor."""
+    """Cycles in flight with 16 callers, WAL frames and CPU per cycle, both."""
 
     async def cycle(_caller: int) -> None:
         await session_cycle(sqlite)
 
+    def units(one: Cycle, count: int = 1) -> Callable[[], object]:
+        return lambda: [world.run(unit(one, 1)) for _ in range(count)]
+
+    runs = [units(cycle), units(floor.cycle)]
     frames = [
-        wal_frames(Path(sqlite.path), lambda: world.run(unit(cycle, 1)), UNIT),
-        wal_frames(floor.path, lambda: world.run(unit(floor.cycle, 1)), UNIT),
+        wal_frames(Path(sqlite.path), runs[0], UNIT),
+        wal_frames(floor.path, runs[1], UNIT),
     ]
     flying = [
         world.run(most_in_flight(cycle, CALLERS)),
         world.run(most_in_flight(floor.cycle, CALLERS)),
     ]
+    cpu = [cpu_us(units(one, 4), 4 * UNIT) for one in (cycle, floor.cycle)]
+    header = [
+        "",
+        f"most cycles in flight, {CALLERS} callers",
+        "WAL frames per cycle",
+        "user CPU µs per cycle",
+        "system CPU µs",
+    ]
+    names = ["Session + SqliteStore", "raw floor of SqliteStore"]
     return table(
-        ["", f"most cycles in flight, {CALLERS} callers", "WAL frames per cycle"],
+        header,
         [
-            [name, str(most), f"{pages:.1f}"]
-            for name, most, pages in zip(
-                ["Session + SqliteStore", "raw floor of SqliteStore"],
-                flying,
-                frames,
-                strict=True,
+            [name, str(most), f"{pages:.1f}", f"{user:.0f}", f"{system:.0f}"]
+            for name, most, pages, (user, system) in zip(
+                names, flying, frames, cpu, strict=True
             )
         ],
     )
