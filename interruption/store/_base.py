@@ -8,7 +8,7 @@ work does not grow with it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import (
     Final,
@@ -16,12 +16,14 @@ from typing import (
     Protocol,
     TypeAlias,
     TypeVar,
+    cast,
     final,
     runtime_checkable,
 )
 
 import attrs
 
+from interruption._converter import trusted
 from interruption._json import STORED_BYTES, STORED_DEPTH
 from interruption.kinds import ApprovalPending
 from interruption.parts import Message, ToolResponse
@@ -272,30 +274,30 @@ class Store(Protocol):
         """Release connections."""
 
 
-_NAMES: Final[dict[type, tuple[str, ...]]] = {
-    cls: tuple(field.name for field in attrs.fields(cls))
+_BUILD: Final[dict[type, tuple[tuple[str, ...], Callable[..., object]]]] = {
+    cls: (tuple(field.name for field in attrs.fields(cls)), trusted(cls))
     for cls in (InterruptedTurn, PendingInterrupt)
 }
+"""Each rewritten record's field names, and its builder without validators."""
 
 
 def _replaced(record: R, **changes: object) -> R:
     """*record* with *changes*, without running its validators again.
 
     For the store's own rewrites only: a turn's ``messages`` and an
-    interrupt's ``accepts``, which carry no validator, and a turn's
-    ``interrupts`` replaced by the same interrupts with other ``accepts``
-    (their validator reads ids, names and refs, which stay). `attrs.evolve`
-    would run the whole ``__init__`` again (every payload walked, the
-    interrupts compared): a few percent of a `SqliteStore` cycle's work.
-    The record is built field by field, as a frozen class's ``__init__``
-    builds it.
+    interrupt's ``accepts``, whose values were checked when first built
+    (``accepts`` is an `Accepts`, its schemas checked by `Accepts` itself),
+    and a turn's ``interrupts`` replaced by the same interrupts with other
+    ``accepts`` (their validator reads ids, names and refs, which stay).
+    `attrs.evolve` would run the whole ``__init__`` again (every payload
+    walked, the interrupts compared): a few percent of a `SqliteStore`
+    cycle's work.
     """
-    cls = type(record)
-    new = object.__new__(cls)
-    for name in _NAMES[cls]:
-        value = changes[name] if name in changes else getattr(record, name)
-        object.__setattr__(new, name, value)
-    return new
+    names, build = _BUILD[type(record)]
+    values = [
+        changes[name] if name in changes else getattr(record, name) for name in names
+    ]
+    return cast("R", build(*values))
 
 
 def listed(state: object) -> Listed:
