@@ -74,6 +74,9 @@ class Accepts:
     ``None`` means the answer is not accepted at all; a schema (``{}`` for
     any JSON) means it is, if it fits.
 
+    A schema is a JSON object, checked when the record is built and then
+    remembered (compiled) by identity: do not change it in place.
+
     Attributes:
         respond: The schema of a client-supplied result (the tool's output
             schema), or None when a client may not supply one.
