@@ -652,13 +652,7 @@ class _Fast:
         lines = [f'{tag} = {x}["type"]', f"if type({tag}) is not str: raise _Reject"]
         called = {}
         for number, (value, member) in enumerate(tags.items()):
-            hints = typing.get_type_hints(member)
-            fields = attrs.fields(member)
-            inline = (
-                self._record_lines(member, x, f"{name}_{number}_", names, tagged=True)
-                if all(_leaf(hints[field.name]) for field in fields)
-                else None
-            )
+            inline = self._inline(member, x, f"{name}_{number}_", names, tagged=True)
             if inline is None:
                 called[value] = self.hook(_Dispatched(member))
                 continue
@@ -706,18 +700,25 @@ class _Fast:
         return [*lines, f"{x} = {items if make == 'list' else f'tuple({items})'}"]
 
     def _inline(
-        self, tp: object, x: str, p: str, names: dict[str, object]
+        self,
+        tp: object,
+        x: str,
+        p: str,
+        names: dict[str, object],
+        *,
+        tagged: bool = False,
     ) -> list[str] | None:
         """`_record_lines` of *tp* when it is a record made only of leaves.
 
         None for anything else: its own function builds it, with a call.
+        *tagged*: the tag is known to be *tp*'s.
         """
         if not (isinstance(tp, type) and attrs.has(tp)):
             return None
         hints = typing.get_type_hints(tp)
         if not all(_leaf(hints[field.name]) for field in attrs.fields(tp)):
             return None
-        return self._record_lines(tp, x, p, names, tagged=False)
+        return self._record_lines(tp, x, p, names, tagged=tagged)
 
     def _interrupted(self) -> Hook:
         names: dict[str, object] = {"make": Interrupted}
@@ -888,20 +889,24 @@ def _assign(  # noqa: PLR0913, PLR0917 - the parts of one generated line
     finds the field's slot and calls its setter; a slotted record's setter is
     called directly here, without the lookup.
     """
-    found = _slot_setter(cls, name)
-    if found is not None:
-        names[setter] = found
-        return f"{setter}({o}, {x})"
-    names["set"] = object.__setattr__
-    return f"set({o}, {name!r}, {x})"
+    names[setter] = _field_setter(cls, name)
+    return f"{setter}({o}, {x})"
 
 
-def _slot_setter(cls: type, name: str) -> Callable[[object, object], None] | None:
-    """The setter of *cls*'s slot *name*, or None when it has no such slot."""
+def _field_setter(cls: type, name: str) -> Callable[[object, object], None]:
+    """``set(record, value)`` for field *name* of *cls*, as its ``__init__`` sets it.
+
+    A slot's own setter where the field is a slot; ``object.__setattr__``
+    of the name otherwise (a record kept in a ``__dict__``).
+    """
     slot = next((vars(k)[name] for k in cls.__mro__ if name in vars(k)), None)
     if isinstance(slot, types.MemberDescriptorType):
         return slot.__set__
-    return None
+    return functools.partial(_set_named, name)
+
+
+def _set_named(name: str, record: object, value: object) -> None:
+    object.__setattr__(record, name, value)
 
 
 def trusted(cls: type[T]) -> Callable[..., T]:
@@ -969,12 +974,8 @@ def _set_each(
     cls: type, name: str, column: str, setter: str, names: dict[str, object]
 ) -> str:
     """A generated line that sets field *name* of each record from *column*."""
-    found = _slot_setter(cls, name)
-    if found is not None:
-        names[setter] = found
-        return f"drain(map({setter}, made, {column}), 0)"
-    names["set"] = object.__setattr__
-    return f"drain(map(set, made, repeat({name!r}), {column}), 0)"
+    names[setter] = _field_setter(cls, name)
+    return f"drain(map({setter}, made, {column}), 0)"
 
 
 def _indent(lines: list[str], depth: int = 1) -> list[str]:
