@@ -947,6 +947,14 @@ def _fast_verdict(value: JSON, cls: type[object]) -> object:
         return type(error)
 
 
+def _refused_at(value: JSON, cls: type[object]) -> list[str]:
+    """The paths `structure` refuses *value* at, once the fast path gave up."""
+    assert isinstance(_fast_verdict(value, cls), type)
+    with pytest.raises(DecodeError) as caught:
+        structure(value, cls)
+    return [problem.path for problem in caught.value.problems]
+
+
 def _detailed_verdict(value: JSON, cls: type[object]) -> object:
     try:
         return _detailed().converter.structure(value, cls)
@@ -1208,10 +1216,7 @@ class TestFastPath:
         good["counts"] = {}
         bad: JSON = {**good, "names": ["a", 3]}
         document: JSON = {"items": [good, bad, {**good, "type": "other"}], "last": ""}
-        assert isinstance(_fast_verdict(document, Shelf), type)
-        with pytest.raises(DecodeError) as caught:
-            structure(document, Shelf)
-        assert [problem.path for problem in caught.value.problems] == [
+        assert _refused_at(document, Shelf) == [
             "$.items[1].names[1]",
             "$.items[2].type",
         ]
@@ -1219,10 +1224,7 @@ class TestFastPath:
     def test_a_member_built_in_line_is_as_strict(self) -> None:
         """A problem inside a member built in line is found, at its path."""
         document: JSON = {"item": {"type": "leafy", "note": 1, "names": [2]}}
-        assert isinstance(_fast_verdict(document, Holder), type)
-        with pytest.raises(DecodeError) as caught:
-            structure(document, Holder)
-        assert [problem.path for problem in caught.value.problems] == [
+        assert _refused_at(document, Holder) == [
             "$.item.note",
             "$.item.names[0]",
             "$.item.counts",
