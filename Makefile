@@ -3,13 +3,15 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Every extra, so the suite runs what users install (tests/test_packaging.py).
+EXTRAS := fast,postgres,testing,langgraph,pydantic-ai,openai-agents,mcp,genkit,google-adk
 
 .PHONY: test lint typecheck pytest bench demo schemas fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade "pip>=25.1"
-	$(BIN)/python -m pip install --quiet -e . --group dev
+	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS)]" --group dev
 	touch $(STAMP)
 
 test: $(STAMP) lint typecheck pytest

@@ -13,9 +13,13 @@ three rules hold for all of them:
   makes the whole schema refused when it is checked, never a slow match.
 * ``$ref`` resolves inside the schema only: nothing is ever fetched or read,
   and a reference to anything else makes the schema refused.
-* ``multipleOf`` is decimal: a number is the one its JSON text spells
-  (a float's shortest repr), so ``0.07`` is a multiple of ``0.01`` and
-  ``0.075`` is not, whatever binary floating point says.
+* ``multipleOf`` is decimal and exact, as JSON Schema defines it on the
+  mathematical value: a number is the one its JSON text spells (a float's
+  shortest repr), and the quotient must be an integer. So ``0.07`` is a
+  multiple of ``0.01`` and ``0.075`` is not, whatever binary floating point
+  says; ``9.5e21`` is a multiple of ``1e20``, and ``7.1e92`` is not one of
+  ``3.0``, however large. This library decides it (`_MultipleOf`), not the
+  engine, whose float arithmetic has changed between releases.
 
 Schemas are Draft 2020-12 whatever their ``$schema`` says, and are checked
 against the Draft 2020-12 meta-schema. A validator is compiled once per
@@ -27,6 +31,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Iterable, Sequence
+from fractions import Fraction
 from typing import TYPE_CHECKING, Final, TypeAlias
 
 import jsonschema_rs
@@ -87,11 +92,44 @@ def _refuse(uri: str) -> JSON:
     raise LookupError(f"{uri} is not fetched")
 
 
+def _exact(number: float) -> Fraction:
+    """The number a JSON text spells: an int as it is, a float by its repr."""
+    return Fraction(number) if isinstance(number, int) else Fraction(repr(number))
+
+
+class _MultipleOf:
+    """The ``multipleOf`` keyword, exact on the decimal value (module docstring).
+
+    The meta-schema has already checked the step (a number above 0) when
+    jsonschema-rs builds this; non-numbers (and booleans) are not its business.
+    """
+
+    def __init__(
+        self, parent_schema: JSONSchema, value: float, schema_path: list[str | int]
+    ) -> None:
+        del parent_schema, schema_path  # the step is all it needs
+        self.step = _exact(value)
+        self.expected = f"multipleOf {ENCODE(value)}"
+
+    def validate(self, instance: object) -> None:
+        """Raise if *instance* is a number that is not a whole multiple of the step."""
+        if isinstance(instance, bool) or not isinstance(instance, int | float):
+            return
+        if _exact(instance) % self.step:
+            raise ValueError(self.expected)
+
+
+_KEYWORDS: Final[dict[str, type[jsonschema_rs.KeywordValidator]]] = {
+    "multipleOf": _MultipleOf
+}
+"""Keywords this library decides itself, whatever the engine's release does."""
+
+
 def _compile(
     schema: JSONSchema, retriever: jsonschema_rs.RetrieverProtocol
 ) -> jsonschema_rs.Validator:
     return jsonschema_rs.Draft202012Validator(
-        schema, retriever=retriever, pattern_options=_PATTERNS
+        schema, retriever=retriever, pattern_options=_PATTERNS, keywords=_KEYWORDS
     )
 
 
@@ -415,7 +453,9 @@ def _mismatches(  # noqa: C901, PLR0912 - one flat dispatch over the keywords
             expected = "unique items"
         case Kind.Contains():
             expected = _CONTAINS.get(str(error.schema_path[-1]), "contains")
-        case kind:  # a bound, "pattern", "multipleOf", "not", "format", ...
+        case Kind.Custom(message=message):  # multipleOf: _MultipleOf's words
+            expected = message
+        case kind:  # a bound, "pattern", "not", "format", ...
             values = kind.as_dict().values()
             expected = " ".join([kind.name, *(ENCODE(value) for value in values)])
     yield Mismatch(where, expected, got)

@@ -303,6 +303,11 @@ class TestConforms:
             (19.99, 0.01, True),
             (0.3, 0.1, True),
             (0.075, 0.01, False),
+            (9.5e21, 1e20, True),
+            (7.1e92, 3.0, False),
+            (1e308, 5e-324, True),
+            (10**30 + 1, 2, False),
+            (2**63 + 2, 2, True),
         ],
     )
     def test_multiple_of_is_decimal(
@@ -310,6 +315,14 @@ class TestConforms:
     ) -> None:
         """0.07 is a multiple of 0.01 as its JSON text says, whatever floats say."""
         assert conforms(value, {"multipleOf": step}) is verdict
+
+    def test_multiple_of_is_not_the_engines(self) -> None:
+        """`multipleOf` is this library's keyword, with its own words, at its path."""
+        schema: JSONSchema = {"items": {"multipleOf": 3.0}}
+        assert schema_mismatches([9.0, 7.1e92], schema) == [
+            Mismatch("$[1]", "multipleOf 3.0", "7.1e+92")
+        ]
+        assert conforms([True, "x", None], schema)
 
     @given(multiples_and_not())
     def test_multiple_of_law(self, case: tuple[float, float]) -> None:
