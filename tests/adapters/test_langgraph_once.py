@@ -1,0 +1,162 @@
+"""The LangGraph adapter spends each pause once, whoever answers it and how.
+
+Two clients over one ``SqliteSaver`` file and one `SqliteStore` file, a
+``transfer`` tool that counts its runs and can be held mid-run: an approved
+call runs once, however its answers are split, and a pause whose
+continuation is running is neither pending nor resumable.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, TypedDict
+
+import attrs
+import pytest
+from interruption import ProblemCode, Resume, ResumeRejected, SqliteStore
+from interruption.adapters.langgraph import (
+    ToolApproval,
+    pending,
+    resume,
+    send_tool_calls,
+)
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolCall
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import tool
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.graph import START, StateGraph
+from langgraph.graph.message import add_messages
+from langgraph.graph.state import CompiledStateGraph
+
+WAIT = 30.0
+"""Seconds a test waits for another thread before it fails."""
+
+
+class Chat(TypedDict):
+    """A conversation."""
+
+    messages: Annotated[list[AnyMessage], add_messages]
+
+
+def call(ref: str, to: str, amount: int) -> ToolCall:
+    """A model's transfer call."""
+    return {"name": "transfer", "args": {"to": to, "amount": amount}, "id": ref}
+
+
+CALLS = [call("c1", "ACME", 125000), call("c2", "MALLORY", 9)]
+
+
+@attrs.define
+class Bank:
+    """What every client of one conversation shares: the transfers made.
+
+    ``hold`` is cleared to keep a running transfer from finishing; ``running``
+    is set once one started.
+    """
+
+    sent: list[str] = attrs.Factory(list)
+    lock: threading.Lock = attrs.Factory(threading.Lock)
+    running: threading.Event = attrs.Factory(threading.Event)
+    hold: threading.Event = attrs.Factory(threading.Event)
+
+    def transfer(self, to: str) -> None:
+        """Run one transfer (counted), waiting while it is held."""
+        with self.lock:
+            self.sent.append(to)
+        self.running.set()
+        assert self.hold.wait(WAIT)
+
+
+def build(bank: Bank, connection: sqlite3.Connection) -> CompiledStateGraph[Chat]:
+    """The README's graph (two calls at once, each held) over *connection*."""
+
+    @tool
+    def transfer(to: str, amount: int) -> str:
+        """Send money."""
+        bank.transfer(to)
+        return f"sent {amount} to {to}"
+
+    def model(state: Chat) -> Chat:
+        if isinstance(state["messages"][-1], HumanMessage):
+            return {"messages": [AIMessage("", tool_calls=CALLS)]}
+        return {"messages": [AIMessage("done")]}
+
+    builder = StateGraph(Chat)
+    builder.add_node("model", model)
+    builder.add_node("tools", ToolApproval({"transfer"}).node([transfer]))
+    builder.add_edge(START, "model")
+    builder.add_conditional_edges("model", send_tool_calls("tools"))
+    builder.add_edge("tools", "model")
+    return builder.compile(checkpointer=SqliteSaver(connection))
+
+
+@attrs.define
+class Client:
+    """One client (a server process): its own graph, connections and store."""
+
+    graph: CompiledStateGraph[Chat]
+    connection: sqlite3.Connection
+    store: SqliteStore
+
+    @classmethod
+    def open(cls, where: Path, bank: Bank) -> Client:
+        """A client over the conversation's files under *where*."""
+        connection = sqlite3.connect(
+            where / "checkpoints.db", check_same_thread=False, timeout=WAIT
+        )
+        return cls(build(bank, connection), connection, SqliteStore(where / "spent.db"))
+
+
+CONFIG: RunnableConfig = {"configurable": {"thread_id": "inv-7"}}
+
+
+def until(done: Callable[[], bool]) -> None:
+    """Wait until *done* says so (polling), or fail."""
+    deadline = time.monotonic() + WAIT
+    while not done():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+class TestTwoClients:
+    """A second client never runs a call a first client's answer runs."""
+
+    @pytest.mark.xfail(strict=True, reason="one key per pending set, until per-interrupt keys")
+    def test_a_second_approval_during_the_first_resume_is_consumed(
+        self, tmp_path: Path
+    ) -> None:
+        """While an approved transfer runs, its pause is not pending; a re-approval is consumed."""
+        bank = Bank()
+        first, second = Client.open(tmp_path, bank), Client.open(tmp_path, bank)
+        first.graph.invoke({"messages": [HumanMessage("Pay INV-7")]}, CONFIG)
+        acme, mallory = pending(first.graph, CONFIG)
+        answer = Resume(restart=[acme.approve(), mallory.reject("wrong account")])
+        failures: list[BaseException] = []
+
+        def run_first() -> None:
+            try:
+                resume(first.graph, CONFIG, answer, first.store)
+            except BaseException as error:  # noqa: BLE001 - reported below
+                failures.append(error)
+
+        worker = threading.Thread(target=run_first)
+        worker.start()
+        try:
+            assert bank.running.wait(WAIT)
+            # The rejection finished beside the running transfer: LangGraph
+            # now lists the approval alone, still waiting.
+            until(lambda: len(second.graph.get_state(CONFIG).interrupts) == 1)
+            assert pending(second.graph, CONFIG) == ()
+            again = Resume(restart=[acme.approve()])
+            with pytest.raises(ResumeRejected) as rejected:
+                resume(second.graph, CONFIG, again, second.store)
+            assert rejected.value.codes == (ProblemCode.CONSUMED,)
+        finally:
+            bank.hold.set()
+            worker.join(WAIT)
+        assert failures == []
+        assert bank.sent == ["ACME"]
