@@ -32,7 +32,9 @@ from collections.abc import (
     Mapping,
     Sequence,
 )
-from typing import TYPE_CHECKING, Final, TypeVar, cast, final, overload
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Final, Literal, TypeVar, cast, final, overload
 
 import attrs
 
@@ -45,7 +47,7 @@ from interruption.approval import (
     Reject,
     decision_from_json,
 )
-from interruption.errors import ProblemCode, ResumeRejected
+from interruption.errors import InterruptionError, ProblemCode, ResumeRejected
 from interruption.kinds import ApprovalPending, Custom, Phase, ScheduledPause
 from interruption.loop import run_sync
 from interruption.parts import ToolRequest
@@ -81,12 +83,14 @@ except ImportError as error:  # pragma: no cover - tested in a subprocess
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
     from langchain_core.tools import BaseTool
+    from langgraph.runtime import Runtime
 
     from interruption.store import Store
 
 __all__ = [
     "MARK",
     "ToolApproval",
+    "ToolRoutingError",
     "apending",
     "approve_call",
     "aresume",
@@ -271,6 +275,39 @@ def approve_call(call: ToolCall) -> ApprovalDecision:
 ToolResult = ToolMessage | Command[str]
 """What a ``ToolNode`` call produces."""
 
+RoutingCode = Literal["shared_task", "ungated_node"]
+"""Why `ToolRoutingError` refused a gated call: ``shared_task``, several
+calls in one task; ``ungated_node``, the gate outside `ToolApproval.node`."""
+
+
+@final
+class ToolRoutingError(InterruptionError, ValueError):
+    """A gated call was routed so that a pause could run another call twice.
+
+    LangGraph runs a paused task again from its start on resume, so every
+    call that ran beside a pause in that task runs again. A `ToolApproval`
+    node therefore takes one call per task (route with `send_tool_calls`),
+    and its gate runs only in that node, which counts the task's calls:
+    nothing of the task has run when this is raised.
+
+    Attributes:
+        code: ``shared_task`` (several calls in one task, as LangGraph's
+            ``tools_condition`` routes them) or ``ungated_node`` (the gate
+            in a node that does not count its calls).
+        refs: The ids of the task's calls.
+    """
+
+    def __init__(self, code: RoutingCode, refs: Sequence[str], message: str) -> None:
+        super().__init__(message)
+        self.code: RoutingCode = code
+        self.refs = tuple(refs)
+
+
+_ALONE: Final[ContextVar[bool]] = ContextVar(
+    "interruption_langgraph_alone", default=False
+)
+"""Set while a `ToolApproval` node runs the one call of its task."""
+
 
 def _rejection(call: ToolCall, decision: Reject) -> ToolMessage:
     return ToolMessage(
@@ -281,19 +318,28 @@ def _rejection(call: ToolCall, decision: Reject) -> ToolMessage:
     )
 
 
+def _alone(call: ToolCall) -> None:
+    if not _ALONE.get():
+        message = (
+            f"ToolApproval gates the call {call['id']!r} only in its own node: "
+            "build it with ToolApproval(...).node(tools)"
+        )
+        raise ToolRoutingError("ungated_node", [call["id"] or ""], message)
+
+
 @final
 class ToolApproval:
     """Holds chosen calls of a ``ToolNode`` for a human (`approve_call`).
 
     An approved call runs; a rejected one does not, and the model gets a
-    ``ToolMessage`` whose content is the reason. Route the model's calls
-    with `send_tool_calls` so that each call is its own task: then each
-    paused call is its own interrupt, and each decision reaches its own
-    call (a ``ToolNode`` running several paused calls in one task cannot
-    tell LangGraph which answer is whose).
-
-    Use it as ``ToolNode(tools, wrap_tool_call=gate, awrap_tool_call=
-    gate.acall)``, or build that node with `node`.
+    ``ToolMessage`` whose content is the reason. Build the node with `node`
+    and route the model's calls to it with `send_tool_calls`, so that each
+    call is its own task: then each paused call is its own interrupt, each
+    decision reaches its own call, and a call that ran is never run again
+    for another call's pause. The node refuses a task with several calls
+    (LangGraph's ``tools_condition`` sends them all at once) before any of
+    them runs, and the gate refuses to run in any other node
+    (`ToolRoutingError`).
     """
 
     def __init__(self, needs: Callable[[ToolCall], bool] | Collection[str]) -> None:
@@ -316,7 +362,7 @@ class ToolApproval:
         """Run *request* if it needs no approval or a human approved it.
 
         Args:
-            request: The call, as ``ToolNode`` hands it over.
+            request: The call, as the node hands it over.
             execute: Runs the call.
 
         Returns:
@@ -325,8 +371,10 @@ class ToolApproval:
         Raises:
             GraphInterrupt: while the call awaits a decision.
             ResumeRejected: as `approve_call`.
+            ToolRoutingError: outside the node `node` builds.
         """
         call = request.tool_call
+        _alone(call)
         if self._needs(call):
             decision = approve_call(call)
             if isinstance(decision, Reject):
@@ -338,7 +386,7 @@ class ToolApproval:
         request: ToolCallRequest,
         execute: Callable[[ToolCallRequest], Awaitable[ToolResult]],
     ) -> ToolResult:
-        """The asynchronous `__call__`, for ``awrap_tool_call``.
+        """The asynchronous `__call__`.
 
         Args:
             request: The call.
@@ -350,8 +398,10 @@ class ToolApproval:
         Raises:
             GraphInterrupt: while the call awaits a decision.
             ResumeRejected: as `approve_call`.
+            ToolRoutingError: outside the node `node` builds.
         """
         call = request.tool_call
+        _alone(call)
         if self._needs(call):
             decision = approve_call(call)
             if isinstance(decision, Reject):
@@ -361,18 +411,52 @@ class ToolApproval:
     def node(
         self, tools: Sequence[BaseTool | Callable[..., object]], *, name: str = "tools"
     ) -> ToolNode:
-        """A ``ToolNode`` over *tools*, gated by this approval.
+        """A ``ToolNode`` over *tools*, gated by this approval, one call a task.
 
         Args:
             tools: The tools.
             name: The node's name.
 
         Returns:
-            The node.
+            The node. Running a task with several calls raises
+            `ToolRoutingError` (``shared_task``) before any of them runs.
         """
-        return ToolNode(
+        return _GatedNode(
             tools, name=name, wrap_tool_call=self, awrap_tool_call=self.acall
         )
+
+
+class _GatedNode(ToolNode):
+    """A ``ToolNode`` that runs one call per task, its gate told so."""
+
+    @contextmanager
+    def _one_call(self, state: object) -> Iterator[None]:
+        calls, _ = self._parse_input(cast("dict[str, object]", state))
+        if len(calls) > 1:
+            refs = [call["id"] or "" for call in calls]
+            message = (
+                f"node {self.name!r} got {len(calls)} calls in one task "
+                f"({', '.join(refs)}): a pause of one would run the others "
+                "again on resume; route them with send_tool_calls"
+            )
+            raise ToolRoutingError("shared_task", refs, message)
+        token = _ALONE.set(True)
+        try:
+            yield
+        finally:
+            _ALONE.reset(token)
+
+    def _func(
+        self, state: object, config: RunnableConfig, runtime: Runtime[None]
+    ) -> object:
+        with self._one_call(state):
+            return super()._func(state, config, runtime)  # type: ignore[arg-type]
+
+    async def _afunc(
+        self, state: object, config: RunnableConfig, runtime: Runtime[None]
+    ) -> object:
+        with self._one_call(state):
+            return await super()._afunc(state, config, runtime)  # type: ignore[arg-type]
 
 
 def send_tool_calls(

@@ -125,11 +125,13 @@ def until(done: Callable[[], bool]) -> None:
 class TestTwoClients:
     """A second client never runs a call a first client's answer runs."""
 
-    @pytest.mark.xfail(strict=True, reason="one key per pending set, until per-interrupt keys")
+    @pytest.mark.xfail(
+        strict=True, reason="one key per pending set, until per-interrupt keys"
+    )
     def test_a_second_approval_during_the_first_resume_is_consumed(
         self, tmp_path: Path
     ) -> None:
-        """While an approved transfer runs, its pause is not pending; a re-approval is consumed."""
+        """While an approved call runs, it is not pending; a re-approval is consumed."""
         bank = Bank()
         first, second = Client.open(tmp_path, bank), Client.open(tmp_path, bank)
         first.graph.invoke({"messages": [HumanMessage("Pay INV-7")]}, CONFIG)
