@@ -543,15 +543,58 @@ def _breakpoints(nodes: object, names: Sequence[str]) -> list[str]:
     return [name for name in names if name in chosen]
 
 
-def _scheduled(
-    graph: Pregel[StateT, ContextT, InputT, OutputT],
-    snapshot: StateSnapshot,
-    parent: StateSnapshot | None,
-) -> tuple[PendingInterrupt, ...]:
+@final
+@attrs.frozen
+class _Level:
+    """A graph of the thread's tree whose own breakpoint may hold it.
+
+    Attributes:
+        before: Its compiled ``interrupt_before`` nodes (``"*"`` for all).
+        after: Its compiled ``interrupt_after`` nodes.
+        snapshot: Its state (the root's, or a started subgraph's).
+        parent: Its previous checkpoint, read when an ``interrupt_after``
+            breakpoint may hold it (what ran there is what stopped).
+    """
+
+    before: object
+    after: object
+    snapshot: StateSnapshot
+    parent: StateSnapshot | None = None
+
+
+def _levels(
+    graph: Pregel[StateT, ContextT, InputT, OutputT], snapshot: StateSnapshot
+) -> list[_Level]:
+    """Where a breakpoint may hold the thread: the deepest started subgraphs.
+
+    A subgraph that has a checkpoint and more to run has started: the step
+    of the graph above it is under way, so that graph's breakpoints are
+    behind it, and what holds the thread is inside the subgraph.
+    """
+    inner: list[_Level] = []
+    started = False
+    for task in snapshot.tasks:
+        state = task.state
+        if not isinstance(state, StateSnapshot) or not state.next:
+            continue
+        if not state.config.get("configurable", {}).get("checkpoint_id"):
+            continue  # not started: the graph above holds before it
+        started = True
+        for _, sub in graph.get_subgraphs(namespace=task.name):
+            if isinstance(sub, Pregel):
+                inner.extend(_levels(sub, state))
+    if started:
+        return inner
+    before, after = graph.interrupt_before_nodes, graph.interrupt_after_nodes
+    return [_Level(before, after, snapshot)]
+
+
+def _scheduled(level: _Level) -> tuple[PendingInterrupt, ...]:
+    snapshot, parent = level.snapshot, level.parent
     if not snapshot.next or any(task.error is not None for task in snapshot.tasks):
         return ()
     tasks = [task for task in snapshot.tasks if task.name in snapshot.next]
-    before = set(_breakpoints(graph.interrupt_before_nodes, snapshot.next))
+    before = set(_breakpoints(level.before, snapshot.next))
     if before:
         return tuple(
             PendingInterrupt(
@@ -567,7 +610,7 @@ def _scheduled(
     if parent is None:
         return ()
     ran = [task for task in parent.tasks if task.name in parent.next]
-    after = set(_breakpoints(graph.interrupt_after_nodes, [t.name for t in ran]))
+    after = set(_breakpoints(level.after, [t.name for t in ran]))
     return tuple(
         PendingInterrupt(
             task.id, ScheduledPause(Phase.AFTER, task.name), None, None, _BREAKPOINT
@@ -577,19 +620,14 @@ def _scheduled(
     )
 
 
-def _needs_parent(
-    graph: Pregel[StateT, ContextT, InputT, OutputT], snapshot: StateSnapshot
-) -> RunnableConfig | None:
-    if snapshot.interrupts or not snapshot.next or not graph.interrupt_after_nodes:
+def _needs_parent(level: _Level) -> RunnableConfig | None:
+    snapshot = level.snapshot
+    if snapshot.interrupts or not snapshot.next or not level.after:
         return None
     return snapshot.parent_config
 
 
-def _pause(
-    graph: Pregel[StateT, ContextT, InputT, OutputT],
-    snapshot: StateSnapshot,
-    parent: StateSnapshot | None,
-) -> _Pause:
+def _pause(snapshot: StateSnapshot, levels: Sequence[_Level]) -> _Pause:
     configurable = snapshot.config.get("configurable", {})
     thread = str(configurable.get("thread_id", ""))
     failed = {
@@ -606,7 +644,11 @@ def _pause(
         shown, wire = _of_interrupt(found)
         interrupts.append(shown)
         sends[shown.id] = wire
-    scheduled = () if snapshot.interrupts else _scheduled(graph, snapshot, parent)
+    scheduled = (
+        ()
+        if snapshot.interrupts
+        else tuple(stop for level in levels for stop in _scheduled(level))
+    )
     interrupts.extend(scheduled)
     key = pause_key(
         "langgraph",
@@ -660,19 +702,27 @@ async def apending(
 def _read(
     graph: Pregel[StateT, ContextT, InputT, OutputT], config: RunnableConfig
 ) -> _Pause:
-    snapshot = graph.get_state(config)
-    above = _needs_parent(graph, snapshot)
-    parent = graph.get_state(above) if above is not None else None
-    return _pause(graph, snapshot, parent)
+    snapshot = graph.get_state(config, subgraphs=True)
+    levels = [
+        level
+        if (above := _needs_parent(level)) is None
+        else attrs.evolve(level, parent=graph.get_state(above))
+        for level in _levels(graph, snapshot)
+    ]
+    return _pause(snapshot, levels)
 
 
 async def _aread(
     graph: Pregel[StateT, ContextT, InputT, OutputT], config: RunnableConfig
 ) -> _Pause:
-    snapshot = await graph.aget_state(config)
-    above = _needs_parent(graph, snapshot)
-    parent = await graph.aget_state(above) if above is not None else None
-    return _pause(graph, snapshot, parent)
+    snapshot = await graph.aget_state(config, subgraphs=True)
+    levels = [
+        level
+        if (above := _needs_parent(level)) is None
+        else attrs.evolve(level, parent=await graph.aget_state(above))
+        for level in _levels(graph, snapshot)
+    ]
+    return _pause(snapshot, levels)
 
 
 # --- outside the graph: resuming --------------------------------------------
@@ -684,7 +734,6 @@ def _answered(resume: Resume) -> set[tuple[str, str]]:
 
 
 def _earlier(
-    graph: Pregel[StateT, ContextT, InputT, OutputT],
     history: Sequence[StateSnapshot],
     resume: Resume,
 ) -> str | None:
@@ -693,7 +742,7 @@ def _earlier(
     for snapshot in history:
         if not snapshot.interrupts:
             continue
-        earlier = _pause(graph, snapshot, None)
+        earlier = _pause(snapshot, ())
         if answered and answered <= {(p.name, p.ref) for p in earlier.interrupts}:
             return earlier.key
     return None
@@ -773,7 +822,7 @@ def _admitted(
     policy: ResumePolicy | None,
 ) -> Command[str] | None:
     pause = _read(graph, config)
-    earlier = _earlier(graph, _history(graph, config, pause), resume)
+    earlier = _earlier(_history(graph, config, pause), resume)
     return run_sync(_admit(pause, resume, store, policy, earlier))
 
 
@@ -785,7 +834,7 @@ async def _aadmitted(
     policy: ResumePolicy | None,
 ) -> Command[str] | None:
     pause = await _aread(graph, config)
-    earlier = _earlier(graph, await _ahistory(graph, config, pause), resume)
+    earlier = _earlier(await _ahistory(graph, config, pause), resume)
     return await _admit(pause, resume, store, policy, earlier)
 
 
