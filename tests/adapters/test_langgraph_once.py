@@ -8,12 +8,13 @@ continuation is running is neither pending nor resumable.
 
 from __future__ import annotations
 
+import multiprocessing
 import sqlite3
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, TypedDict
+from typing import Annotated, Protocol, TypedDict
 
 import attrs
 import pytest
@@ -50,9 +51,16 @@ def call(ref: str, to: str, amount: int) -> ToolCall:
 CALLS = [call("c1", "ACME", 125000), call("c2", "MALLORY", 9)]
 
 
+class Teller(Protocol):
+    """Runs one transfer and counts it."""
+
+    def transfer(self, to: str) -> None:
+        """Send money to *to*."""
+
+
 @attrs.define
 class Bank:
-    """What every client of one conversation shares: the transfers made.
+    """What every client thread of one conversation shares: the transfers made.
 
     ``hold`` is cleared to keep a running transfer from finishing; ``running``
     is set once one started.
@@ -71,7 +79,28 @@ class Bank:
         assert self.hold.wait(WAIT)
 
 
-def build(bank: Bank, connection: sqlite3.Connection) -> CompiledStateGraph[Chat]:
+@attrs.frozen
+class Ledger:
+    """What every process of one conversation shares: files under *where*.
+
+    Each transfer appends a line to ``ledger``, then waits for ``release``.
+    """
+
+    where: Path
+
+    def transfer(self, to: str) -> None:
+        """Run one transfer (a line in the ledger), waiting for the release."""
+        with (self.where / "ledger").open("a") as ledger:
+            ledger.write(f"{to}\n")
+        until((self.where / "release").exists)
+
+    def sent(self) -> list[str]:
+        """The transfers made, in order."""
+        path = self.where / "ledger"
+        return path.read_text().split() if path.exists() else []
+
+
+def build(bank: Teller, connection: sqlite3.Connection) -> CompiledStateGraph[Chat]:
     """The README's graph (two calls at once, each held) over *connection*."""
 
     @tool
@@ -103,7 +132,7 @@ class Client:
     store: SqliteStore
 
     @classmethod
-    def open(cls, where: Path, bank: Bank) -> Client:
+    def open(cls, where: Path, bank: Teller) -> Client:
         """A client over the conversation's files under *where*."""
         connection = sqlite3.connect(
             where / "checkpoints.db", check_same_thread=False, timeout=WAIT
@@ -162,3 +191,39 @@ class TestTwoClients:
             worker.join(WAIT)
         assert failures == []
         assert bank.sent == ["ACME"]
+
+    @pytest.mark.xfail(
+        strict=True, reason="one key per pending set, until per-interrupt keys"
+    )
+    def test_a_second_server_process_cannot_approve_it_again(
+        self, tmp_path: Path
+    ) -> None:
+        """Two server processes on one SqliteSaver file: the transfer runs once."""
+        ledger = Ledger(tmp_path)
+        second = Client.open(tmp_path, ledger)
+        second.graph.invoke({"messages": [HumanMessage("Pay INV-7")]}, CONFIG)
+        acme, _ = pending(second.graph, CONFIG)
+        spawn = multiprocessing.get_context("spawn")
+        first = spawn.Process(target=first_server, args=(str(tmp_path),))
+        first.start()
+        try:
+            until(lambda: ledger.sent() == ["ACME"])
+            until(lambda: len(second.graph.get_state(CONFIG).interrupts) == 1)
+            assert pending(second.graph, CONFIG) == ()
+            again = Resume(restart=[acme.approve()])
+            with pytest.raises(ResumeRejected) as rejected:
+                resume(second.graph, CONFIG, again, second.store)
+            assert rejected.value.codes == (ProblemCode.CONSUMED,)
+        finally:
+            (tmp_path / "release").touch()
+            first.join(WAIT)
+        assert first.exitcode == 0
+        assert ledger.sent() == ["ACME"]
+
+
+def first_server(where: str) -> None:
+    """The first server process: approve c1, reject c2, as the README does."""
+    client = Client.open(Path(where), Ledger(Path(where)))
+    acme, mallory = pending(client.graph, CONFIG)
+    answer = Resume(restart=[acme.approve(), mallory.reject("wrong account")])
+    resume(client.graph, CONFIG, answer, client.store)
