@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import sqlite3
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -18,7 +19,9 @@ from typing import Annotated, Protocol, TypedDict
 
 import attrs
 import pytest
-from interruption import ProblemCode, Resume, ResumeRejected, SqliteStore
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from interruption import ProblemCode, Resume, ResumePolicy, ResumeRejected, SqliteStore
 from interruption.adapters.langgraph import (
     ToolApproval,
     pending,
@@ -227,3 +230,112 @@ def first_server(where: str) -> None:
     acme, mallory = pending(client.graph, CONFIG)
     answer = Resume(restart=[acme.approve(), mallory.reject("wrong account")])
     resume(client.graph, CONFIG, answer, client.store)
+
+
+@attrs.define
+class Counter:
+    """Transfers made by client threads, each one slow enough to overlap."""
+
+    sent: list[str] = attrs.Factory(list)
+    lock: threading.Lock = attrs.Factory(threading.Lock)
+
+    def transfer(self, to: str) -> None:
+        """Run one transfer (counted), taking a little while."""
+        with self.lock:
+            self.sent.append(to)
+        time.sleep(0.1)
+
+
+REFS = {"c1": "ACME", "c2": "MALLORY"}
+
+Plan = list[tuple[float, dict[str, str]]]
+
+batches = st.lists(
+    st.tuples(
+        st.sampled_from([0.0, 0.03, 0.06, 0.12]),
+        st.dictionaries(
+            st.sampled_from(sorted(REFS)),
+            st.sampled_from(["approve", "reject"]),
+            min_size=1,
+        ),
+    ),
+    min_size=1,
+    max_size=3,
+)
+"""What one client sends, in order: each batch, after a delay, decides some
+calls (the delays place it before, during or after the other's resume)."""
+
+
+@attrs.define
+class Race:
+    """Two clients answering one pause at once, and what came of it."""
+
+    barrier: threading.Barrier
+    accepted: list[dict[str, str]] = attrs.Factory(list)
+    failures: list[BaseException] = attrs.Factory(list)
+
+    def answer(self, client: Client, plan: Plan) -> None:
+        """Send *plan*'s batches in order, each for those of its calls still shown."""
+        self.barrier.wait(WAIT)
+        for delay, batch in plan:
+            time.sleep(delay)
+            shown = {p.ref: p for p in pending(client.graph, CONFIG)}
+            sent = {ref: v for ref, v in batch.items() if ref in shown}
+            entries = [
+                shown[ref].approve()
+                if verdict == "approve"
+                else shown[ref].reject("no")
+                for ref, verdict in sent.items()
+            ]
+            partial = ResumePolicy(allow_partial=True)
+            try:
+                resume(
+                    client.graph,
+                    CONFIG,
+                    Resume(restart=entries),
+                    client.store,
+                    policy=partial,
+                )
+            except ResumeRejected:
+                continue
+            except BaseException as error:  # noqa: BLE001 - reported by the test
+                self.failures.append(error)
+            else:
+                self.accepted.append(sent)
+
+
+@pytest.mark.xfail(
+    strict=True, reason="one key per pending set, until per-interrupt keys"
+)
+@settings(max_examples=15, deadline=None)
+@given(st.tuples(batches, batches))
+@example(  # the issue's race: a re-approval while the approved call runs
+    ([(0.0, {"c1": "approve", "c2": "reject"})], [(0.05, {"c1": "approve"})])
+)
+def test_an_approved_call_runs_once_however_answers_are_split_and_raced(
+    plans: tuple[Plan, Plan],
+) -> None:
+    """For every split and order of two racing clients' answers, a call runs once."""
+    counter = Counter()
+    race = Race(threading.Barrier(len(plans)))
+    with tempfile.TemporaryDirectory() as where:
+        clients = [Client.open(Path(where), counter) for _ in plans]
+        clients[0].graph.invoke({"messages": [HumanMessage("Pay INV-7")]}, CONFIG)
+        workers = [
+            threading.Thread(target=race.answer, args=pair)
+            for pair in zip(clients, plans, strict=True)
+        ]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(WAIT)
+        for client in clients:
+            client.connection.close()
+    assert race.failures == []
+    decided: dict[str, list[str]] = {}
+    for batch in race.accepted:
+        for ref, verdict in batch.items():
+            decided.setdefault(ref, []).append(verdict)
+    assert all(len(verdicts) == 1 for verdicts in decided.values()), decided
+    approved = sorted(REFS[ref] for ref, (v, *_) in decided.items() if v == "approve")
+    assert sorted(counter.sent) == approved
