@@ -401,7 +401,7 @@ async def resume(  # noqa: PLR0913 - keyword-only options
         interrupts,
         store,
         session=session,
-        key=_key(session, text),
+        keys=dict.fromkeys((p.id for p in interrupts), _key(session, text)),
         policy=policy,
         keep_until=_keep_until(opened.expires_at, sealer.leeway),
     )
