@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import types
 from collections.abc import Callable, Mapping, Sequence
@@ -578,6 +579,75 @@ class TestDoors:
             core_door(world, sealer, store, done.token, answer)
         answer_with(world, sealer, store, done.token, answer)
         assert world.transfers == [TRANSFER]
+
+
+TWO: Final[Calls] = (*ONE, ("transfer_money", {"to": "B", "amount": 2}, "call-2"))
+PARTIAL: Final = ResumePolicy(allow_partial=True)
+
+
+class TestSplitAnswers:
+    def test_answers_split_over_two_requests_run_each_call_once(
+        self, world: World, sealer: Sealer
+    ) -> None:
+        """However a pause's answers are split over its tokens, each call runs once."""
+        done = paused(world, sealer, TWO)
+        first, second = done.interrupts
+        store = MemoryStore()
+        rest = answer_with(
+            world,
+            sealer,
+            store,
+            done.token,
+            Resume(restart=[first.approve()]),
+            policy=PARTIAL,
+        )
+        more = pause(rest, sealer, session=SESSION)
+        (left,) = more.interrupts
+        assert left == second
+        attempts = [
+            (done.token, Resume(restart=[second.approve()])),
+            (done.token, Resume(restart=[first.approve(), second.approve()])),
+            (more.token, Resume(restart=[second.approve()])),
+            (more.token, Resume(restart=[second.approve()])),
+        ]
+        for token, answer in attempts:  # which one runs is the key scheme's call
+            with contextlib.suppress(ResumeRejected):
+                answer_with(world, sealer, store, token, answer, policy=PARTIAL)
+        assert world.transfers == [TRANSFER, {"to": "B", "amount": 2}]
+
+    def test_one_call_answered_by_two_requests_at_once_runs_once(
+        self, world: World, sealer: Sealer
+    ) -> None:
+        """Two concurrent resumes approving one call, in other batches, run it once."""
+        done = paused(world, sealer, TWO)
+        first, second = done.interrupts
+        store = MemoryStore()
+        batches = (
+            Resume(restart=[first.approve()]),
+            Resume(restart=[first.approve(), second.approve()]),
+        )
+
+        async def both() -> list[RunResult | BaseException]:
+            return await asyncio.gather(
+                *(
+                    resume(
+                        agent(world, ONE),
+                        done.token,
+                        answer,
+                        sealer,
+                        store,
+                        session=SESSION,
+                        policy=PARTIAL,
+                    )
+                    for answer in batches
+                ),
+                return_exceptions=True,
+            )
+
+        outcomes = asyncio.run(both())
+        refused = [o.codes for o in outcomes if isinstance(o, ResumeRejected)]
+        assert refused == [(ProblemCode.CONSUMED,)]
+        assert world.transfers.count(TRANSFER) == 1
 
 
 class TestQuestionTool:
