@@ -360,9 +360,8 @@ class Sealer:
         The one call a stateless server needs: the token must verify, be
         minted for this channel (`SEALED_TURN_AUDIENCE`: an adapter's token
         never redeems here) and carry a turn of *session* (the session the
-        caller serves), the
-        resume is authorized and validated against that turn
-        (`validate_and_spend`), and only then is the turn spent in *store*,
+        caller serves), the resume is authorized and validated against that
+        turn (`validate_and_spend`), and only then is the turn spent in *store*,
         once per (session, turn id) whichever token carries it: a resealed
         turn (a page reload) does not resume twice, and a bad answer burns
         nothing. The spent mark is kept as long as any token of the turn
