@@ -53,7 +53,7 @@ from interruption.loop import run_sync
 from interruption.parts import ToolRequest
 from interruption.prompts import Confirm, Input
 from interruption.resume import Accepts, PendingInterrupt, Respond, Restart, Resume
-from interruption.validation import ResumePolicy, admit, pause_key
+from interruption.validation import ResumePolicy, admit, interrupt_keys, pause_key
 from interruption.wire import json_schema, structure, unstructure
 
 try:
@@ -504,8 +504,10 @@ class _Pause:
 
     Attributes:
         thread: The thread id.
-        key: Spent once per pause: the thread, its checkpoint and what is
-            pending there (a partial resume leaves a new pending set).
+        key: The pause as a whole (its checkpoint and what is pending
+            there): spent when a breakpoint's earlier pause is continued.
+        keys: Per pending interrupt, the key that spends it (the thread,
+            the checkpoint and the interrupt's id; `admit`).
         interrupts: What the client sees.
         sends: Per pending id, the wire form of an adapter-made pause (its
             answer is wrapped), or None for a plain ``interrupt()``.
@@ -514,6 +516,7 @@ class _Pause:
 
     thread: str
     key: str
+    keys: Mapping[str, str]
     interrupts: tuple[PendingInterrupt, ...]
     sends: Mapping[str, dict[str, JSON] | None]
     breakpoint: bool
@@ -657,7 +660,14 @@ def _pause(snapshot: StateSnapshot, levels: Sequence[_Level]) -> _Pause:
         str(configurable.get("checkpoint_id", "")),
         *sorted(pending.id for pending in interrupts),
     )
-    return _Pause(thread, key, tuple(interrupts), sends, bool(scheduled))
+    keys = interrupt_keys(
+        "langgraph",
+        interrupts,
+        thread,
+        str(configurable.get("checkpoint_ns", "")),
+        str(configurable.get("checkpoint_id", "")),
+    )
+    return _Pause(thread, key, keys, tuple(interrupts), sends, bool(scheduled))
 
 
 def pending(
@@ -736,15 +746,15 @@ def _answered(resume: Resume) -> set[tuple[str, str]]:
 def _earlier(
     history: Sequence[StateSnapshot],
     resume: Resume,
-) -> str | None:
-    """The key of the latest earlier pause that *resume* answers, if any."""
+) -> _Pause | None:
+    """The latest earlier pause that *resume* answers, if any."""
     answered = _answered(resume)
     for snapshot in history:
         if not snapshot.interrupts:
             continue
         earlier = _pause(snapshot, ())
         if answered and answered <= {(p.name, p.ref) for p in earlier.interrupts}:
-            return earlier.key
+            return earlier
     return None
 
 
@@ -753,7 +763,7 @@ async def _admit(
     resume: Resume,
     store: Store,
     policy: ResumePolicy | None,
-    earlier: str | None,
+    earlier: _Pause | None,
 ) -> Command[str] | None:
     """Validate, spend once, and build what LangGraph is sent.
 
@@ -763,7 +773,10 @@ async def _admit(
     if (
         not pause.interrupts
         and earlier is not None
-        and not await store.spend(earlier, None)
+        and (
+            await store.spent(list(earlier.keys.values()))
+            or not await store.spend(earlier.key, None)
+        )
     ):
         message = f"thread {pause.thread!r} was already resumed from this pause"
         raise _refused(ProblemCode.CONSUMED, message)
@@ -776,7 +789,7 @@ async def _admit(
         pause.interrupts,
         store,
         session=pause.thread or "langgraph",
-        key=pause.key,
+        keys=pause.keys,
         policy=policy,
     )
     if pause.breakpoint:
