@@ -70,7 +70,7 @@ def gating(tools: list[Callable[..., object]]) -> None:
 def outside(
     graph: CompiledStateGraph[Chat], config: RunnableConfig, store: Store
 ) -> None:
-    assert_type(pending(graph, config), tuple[PendingInterrupt, ...])
+    assert_type(pending(graph, config, store), tuple[PendingInterrupt, ...])
     answer = Resume()
     assert_type(resume(graph, config, answer, store), GraphOutput[Chat])
     policy = ResumePolicy(principal="alice")
@@ -85,7 +85,7 @@ def outside(
 async def outside_async(
     graph: CompiledStateGraph[Chat], config: RunnableConfig, store: Store
 ) -> None:
-    assert_type(await apending(graph, config), tuple[PendingInterrupt, ...])
+    assert_type(await apending(graph, config, store), tuple[PendingInterrupt, ...])
     answer = Resume()
     assert_type(await aresume(graph, config, answer, store), GraphOutput[Chat])
     parts = await aresume_stream(graph, config, answer, store)

@@ -9,14 +9,16 @@ routes each call of a model message to its own task, so that each paused
 call has its own LangGraph interrupt and each decision reaches its own call.
 
 Outside the graph, `pending` reads a thread's pauses from the checkpointer
-(LangGraph's own interrupt ids, never computed here): adapter-made pauses as
-they were declared, plain ``interrupt(value)`` calls as `Custom` (any JSON
-answer), static breakpoints as `ScheduledPause`. `resume` validates a
-`Resume` against that authoritative state with `interruption.admit`, spends
-the pause once in a `Store`, and only then sends LangGraph the id-keyed map
-``Command(resume={id: value})`` (or ``invoke(None)`` for a breakpoint)::
+(LangGraph's own interrupt ids, never computed here), subgraphs included,
+less those already spent: adapter-made pauses as they were declared, plain
+``interrupt(value)`` calls as `Custom` (any JSON answer), static breakpoints
+as `ScheduledPause`. `resume` validates a `Resume` against that
+authoritative state with `interruption.admit`, spends each answered
+interrupt once, on its own key, in a `Store`, and only then sends LangGraph
+the id-keyed map ``Command(resume={id: value})`` (or ``invoke(None)`` for a
+breakpoint)::
 
-    for pending_interrupt in pending(graph, config):
+    for pending_interrupt in pending(graph, config, store):
         ...  # show it; the client answers with pending_interrupt.respond(...)
     resume(graph, config, Resume(respond=[...]), store)
 """
@@ -53,7 +55,12 @@ from interruption.loop import run_sync
 from interruption.parts import ToolRequest
 from interruption.prompts import Confirm, Input
 from interruption.resume import Accepts, PendingInterrupt, Respond, Restart, Resume
-from interruption.validation import ResumePolicy, admit, interrupt_keys, pause_key
+from interruption.validation import (
+    ResumePolicy,
+    admit,
+    interrupt_keys,
+    unspent,
+)
 from interruption.wire import json_schema, structure, unstructure
 
 try:
@@ -504,18 +511,20 @@ class _Pause:
 
     Attributes:
         thread: The thread id.
-        key: The pause as a whole (its checkpoint and what is pending
-            there): spent when a breakpoint's earlier pause is continued.
-        keys: Per pending interrupt, the key that spends it (the thread,
-            the checkpoint and the interrupt's id; `admit`).
-        interrupts: What the client sees.
+        keys: Per interrupt LangGraph shows, the key that spends it, once,
+            ever: `pause_key` of ``"langgraph"``, the thread, the checkpoint
+            namespace and id read for the thread, and the interrupt's id
+            (LangGraph's, unique per pause of a task: it hashes the task's
+            namespace, whose task id hashes the checkpoint, with how many
+            answers the task had; a breakpoint's is its task's id). The
+            LangChain adapter spends a middleware review under the same key.
+        interrupts: Every interrupt LangGraph shows, spent or not.
         sends: Per pending id, the wire form of an adapter-made pause (its
             answer is wrapped), or None for a plain ``interrupt()``.
         breakpoint: Whether it is a static breakpoint (``invoke(None)``).
     """
 
     thread: str
-    key: str
     keys: Mapping[str, str]
     interrupts: tuple[PendingInterrupt, ...]
     sends: Mapping[str, dict[str, JSON] | None]
@@ -653,13 +662,6 @@ def _pause(snapshot: StateSnapshot, levels: Sequence[_Level]) -> _Pause:
         else tuple(stop for level in levels for stop in _scheduled(level))
     )
     interrupts.extend(scheduled)
-    key = pause_key(
-        "langgraph",
-        thread,
-        str(configurable.get("checkpoint_ns", "")),
-        str(configurable.get("checkpoint_id", "")),
-        *sorted(pending.id for pending in interrupts),
-    )
     keys = interrupt_keys(
         "langgraph",
         interrupts,
@@ -667,46 +669,59 @@ def _pause(snapshot: StateSnapshot, levels: Sequence[_Level]) -> _Pause:
         str(configurable.get("checkpoint_ns", "")),
         str(configurable.get("checkpoint_id", "")),
     )
-    return _Pause(thread, key, keys, tuple(interrupts), sends, bool(scheduled))
+    return _Pause(thread, keys, tuple(interrupts), sends, bool(scheduled))
 
 
 def pending(
-    graph: Pregel[StateT, ContextT, InputT, OutputT], config: RunnableConfig
+    graph: Pregel[StateT, ContextT, InputT, OutputT],
+    config: RunnableConfig,
+    store: Store,
 ) -> tuple[PendingInterrupt, ...]:
-    """What the thread of *config* waits for, from the checkpointer.
+    """What the thread of *config* still waits for, from the checkpointer.
+
+    An interrupt spent in *store* (answered through any door, its
+    continuation perhaps still running) is not listed.
 
     Args:
         graph: The compiled graph (with a checkpointer).
         config: Names the thread (``{"configurable": {"thread_id": ...}}``).
+        store: Where `resume` marks spent pauses.
 
     Returns:
-        Its pending interrupts, with LangGraph's ids: adapter-made pauses as
-        declared, plain ``interrupt(value)`` calls as `Custom` (the value as
-        payload when it is JSON, else None; any JSON answer), static
-        breakpoints as `ScheduledPause`. Empty when nothing is pending.
+        Its answerable interrupts, with LangGraph's ids: adapter-made pauses
+        as declared, plain ``interrupt(value)`` calls as `Custom` (the value
+        as payload when it is JSON, else None; any JSON answer), static
+        breakpoints, of the graph or of a subgraph, as `ScheduledPause`.
+        Empty when nothing is pending.
 
     Raises:
         DecodeError: if an adapter-made pause in the checkpoint is damaged.
+        RuntimeError: if called from a running event loop (use `apending`).
     """
-    return _read(graph, config).interrupts
+    pause = _read(graph, config)
+    return run_sync(unspent(pause.interrupts, pause.keys, store))
 
 
 async def apending(
-    graph: Pregel[StateT, ContextT, InputT, OutputT], config: RunnableConfig
+    graph: Pregel[StateT, ContextT, InputT, OutputT],
+    config: RunnableConfig,
+    store: Store,
 ) -> tuple[PendingInterrupt, ...]:
     """The asynchronous `pending`.
 
     Args:
         graph: The compiled graph.
         config: Names the thread.
+        store: Where `resume` marks spent pauses.
 
     Returns:
-        Its pending interrupts.
+        Its answerable interrupts.
 
     Raises:
         DecodeError: if an adapter-made pause in the checkpoint is damaged.
     """
-    return (await _aread(graph, config)).interrupts
+    pause = await _aread(graph, config)
+    return await unspent(pause.interrupts, pause.keys, store)
 
 
 def _read(
@@ -773,9 +788,12 @@ async def _admit(
     if (
         not pause.interrupts
         and earlier is not None
-        and (
-            await store.spent(list(earlier.keys.values()))
-            or not await store.spend(earlier.key, None)
+        and await store.spent(
+            [
+                earlier.keys[p.id]
+                for p in earlier.interrupts
+                if (p.name, p.ref) in _answered(resume)
+            ]
         )
     ):
         message = f"thread {pause.thread!r} was already resumed from this pause"
@@ -864,9 +882,12 @@ def resume(  # noqa: PLR0913 - keyword-only options
 
     The pending state is read from the checkpointer, never from the client.
     The resume is authorized and validated (`interruption.admit`: unknown
-    id, duplicate, missing, wrong kind of answer, schema), and the pause
-    (the thread, its checkpoint and what is pending there) is spent once in
-    *store*, all before LangGraph is sent anything. LangGraph then gets the
+    id, duplicate, missing, wrong kind of answer, schema), and each
+    answered interrupt is spent in *store* on its own key (all of them or,
+    if one was spent already, none: ``consumed``), all before LangGraph is
+    sent anything; an interrupt is spent once however its answers are split
+    or batched, and whichever process or adapter answers it. LangGraph then
+    gets the
     id-keyed map ``Command(resume={id: value})``, never a bare value or
     None; a static breakpoint continues with ``invoke(None, config)``.
 
@@ -884,8 +905,9 @@ def resume(  # noqa: PLR0913 - keyword-only options
 
     Raises:
         ResumeRejected: with the core's problem codes (``nothing_pending``
-            for a thread that waits for nothing, ``consumed`` for a pause
-            spent already); nothing was sent to LangGraph then.
+            for a thread that waits for nothing, ``consumed`` for an answer
+            to an interrupt spent already, its continuation perhaps still
+            running); nothing was sent to LangGraph then.
         DecodeError: if an adapter-made pause in the checkpoint is damaged.
         RuntimeError: if called from a running event loop (use `aresume`).
     """

@@ -121,7 +121,7 @@ class LangGraphHarness:
         self.world.thread = f"conformance-{next(self.world.threads)}"
         first: State = {"messages": [HumanMessage(plan)]}
         await asyncio.to_thread(lambda: self.graph.invoke(first, self.config))
-        return await asyncio.to_thread(pending, self.graph, self.config)
+        return await asyncio.to_thread(pending, self.graph, self.config, self.store)
 
     async def resume(self, answer: Resume) -> None:
         """Resume through the adapter (in a worker thread: SqliteSaver is sync)."""

@@ -194,21 +194,21 @@ class TestAsk:
         log = Log()
         graph = one_node(lambda: ask(CONFIRM), log)
         config = start(graph, {})
-        (question,) = pending(graph, config)
+        (question,) = pending(graph, config, marks)
         assert question.kind == Custom()
         assert question.payload_as(Confirm) == CONFIRM
         assert question.accepts == Accepts(respond={"enum": ["Yes", "No"]})
         assert question.id == graph.get_state(config).interrupts[0].id
         resume(graph, config, Resume(respond=[question.respond("Yes")]), marks)
         assert log.got == ["Yes"]
-        assert pending(graph, config) == ()
+        assert pending(graph, config, marks) == ()
 
     def test_an_attrs_answer_comes_back_structured(self, marks: Store) -> None:
         """With answer=<attrs class> the node gets an instance of it."""
         log = Log()
         graph = one_node(lambda: ask({"where": "to?"}, answer=Shipping), log)
         config = start(graph, {})
-        (question,) = pending(graph, config)
+        (question,) = pending(graph, config, marks)
         answer = Resume(respond=[question.respond({"city": "Oslo", "days": 2})])
         resume(graph, config, answer, marks)
         assert log.got == [Shipping("Oslo", 2)]
@@ -219,7 +219,7 @@ class TestAsk:
         schema: dict[str, JSON] = {"type": "string", "minLength": 3}
         graph = one_node(lambda: ask(Input("Name", "Who?"), answer=schema), log)
         config = start(graph, {})
-        (question,) = pending(graph, config)
+        (question,) = pending(graph, config, marks)
         assert question.accepts.respond == schema
         with pytest.raises(ResumeRejected) as rejected:
             resume(
@@ -244,35 +244,39 @@ class TestAsk:
         with pytest.raises(TypeError, match="not a usable JSON Schema"):
             graph.invoke({}, thread())
 
-    def test_a_raw_resume_never_reaches_the_node(self) -> None:
+    def test_a_raw_resume_never_reaches_the_node(self, marks: Store) -> None:
         """A client bypassing the adapter gets the node refused, not continued."""
         log = Log()
         graph = one_node(lambda: ask(CONFIRM), log)
         config = start(graph, {})
-        (question,) = pending(graph, config)
+        (question,) = pending(graph, config, marks)
         with pytest.raises(ResumeRejected) as rejected:
             graph.invoke(Command(resume={question.id: "Yes"}), config)
         assert codes(rejected) == ["answer_not_accepted"]
         assert log.got == []
 
-    def test_an_answer_to_another_question_is_refused_in_the_node(self) -> None:
+    def test_an_answer_to_another_question_is_refused_in_the_node(
+        self, marks: Store
+    ) -> None:
         """An envelope made for another pause is refused by the asking node."""
         log = Log()
         graph = one_node(lambda: ask(CONFIRM), log)
         config = start(graph, {})
-        (question,) = pending(graph, config)
+        (question,) = pending(graph, config, marks)
         forged = {MARK: {"for": digest("another"), "respond": "Yes"}}
         with pytest.raises(ResumeRejected) as rejected:
             graph.invoke(Command(resume={question.id: forged}), config)
         assert codes(rejected) == ["unknown_interrupt"]
         assert log.got == []
 
-    def test_an_answer_outside_the_schema_is_refused_in_the_node(self) -> None:
+    def test_an_answer_outside_the_schema_is_refused_in_the_node(
+        self, marks: Store
+    ) -> None:
         """A forged envelope whose answer breaks the schema is refused by the node."""
         log = Log()
         graph = one_node(lambda: ask(CONFIRM), log)
         config = start(graph, {})
-        (question,) = pending(graph, config)
+        (question,) = pending(graph, config, marks)
         stored = graph.get_state(config).interrupts[0].value[MARK]
         forged = {MARK: {"for": digest(stored), "respond": "Maybe"}}
         with pytest.raises(ResumeRejected) as rejected:
@@ -285,7 +289,7 @@ class TestAsk:
         texts = iter(["Pay INV-7 today?", "Pay INV-8 today?"])
         graph = one_node(lambda: ask(Confirm("Invoice", next(texts))), Log())
         config = start(graph, {})
-        (question,) = pending(graph, config)
+        (question,) = pending(graph, config, marks)
         with pytest.raises(ResumeRejected) as rejected:
             resume(graph, config, Resume(respond=[question.respond("Yes")]), marks)
         assert codes(rejected) == ["unknown_interrupt"]
@@ -294,11 +298,11 @@ class TestAsk:
 class TestApproveCall:
     """`approve_call`, `ToolApproval` and `send_tool_calls` on a ToolNode."""
 
-    def test_each_parallel_call_is_its_own_approval(self) -> None:
+    def test_each_parallel_call_is_its_own_approval(self, marks: Store) -> None:
         """Two paused calls are two ApprovalPending, each with its call."""
         graph = tool_graph([], [])
         config = start(graph, {"messages": [HumanMessage("pay")]})
-        first, second = pending(graph, config)
+        first, second = pending(graph, config, marks)
         assert [first.kind, second.kind] == [
             ApprovalPending("c-1"),
             ApprovalPending("c-2"),
@@ -315,7 +319,7 @@ class TestApproveCall:
         seen: list[ToolMessage] = []
         graph = tool_graph(sent, seen)
         config = start(graph, {"messages": [HumanMessage("pay")]})
-        acme, mallory = pending(graph, config)
+        acme, mallory = pending(graph, config, marks)
         answer = Resume(restart=[mallory.reject("wrong account"), acme.approve()])
         resume(graph, config, answer, marks)
         assert sent == [("ACME", 5)]
@@ -333,20 +337,20 @@ class TestApproveCall:
         async def scenario() -> None:
             config = thread()
             await graph.ainvoke({"messages": [HumanMessage("pay")]}, config)
-            acme, mallory = await apending(graph, config)
+            acme, mallory = await apending(graph, config, marks)
             answer = Resume(restart=[acme.reject("no"), mallory.approve("ok")])
             await aresume(graph, config, answer, marks)
-            assert await apending(graph, config) == ()
+            assert await apending(graph, config, marks) == ()
 
         asyncio.run(scenario())
         assert sent == [("MALLORY", 9)]
 
-    def test_a_decision_routed_to_another_call_is_refused(self) -> None:
+    def test_a_decision_routed_to_another_call_is_refused(self, marks: Store) -> None:
         """A decision made for one call, delivered to another's pause, is refused."""
         sent: list[tuple[str, int]] = []
         graph = tool_graph(sent, [])
         config = start(graph, {"messages": [HumanMessage("pay")]})
-        acme, mallory = pending(graph, config)
+        acme, mallory = pending(graph, config, marks)
         values = {i.id: i.value[MARK] for i in graph.get_state(config).interrupts}
         for_acme = {MARK: {"for": digest(values[acme.id]), "restart": "approve"}}
         with pytest.raises(ResumeRejected) as rejected:
@@ -390,7 +394,7 @@ class TestApproveCall:
 
         async def run() -> None:
             await graph.ainvoke(first, config)
-            (held,) = await apending(graph, config)
+            (held,) = await apending(graph, config, marks)
             assert held.kind == ApprovalPending("c-2")
             assert sent == [("ACME", 5)]
             await aresume(graph, config, Resume(restart=[held.approve()]), marks)
@@ -399,7 +403,7 @@ class TestApproveCall:
             asyncio.run(run())
         else:
             graph.invoke(first, config)
-            (held,) = pending(graph, config)
+            (held,) = pending(graph, config, marks)
             resume(graph, config, Resume(restart=[held.approve()]), marks)
         assert sent == [("ACME", 5), ("MALLORY", 9)]
 
@@ -416,11 +420,11 @@ class TestApproveCall:
 class TestPending:
     """`pending` reads the thread's pauses from the checkpointer."""
 
-    def test_a_plain_interrupt_is_custom_accepting_any_json(self) -> None:
+    def test_a_plain_interrupt_is_custom_accepting_any_json(self, marks: Store) -> None:
         """interrupt(value) written without the adapter is Custom, payload the value."""
         graph = one_node(lambda: interrupt({"q": "why?"}), Log())
         config = start(graph, {})
-        (plain,) = pending(graph, config)
+        (plain,) = pending(graph, config, marks)
         assert (plain.kind, plain.payload, plain.tool) == (
             Custom(),
             {"q": "why?"},
@@ -429,16 +433,16 @@ class TestPending:
         assert plain.accepts == Accepts(respond={})
         assert plain.ref == plain.id == graph.get_state(config).interrupts[0].id
 
-    def test_a_value_that_is_not_json_shows_no_payload(self) -> None:
+    def test_a_value_that_is_not_json_shows_no_payload(self, marks: Store) -> None:
         """A non-JSON interrupt value is shown as a None payload."""
         graph = one_node(lambda: interrupt({1, 2}), Log())
-        (plain,) = pending(graph, start(graph, {}))
+        (plain,) = pending(graph, start(graph, {}), marks)
         assert plain.payload is None
 
-    def test_a_fresh_thread_has_nothing_pending(self) -> None:
+    def test_a_fresh_thread_has_nothing_pending(self, marks: Store) -> None:
         """A thread that never ran waits for nothing."""
         graph = one_node(lambda: 1, Log())
-        assert pending(graph, thread()) == ()
+        assert pending(graph, thread(), marks) == ()
 
     @pytest.mark.parametrize(
         ("options", "expected"),
@@ -454,7 +458,7 @@ class TestPending:
         """Breakpoints show as ScheduledPause(phase, node); a restart continues."""
         graph = two_nodes(**options)
         config = start(graph, {"got": []})
-        (stop,) = pending(graph, config)
+        (stop,) = pending(graph, config, marks)
         assert stop.kind == expected
         assert stop.accepts == Accepts(restart={"type": "null"})
         with pytest.raises(ResumeRejected) as rejected:
@@ -466,7 +470,7 @@ class TestPending:
             )
         assert codes(rejected) == ["answer_not_accepted"]
         out = resume(graph, config, Resume(restart=[stop.restart()]), marks)
-        assert out.value["got"][-1] == "b" or pending(graph, config)
+        assert out.value["got"][-1] == "b" or pending(graph, config, marks)
 
     def test_a_crash_after_a_breakpoint_is_no_pause(self, marks: Store) -> None:
         """A node that failed after its breakpoint continued leaves nothing pending."""
@@ -484,36 +488,36 @@ class TestPending:
         builder.add_edge("a", "b")
         graph = builder.compile(checkpointer=InMemorySaver(), interrupt_before=["b"])
         config = start(graph, {"got": []})
-        (stop,) = pending(graph, config)
+        (stop,) = pending(graph, config, marks)
         with pytest.raises(RuntimeError, match="boom"):
             resume(graph, config, Resume(restart=[stop.restart()]), marks)
         assert graph.get_state(config).next == ("b",)
-        assert pending(graph, config) == ()
+        assert pending(graph, config, marks) == ()
 
-    def test_a_breakpoint_given_at_run_time_is_not_seen(self) -> None:
+    def test_a_breakpoint_given_at_run_time_is_not_seen(self, marks: Store) -> None:
         """Only compiled breakpoints are known: invoke(interrupt_before=...) is not."""
         graph = two_nodes()
         config = thread()
         graph.invoke({"got": []}, config, interrupt_before=["b"])
         assert graph.get_state(config).next == ("b",)
-        assert pending(graph, config) == ()
+        assert pending(graph, config, marks) == ()
 
-    def test_a_damaged_adapter_pause_is_a_decode_error(self) -> None:
+    def test_a_damaged_adapter_pause_is_a_decode_error(self, marks: Store) -> None:
         """A pause value carrying the mark but not a pause is refused, not guessed."""
         graph = one_node(lambda: interrupt({MARK: {"kind": "nope"}}), Log())
         config = start(graph, {})
         with pytest.raises(DecodeError):
-            pending(graph, config)
+            pending(graph, config, marks)
 
-    def test_an_interrupt_whose_run_failed_is_not_pending(self) -> None:
+    def test_an_interrupt_whose_run_failed_is_not_pending(self, marks: Store) -> None:
         """After a refused raw answer the task failed: its pause waits no more."""
         graph = one_node(lambda: ask(CONFIRM), Log())
         config = start(graph, {})
-        (question,) = pending(graph, config)
+        (question,) = pending(graph, config, marks)
         with pytest.raises(ResumeRejected):
             graph.invoke(Command(resume={question.id: "Yes"}), config)
         assert graph.get_state(config).interrupts  # LangGraph still lists it
-        assert pending(graph, config) == ()
+        assert pending(graph, config, marks) == ()
 
 
 def two_nodes(**options: Any) -> CompiledStateGraph[Answers]:
@@ -551,7 +555,7 @@ class TestResume:
             resume(graph, config, Resume(respond=[forged]), marks)
         assert codes(rejected) == ["unknown_interrupt", "missing"]
         assert log.starts == 1
-        (plain,) = pending(graph, config)
+        (plain,) = pending(graph, config, marks)
         resume(graph, config, Resume(respond=[plain.respond("real")]), marks)
         assert log.got == ["real"]
 
@@ -565,7 +569,7 @@ class TestResume:
         answer: JSON = {"ab" * 16: "looks like an id"}
         graph.invoke(Command(resume=answer), config)  # LangGraph alone: lost
         assert log.got == []
-        (plain,) = pending(graph, config)
+        (plain,) = pending(graph, config, marks)
         resume(graph, config, Resume(respond=[plain.respond(answer)]), marks)
         assert log.got == [answer]
 
@@ -576,7 +580,7 @@ class TestResume:
         config = start(graph, {})
         with pytest.raises(UnboundLocalError):
             graph.invoke(Command(resume=None), config)
-        (plain,) = pending(graph, config)
+        (plain,) = pending(graph, config, marks)
         resume(graph, config, Resume(respond=[plain.respond(None)]), marks)
         assert log.got == [None]
 
@@ -593,10 +597,10 @@ class TestResume:
         log = Log()
         graph = one_node(lambda: [ask(CONFIRM), ask(Input("Note", "Why?"))], log)
         config = start(graph, {})
-        (first,) = pending(graph, config)
+        (first,) = pending(graph, config, marks)
         first_answer = Resume(respond=[first.respond("Yes")])
         resume(graph, config, first_answer, marks)
-        (second,) = pending(graph, config)
+        (second,) = pending(graph, config, marks)
         assert second.id != first.id
         assert second.payload_as(Input) == Input("Note", "Why?")
         with pytest.raises(ResumeRejected) as rejected:
@@ -631,7 +635,7 @@ class TestResume:
         log = Log()
         graph = one_node(lambda: ask(CONFIRM), log)
         config = start(graph, {})
-        (question,) = pending(graph, config)
+        (question,) = pending(graph, config, marks)
         answer = Resume(respond=[question.respond("Yes")])
         resume(graph, config, answer, marks)
         with pytest.raises(ResumeRejected) as rejected:
@@ -644,7 +648,7 @@ class TestResume:
         log = Log()
         graph = one_node(lambda: ask(CONFIRM), log)
         config = start(graph, {})
-        (question,) = pending(graph, config)
+        (question,) = pending(graph, config, marks)
         answer = Resume(respond=[question.respond("No")])
 
         async def both() -> list[object]:
@@ -666,7 +670,7 @@ class TestResume:
         async def scenario() -> None:
             config = thread()
             await graph.ainvoke({}, config)
-            (question,) = await apending(graph, config)
+            (question,) = await apending(graph, config, marks)
             answer = Resume(respond=[question.respond("Yes")])
             await aresume(graph, config, answer, marks)
             with pytest.raises(ResumeRejected) as rejected:
@@ -679,7 +683,7 @@ class TestResume:
         """An answer to a pause resumed by someone else is nothing_pending."""
         graph = one_node(lambda: interrupt("q"), Log())
         config = start(graph, {})
-        (plain,) = pending(graph, config)
+        (plain,) = pending(graph, config, marks)
         graph.invoke(Command(resume={plain.id: "bypass"}), config)
         with pytest.raises(ResumeRejected) as rejected:
             resume(graph, config, Resume(respond=[plain.respond("x")]), marks)
@@ -690,7 +694,7 @@ class TestResume:
         sent: list[tuple[str, int]] = []
         graph = tool_graph(sent, [])
         config = start(graph, {"messages": [HumanMessage("pay")]})
-        acme, mallory = pending(graph, config)
+        acme, mallory = pending(graph, config, marks)
         bad = {
             "answer_not_accepted": Resume(
                 respond=[Respond("transfer", "c-1", "sent")],
@@ -727,12 +731,12 @@ class TestResume:
         sent: list[tuple[str, int]] = []
         graph = tool_graph(sent, [])
         config = start(graph, {"messages": [HumanMessage("pay")]})
-        acme, mallory = pending(graph, config)
+        acme, mallory = pending(graph, config, marks)
         partial = ResumePolicy(allow_partial=True)
         first = Resume(restart=[acme.approve()])
         resume(graph, config, first, marks, policy=partial)
         assert sent == [("ACME", 5)]
-        assert pending(graph, config) == (mallory,)
+        assert pending(graph, config, marks) == (mallory,)
         with pytest.raises(ResumeRejected) as rejected:
             resume(graph, config, first, marks, policy=partial)
         assert codes(rejected) == ["unknown_interrupt"]
@@ -744,7 +748,7 @@ class TestResume:
         log = Log()
         graph = one_node(lambda: ask(CONFIRM), log)
         config = start(graph, {})
-        (question,) = pending(graph, config)
+        (question,) = pending(graph, config, marks)
         policy = ResumePolicy(authorize=lambda who, _p: who == "alice", principal="eve")
         with pytest.raises(ResumeRejected) as rejected:
             resume(
@@ -761,7 +765,7 @@ class TestResume:
         """A breakpoint continues once; its restart again finds nothing pending."""
         graph = two_nodes(interrupt_before=["b"])
         config = start(graph, {"got": []})
-        (stop,) = pending(graph, config)
+        (stop,) = pending(graph, config, marks)
         answer = Resume(restart=[stop.restart()])
         assert resume(graph, config, answer, marks).value == {"got": ["a", "b"]}
         with pytest.raises(ResumeRejected) as rejected:
@@ -777,7 +781,7 @@ class TestResume:
         builder.add_edge(START, "b")
         graph = builder.compile(checkpointer=InMemorySaver(), interrupt_before="*")
         config = start(graph, {"got": []})
-        stops = pending(graph, config)
+        stops = pending(graph, config, marks)
         assert sorted(
             s.kind.node for s in stops if isinstance(s.kind, ScheduledPause)
         ) == ["a", "b"]
@@ -790,7 +794,7 @@ class TestResume:
         """The sync resume refuses to block an event loop."""
         graph = one_node(lambda: ask(CONFIRM), Log())
         config = start(graph, {})
-        (question,) = pending(graph, config)
+        (question,) = pending(graph, config, marks)
 
         async def inside() -> None:
             resume(graph, config, Resume(respond=[question.respond("Yes")]), marks)
@@ -806,7 +810,7 @@ class TestStreaming:
         """A valid resume streams the node's updates."""
         graph = one_node(lambda: ask(CONFIRM), Log())
         config = start(graph, {})
-        (question,) = pending(graph, config)
+        (question,) = pending(graph, config, marks)
         parts = list(
             resume_stream(
                 graph, config, Resume(respond=[question.respond("No")]), marks
@@ -819,7 +823,7 @@ class TestStreaming:
         log = Log()
         graph = one_node(lambda: ask(CONFIRM), log)
         config = start(graph, {})
-        (question,) = pending(graph, config)
+        (question,) = pending(graph, config, marks)
         with pytest.raises(ResumeRejected):
             resume_stream(
                 graph,
@@ -836,7 +840,7 @@ class TestStreaming:
         async def scenario() -> list[object]:
             config = thread()
             await graph.ainvoke({}, config)
-            (question,) = await apending(graph, config)
+            (question,) = await apending(graph, config, marks)
             answer = Resume(respond=[question.respond("Yes")])
             stream = await aresume_stream(
                 graph, config, answer, marks, stream_mode="values"
@@ -868,13 +872,14 @@ class TestDurability:
     def test_a_fresh_process_resumes_the_pause(self, files: Path) -> None:
         """Pause in one process, resume in another, replay in a third: consumed."""
         sent: list[tuple[str, int]] = []
+        marks = SqliteStore(files / "marks.db")
         first, one = sqlite_graph(files, sent)
         config = start(first, {"messages": [HumanMessage("pay")]})
-        shown = pending(first, config)
+        shown = pending(first, config, marks)
         one.close()
         answer = Resume(restart=[shown[0].approve(), shown[1].reject("no")])
         second, two = sqlite_graph(files, sent)
-        assert pending(second, config) == shown
+        assert pending(second, config, marks) == shown
         resume(second, config, answer, SqliteStore(files / "marks.db"))
         two.close()
         third, three = sqlite_graph(files, sent)
@@ -929,11 +934,12 @@ def test_every_forged_resume_is_refused_and_nothing_runs(
         and {ref for ref, _ in valid} == {"c-1", "c-2"}
         and all(resumed == "'approve'" for _, resumed in valid)
     )
+    marks = MemoryStore()
     try:
-        resume(LAW_GRAPH, config, answer, MemoryStore())
+        resume(LAW_GRAPH, config, answer, marks)
     except ResumeRejected:
         assert len(LAW_SENT) == before
-        assert len(pending(LAW_GRAPH, config)) == 2
+        assert len(pending(LAW_GRAPH, config, marks)) == 2
     else:
         assert answers_both
         assert len(LAW_SENT) == before + 2

@@ -157,9 +157,6 @@ def until(done: Callable[[], bool]) -> None:
 class TestTwoClients:
     """A second client never runs a call a first client's answer runs."""
 
-    @pytest.mark.xfail(
-        strict=True, reason="one key per pending set, until per-interrupt keys"
-    )
     def test_a_second_approval_during_the_first_resume_is_consumed(
         self, tmp_path: Path
     ) -> None:
@@ -167,7 +164,7 @@ class TestTwoClients:
         bank = Bank()
         first, second = Client.open(tmp_path, bank), Client.open(tmp_path, bank)
         first.graph.invoke({"messages": [HumanMessage("Pay INV-7")]}, CONFIG)
-        acme, mallory = pending(first.graph, CONFIG)
+        acme, mallory = pending(first.graph, CONFIG, first.store)
         answer = Resume(restart=[acme.approve(), mallory.reject("wrong account")])
         failures: list[BaseException] = []
 
@@ -184,7 +181,7 @@ class TestTwoClients:
             # The rejection finished beside the running transfer: LangGraph
             # now lists the approval alone, still waiting.
             until(lambda: len(second.graph.get_state(CONFIG).interrupts) == 1)
-            assert pending(second.graph, CONFIG) == ()
+            assert pending(second.graph, CONFIG, second.store) == ()
             again = Resume(restart=[acme.approve()])
             with pytest.raises(ResumeRejected) as rejected:
                 resume(second.graph, CONFIG, again, second.store)
@@ -195,9 +192,6 @@ class TestTwoClients:
         assert failures == []
         assert bank.sent == ["ACME"]
 
-    @pytest.mark.xfail(
-        strict=True, reason="one key per pending set, until per-interrupt keys"
-    )
     def test_a_second_server_process_cannot_approve_it_again(
         self, tmp_path: Path
     ) -> None:
@@ -205,14 +199,14 @@ class TestTwoClients:
         ledger = Ledger(tmp_path)
         second = Client.open(tmp_path, ledger)
         second.graph.invoke({"messages": [HumanMessage("Pay INV-7")]}, CONFIG)
-        acme, _ = pending(second.graph, CONFIG)
+        acme, _ = pending(second.graph, CONFIG, second.store)
         spawn = multiprocessing.get_context("spawn")
         first = spawn.Process(target=first_server, args=(str(tmp_path),))
         first.start()
         try:
             until(lambda: ledger.sent() == ["ACME"])
             until(lambda: len(second.graph.get_state(CONFIG).interrupts) == 1)
-            assert pending(second.graph, CONFIG) == ()
+            assert pending(second.graph, CONFIG, second.store) == ()
             again = Resume(restart=[acme.approve()])
             with pytest.raises(ResumeRejected) as rejected:
                 resume(second.graph, CONFIG, again, second.store)
@@ -227,7 +221,7 @@ class TestTwoClients:
 def first_server(where: str) -> None:
     """The first server process: approve c1, reject c2, as the README does."""
     client = Client.open(Path(where), Ledger(Path(where)))
-    acme, mallory = pending(client.graph, CONFIG)
+    acme, mallory = pending(client.graph, CONFIG, client.store)
     answer = Resume(restart=[acme.approve(), mallory.reject("wrong account")])
     resume(client.graph, CONFIG, answer, client.store)
 
@@ -279,7 +273,7 @@ class Race:
         self.barrier.wait(WAIT)
         for delay, batch in plan:
             time.sleep(delay)
-            shown = {p.ref: p for p in pending(client.graph, CONFIG)}
+            shown = {p.ref: p for p in pending(client.graph, CONFIG, client.store)}
             sent = {ref: v for ref, v in batch.items() if ref in shown}
             entries = [
                 shown[ref].approve()
@@ -304,9 +298,6 @@ class Race:
                 self.accepted.append(sent)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="one key per pending set, until per-interrupt keys"
-)
 @settings(max_examples=15, deadline=None)
 @given(st.tuples(batches, batches))
 @example(  # the issue's race: a re-approval while the approved call runs

@@ -136,10 +136,11 @@ class TestToolsCondition:
         lg = graph(bank, [TRANSFER], routed=False)
         config = thread()
         lg.invoke(FIRST, config)
-        (held,) = pending(lg, config)
-        resume(lg, config, Resume(restart=[held.approve()]), MemoryStore())
+        store = MemoryStore()
+        (held,) = pending(lg, config, store)
+        resume(lg, config, Resume(restart=[held.approve()]), store)
         assert bank.sent == 1
-        assert pending(lg, config) == ()
+        assert pending(lg, config, store) == ()
 
     def test_routed_calls_each_run_once(self) -> None:
         """With send_tool_calls, the approval and the question each pause alone."""
@@ -148,11 +149,11 @@ class TestToolsCondition:
         config = thread()
         lg.invoke(FIRST, config)
         store = MemoryStore()
-        approval, question = pending(lg, config)
+        approval, question = pending(lg, config, store)
         answer = Resume(restart=[approval.approve()], respond=[question.respond("ok")])
         resume(lg, config, answer, store)
         assert bank.sent == 1
-        assert pending(lg, config) == ()
+        assert pending(lg, config, store) == ()
 
 
 class TestPlainToolNode:

@@ -95,13 +95,13 @@ class TestSubgraphBreakpoints:
         """Each stop, the parent's then the subgraph's, is pending until restarted."""
         graph = nested(inner, outer)
         config = thread()
-        graph.invoke({"got": []}, config)
         store = MemoryStore()
+        graph.invoke({"got": []}, config)
         for expected in stops:
-            (stop,) = pending(graph, config)
+            (stop,) = pending(graph, config, store)
             assert stop.kind == expected
             resume(graph, config, Resume(restart=[stop.restart()]), store)
-        assert pending(graph, config) == ()
+        assert pending(graph, config, store) == ()
         assert graph.get_state(config).values == {"got": ["a", "i1", "i2", "z"]}
 
     def test_the_async_reader_sees_it_too(self) -> None:
@@ -111,11 +111,10 @@ class TestSubgraphBreakpoints:
         async def scenario() -> list[str]:
             config = thread()
             await graph.ainvoke({"got": []}, config)
-            (stop,) = await apending(graph, config)
+            store = MemoryStore()
+            (stop,) = await apending(graph, config, store)
             assert stop.kind == BEFORE_INNER_2
-            out = await aresume(
-                graph, config, Resume(restart=[stop.restart()]), MemoryStore()
-            )
+            out = await aresume(graph, config, Resume(restart=[stop.restart()]), store)
             return list(out.value["got"])
 
         assert asyncio.run(scenario()) == ["a", "i1", "i2", "z"]
