@@ -8,6 +8,7 @@ continuation is running is neither pending nor resumable.
 
 from __future__ import annotations
 
+import asyncio
 import multiprocessing
 import sqlite3
 import tempfile
@@ -21,9 +22,19 @@ import attrs
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from interruption import ProblemCode, Resume, ResumePolicy, ResumeRejected, SqliteStore
+from interruption import (
+    Confirm,
+    MemoryStore,
+    ProblemCode,
+    Resume,
+    ResumePolicy,
+    ResumeRejected,
+    SqliteStore,
+    pause_key,
+)
 from interruption.adapters.langgraph import (
     ToolApproval,
+    ask,
     pending,
     resume,
     send_tool_calls,
@@ -31,6 +42,7 @@ from interruption.adapters.langgraph import (
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolCall
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import START, StateGraph
 from langgraph.graph.message import add_messages
@@ -330,3 +342,93 @@ def test_an_approved_call_runs_once_however_answers_are_split_and_raced(
     assert all(len(verdicts) == 1 for verdicts in decided.values()), decided
     approved = sorted(REFS[ref] for ref, (v, *_) in decided.items() if v == "approve")
     assert sorted(counter.sent) == approved
+
+
+class TestKeys:
+    """Each LangGraph interrupt is spent on its own key, built from durable parts."""
+
+    def test_the_key_is_the_thread_checkpoint_and_interrupt_id(
+        self, tmp_path: Path
+    ) -> None:
+        """Approving c1 alone spends its key: thread, namespace, checkpoint, its id."""
+        client = Client.open(tmp_path, Counter())
+        client.graph.invoke({"messages": [HumanMessage("Pay INV-7")]}, CONFIG)
+        acme, mallory = pending(client.graph, CONFIG, client.store)
+        checkpoint = client.graph.get_state(CONFIG).config["configurable"]
+        keys = {
+            shown.ref: pause_key(
+                "langgraph", "inv-7", "", checkpoint["checkpoint_id"], shown.id
+            )
+            for shown in (acme, mallory)
+        }
+        partial = ResumePolicy(allow_partial=True)
+        answer = Resume(restart=[acme.approve()])
+        resume(client.graph, CONFIG, answer, client.store, policy=partial)
+        spent = asyncio.run(client.store.spent(list(keys.values())))
+        assert spent == {keys["c1"]}
+        assert pending(client.graph, CONFIG, client.store) == (mallory,)
+
+    def test_a_second_pause_of_one_task_has_its_own_key(self) -> None:
+        """Two questions of one task, one checkpoint: each has its own key."""
+        store, got = MemoryStore(), []
+        question = Confirm("Pay", "Pay INV-7?")
+
+        def node(state: Chat) -> Chat:
+            assert state is not None
+            got.extend([ask(question), ask(question)])
+            return {"messages": []}
+
+        builder = StateGraph(Chat)
+        builder.add_node("node", node)
+        builder.add_edge(START, "node")
+        graph = builder.compile(checkpointer=InMemorySaver())
+        graph.invoke({"messages": []}, CONFIG)
+        (first,) = pending(graph, CONFIG, store)
+        before = graph.get_state(CONFIG).config["configurable"]["checkpoint_id"]
+        resume(graph, CONFIG, Resume(respond=[first.respond("Yes")]), store)
+        (second,) = pending(graph, CONFIG, store)
+        after = graph.get_state(CONFIG).config["configurable"]["checkpoint_id"]
+        assert (before, second.payload) == (after, first.payload)
+        assert second.id != first.id
+        resume(graph, CONFIG, Resume(respond=[second.respond("No")]), store)
+        assert pending(graph, CONFIG, store) == ()
+        assert got == ["Yes", "No"]
+
+
+class TestBreakpoints:
+    """A breakpoint is continued once, whoever restarts it."""
+
+    def test_a_restart_while_the_continuation_runs_is_consumed(self) -> None:
+        """A running breakpoint continuation is not pending; a restart is consumed."""
+        ran: list[str] = []
+        hold, running = threading.Event(), threading.Event()
+
+        def slow(state: Chat) -> Chat:
+            assert state is not None
+            ran.append("b")
+            running.set()
+            assert hold.wait(WAIT)
+            return {"messages": []}
+
+        builder = StateGraph(Chat)
+        builder.add_node("a", lambda _: {"messages": []})
+        builder.add_node("b", slow)
+        builder.add_edge(START, "a")
+        builder.add_edge("a", "b")
+        graph = builder.compile(checkpointer=InMemorySaver(), interrupt_before=["b"])
+        graph.invoke({"messages": []}, CONFIG)
+        store = MemoryStore()
+        (stop,) = pending(graph, CONFIG, store)
+        answer = Resume(restart=[stop.restart()])
+        worker = threading.Thread(target=resume, args=(graph, CONFIG, answer, store))
+        worker.start()
+        try:
+            assert running.wait(WAIT)
+            assert pending(graph, CONFIG, store) == ()
+            with pytest.raises(ResumeRejected) as rejected:
+                resume(graph, CONFIG, answer, store)
+            assert rejected.value.codes == (ProblemCode.CONSUMED,)
+        finally:
+            hold.set()
+            worker.join(WAIT)
+        assert ran == ["b"]
