@@ -579,24 +579,23 @@ def _levels(
 ) -> list[_Level]:
     """Where a breakpoint may hold the thread: the deepest started subgraphs.
 
-    A subgraph that has a checkpoint and more to run has started: the step
-    of the graph above it is under way, so that graph's breakpoints are
-    behind it, and what holds the thread is inside the subgraph.
+    A subgraph with more to run has started (one that has not shows nothing
+    next): the step of the graph above it is under way, so that graph's
+    breakpoints are behind it, and what holds the thread is inside it.
     """
-    inner: list[_Level] = []
-    started = False
-    for task in snapshot.tasks:
-        state = task.state
-        if not isinstance(state, StateSnapshot) or not state.next:
-            continue
-        if not state.config.get("configurable", {}).get("checkpoint_id"):
-            continue  # not started: the graph above holds before it
-        started = True
-        for _, sub in graph.get_subgraphs(namespace=task.name):
-            if isinstance(sub, Pregel):
-                inner.extend(_levels(sub, state))
+    started = [
+        (task.name, task.state)
+        for task in snapshot.tasks
+        if isinstance(task.state, StateSnapshot) and task.state.next
+    ]
     if started:
-        return inner
+        return [
+            level
+            for name, state in started
+            for _, sub in graph.get_subgraphs(namespace=name)
+            if isinstance(sub, Pregel)
+            for level in _levels(sub, state)
+        ]
     before, after = graph.interrupt_before_nodes, graph.interrupt_after_nodes
     return [_Level(before, after, snapshot)]
 
