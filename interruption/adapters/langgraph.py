@@ -4,9 +4,11 @@ Inside a node, `ask` pauses with a typed question and `approve_call` holds a
 tool call for a human; both raise LangGraph's own ``interrupt()``, whose
 value carries the `PendingInterrupt` wire form (kind, payload, accepted
 answer schemas), and both hand the node the validated, typed answer on
-resume. `ToolApproval` gates the calls of a ``ToolNode``; `send_tool_calls`
-routes each call of a model message to its own task, so that each paused
-call has its own LangGraph interrupt and each decision reaches its own call.
+resume. `ToolApproval.node` is a ``ToolNode`` that gates its calls and runs
+one call per task; `send_tool_calls` routes each call of a model message to
+its own task, so that each paused call has its own LangGraph interrupt, each
+decision reaches its own call, and no call runs again for another's pause
+(a task with several calls is refused before any runs: `ToolRoutingError`).
 
 Outside the graph, `pending` reads a thread's pauses from the checkpointer
 (LangGraph's own interrupt ids, never computed here), subgraphs included,
