@@ -315,6 +315,9 @@ class Race:
 @example(  # the race: a re-approval while the approved call runs
     ([(0.0, {"c1": "approve", "c2": "reject"})], [(0.05, {"c1": "approve"})])
 )
+@example(  # a split: the other call answered while the first one runs
+    ([(0.0, {"c1": "approve"})], [(0.05, {"c2": "reject"})])
+)
 def test_an_approved_call_runs_once_however_answers_are_split_and_raced(
     plans: tuple[Plan, Plan],
 ) -> None:
