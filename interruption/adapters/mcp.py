@@ -857,8 +857,9 @@ def elicitation_callback(handler: Handler) -> ElicitationFnT:
     (sync or async) answers with a `Resume` built from it
     (``pending.respond(...)``, ``approve()``, ``reject(reason)``) or says
     ``"decline"`` / ``"cancel"``. The answer is checked locally (`answer`);
-    a refused one is never sent: the request fails with an error naming
-    its problems.
+    a refused one is never sent: the request fails with the ``-32602`` a
+    server of this adapter would send, its data listing the problems, and
+    the tool call fails with it (`rejection_of` reads it back).
 
     Args:
         handler: The application's human.
@@ -877,7 +878,9 @@ def elicitation_callback(handler: Handler) -> ElicitationFnT:
             if inspect.isawaitable(given):
                 given = await given
             return answer(pending, given)
-        except (ResumeRejected, DecodeError, FormSchemaError, TypeError) as refused:
+        except ResumeRejected as rejected:
+            return _wire(rejected).error
+        except (DecodeError, FormSchemaError, TypeError) as refused:
             return mcp_types.ErrorData(
                 code=mcp_types.INVALID_PARAMS, message=str(refused)
             )

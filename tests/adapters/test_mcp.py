@@ -328,6 +328,32 @@ class TestHandshakeFlow:
         assert isinstance(seen[0].kind, ApprovalPending)
         assert bench.sent == []
 
+    def test_a_handler_reply_that_is_no_answer_fails_the_call(
+        self, bench: Bench
+    ) -> None:
+        """A reply that is no Resume nor a dismissal fails the call, saying so."""
+
+        def handler(_pending: PendingInterrupt) -> Resume:
+            return "maybe"  # type: ignore[return-value]
+
+        with pytest.raises(MCPError, match="expected a Resume") as caught:
+            asyncio.run(bench.legacy("transfer_money", elicitation_callback(handler)))
+        assert rejection_of(caught.value) is None
+        assert bench.sent == []
+
+    def test_the_callbacks_refusal_reaches_the_caller_coded(self, bench: Bench) -> None:
+        """The caller reads the callback's local refusal with rejection_of."""
+
+        def handler(pending: PendingInterrupt) -> Resume:
+            return Resume(respond=[pending.respond("Yes")])  # for an approval
+
+        with pytest.raises(MCPError) as caught:
+            asyncio.run(bench.legacy("transfer_money", elicitation_callback(handler)))
+        rejected = rejection_of(caught.value)
+        assert rejected is not None
+        assert rejected.codes == (ProblemCode.ANSWER_NOT_ACCEPTED,)
+        assert bench.sent == []
+
 
 class TestModernFlow:
     """The 2026-07-28 flow: an input-required result, retried with answers."""
