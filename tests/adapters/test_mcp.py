@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
@@ -505,16 +506,19 @@ class TestStaleState:
         assert bench.sent == [ARGS]
 
     def test_mcps_own_refusal_is_what_rejection_of_reads(
-        self, bench: Bench, clock: Clock
+        self, bench: Bench, clock: Clock, caplog: pytest.LogCaptureFixture
     ) -> None:
-        """MCP refuses a dead state with -32602 and data {"reason": STATE_REFUSED}."""
+        """MCP refuses a dead state with -32602, {"reason": STATE_REFUSED}; logs why."""
         paused = asyncio.run(bench.first("ask"))
         clock.advance(MCP_TTL + 1)
         answer = {_key(paused): _accept({ANSWER_FIELD: "Yes"})}
-        error = asyncio.run(bench.raw_retry("ask", paused.request_state, answer))
+        with caplog.at_level(logging.WARNING, logger=request_state.__name__):
+            error = asyncio.run(bench.raw_retry("ask", paused.request_state, answer))
         assert isinstance(error, MCPError)
         assert error.code == mcp_types.INVALID_PARAMS
         assert error.data == {"reason": STATE_REFUSED}
+        assert error.message == "Invalid or expired requestState"
+        assert caplog.messages == ["requestState rejected on tools/call: expired"]
 
     def test_a_late_first_answer_is_bad_token(self, bench: Bench, clock: Clock) -> None:
         """An answer after the state's life is refused the same way; nothing runs."""
