@@ -531,7 +531,7 @@ class TestStaleState:
         assert bench.sent == []
 
     def test_a_pause_past_its_own_ttl_is_expired(self, clock: Clock) -> None:
-        """A pause whose ttl ended while MCP still takes its state is expired."""
+        """Past the pause's ttl: a first answer is expired, a replay consumed."""
         bench = Bench(clock, ttl=timedelta(seconds=60))
         paused, responses = self._approve(bench)
         fresh = asyncio.run(bench.first("transfer_money"))
@@ -546,7 +546,8 @@ class TestStaleState:
         )
         assert isinstance(replay, ResumeRejected)
         assert isinstance(late, ResumeRejected)
-        assert replay.codes == late.codes == (ProblemCode.EXPIRED,)
+        assert replay.codes == (ProblemCode.CONSUMED,)
+        assert late.codes == (ProblemCode.EXPIRED,)
         assert bench.sent == [ARGS]
 
     def test_an_altered_state_is_bad_token(self, bench: Bench) -> None:
