@@ -68,6 +68,7 @@ from interruption.validation import (
     ResumePolicy,
     admit,
     interrupt_keys,
+    refuse,
 )
 
 __all__ = [
@@ -386,9 +387,11 @@ async def resume(  # noqa: PLR0913 - keyword-only options
     if not calls:
         if _entry_refs(answer) & answered:
             message = f"the pause of ADK session {session_id!r} was already answered"
-            raise ResumeRejected.of(ProblemCode.CONSUMED, message)
-        message = f"ADK session {session_id!r} is not paused"
-        raise ResumeRejected.of(ProblemCode.NOTHING_PENDING, message)
+            rejected = ResumeRejected.of(ProblemCode.CONSUMED, message)
+        else:
+            message = f"ADK session {session_id!r} is not paused"
+            rejected = ResumeRejected.of(ProblemCode.NOTHING_PENDING, message)
+        raise await refuse(rejected, answer, store, session=session_id, policy=policy)
     paused = _paused(runner, session, calls)
     resolved = await admit(
         answer,

@@ -3,7 +3,8 @@
 An integration (an adapter of this library, or a framework's own test
 suite) implements `Harness` once, and runs `SCENARIOS` against it: approve,
 reject with a reason, answer a question, four forgeries, a replay, two
-concurrent resumes and a resume after a restart. `Session` passes them as
+concurrent resumes, a resume after a restart and the audit trail of the
+attempts. `Session` passes them as
 the reference. Each scenario is a coroutine function taking a factory of
 fresh harnesses and raising `AssertionError` when the integration breaks a
 guarantee, so any test runner can drive it::
@@ -23,6 +24,7 @@ from interruption._json import JSON
 from interruption.errors import ProblemCode, ResumeRejected
 from interruption.kinds import ApprovalPending
 from interruption.resume import PendingInterrupt, Respond, Restart, Resume
+from interruption.store._base import AuditEvent
 
 __all__ = [
     "ANSWER_SCHEMA",
@@ -85,6 +87,9 @@ class Harness(Protocol):
 
     def seen(self) -> Sequence[JSON]:
         """Every tool result the model was shown after the pause, in order."""
+
+    async def audit(self) -> Sequence[AuditEvent]:
+        """The audit trail the integration's store keeps of the conversation."""
 
     async def reopen(self) -> Harness:
         """The same conversation in a fresh process (new objects, same state)."""
@@ -214,6 +219,19 @@ async def a_resume_after_a_restart_works(harness: Harness) -> None:
     assert codes == (ProblemCode.CONSUMED,), codes
 
 
+async def attempts_are_audited(harness: Harness) -> None:
+    """An accepted answer and its replay from another process are audited."""
+    pending = _approval(await harness.pause("transfer"))
+    answer = Resume(restart=[pending.approve()])
+    await harness.resume(answer)
+    await _refused(await harness.reopen(), answer)
+    trail = [e for e in await harness.audit() if e.kind in {"accepted", "rejected"}]
+    assert [e.kind for e in trail] == ["accepted", "rejected"], trail
+    assert trail[1].codes == (ProblemCode.CONSUMED,), trail[1]
+    assert trail[0].digest == trail[1].digest, trail
+    assert harness.transfers() == 1
+
+
 SCENARIOS: Final[tuple[Scenario, ...]] = (
     approve_runs_once,
     reject_tells_the_model,
@@ -225,6 +243,7 @@ SCENARIOS: Final[tuple[Scenario, ...]] = (
     a_replay_is_consumed,
     concurrent_resumes_run_once,
     a_resume_after_a_restart_works,
+    attempts_are_audited,
 )
 """Every row, in order; run each against a fresh harness."""
 

@@ -21,7 +21,7 @@ from genkit import (
     ToolRequest,
     ToolRunContext,
 )
-from interruption import JSON, PendingInterrupt, Resume, SqliteStore
+from interruption import JSON, AuditEvent, PendingInterrupt, Resume, SqliteStore
 from interruption.adapters.genkit import (
     SqliteKeeper,
     approved,
@@ -143,6 +143,10 @@ class GenkitHarness:
     def seen(self) -> Sequence[JSON]:
         """What the model was shown after the pause."""
         return tuple(self.world.seen)
+
+    async def audit(self) -> Sequence[AuditEvent]:
+        """The store's audit trail of this conversation."""
+        return await self.store.audit(self.world.turn_id or "")
 
     async def reopen(self) -> Harness:
         """A new process over the same files."""

@@ -22,7 +22,7 @@ from google.adk.sessions.sqlite_session_service import SqliteSessionService
 from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.long_running_tool import LongRunningFunctionTool
 from google.genai import types
-from interruption import JSON, PendingInterrupt, Resume, SqliteStore
+from interruption import JSON, AuditEvent, PendingInterrupt, Resume, SqliteStore
 from interruption.adapters.google_adk import RejectionReasons, pending, resume
 from interruption.testing.conformance import (
     ANSWER_SCHEMA,
@@ -161,6 +161,10 @@ class GoogleAdkHarness:
     def seen(self) -> Sequence[JSON]:
         """What the model was shown after the pause."""
         return tuple(self.world.seen)
+
+    async def audit(self) -> Sequence[AuditEvent]:
+        """The store's audit trail of this conversation."""
+        return await self.store.audit(self.world.session_id or "")
 
     async def reopen(self) -> Harness:
         """A new process over the same files."""

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import attrs
-from interruption import JSON, PendingInterrupt, Resume, SqliteStore
+from interruption import JSON, AuditEvent, PendingInterrupt, Resume, SqliteStore
 from interruption.adapters import langchain
 from interruption.testing.conformance import (
     ANSWER_SCHEMA,
@@ -142,6 +142,10 @@ class LangChainHarness:
     def seen(self) -> Sequence[JSON]:
         """What the model saw after the pause."""
         return tuple(self.world.seen)
+
+    async def audit(self) -> Sequence[AuditEvent]:
+        """The store's audit trail of this conversation."""
+        return await self.store.audit("conformance")
 
     async def reopen(self) -> Harness:
         """A new process over the same files."""

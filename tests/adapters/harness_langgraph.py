@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Annotated, TypedDict
 
 import attrs
-from interruption import JSON, PendingInterrupt, Resume, SqliteStore
+from interruption import JSON, AuditEvent, PendingInterrupt, Resume, SqliteStore
 from interruption.adapters.langgraph import (
     ToolApproval,
     ask,
@@ -134,6 +134,10 @@ class LangGraphHarness:
     def seen(self) -> Sequence[JSON]:
         """What the model saw."""
         return tuple(self.world.seen)
+
+    async def audit(self) -> Sequence[AuditEvent]:
+        """The store's audit trail of this conversation."""
+        return await self.store.audit(self.world.thread)
 
     async def reopen(self) -> Harness:
         """A new process over the same files."""

@@ -22,6 +22,7 @@ import mcp_types
 from interruption import (
     JSON,
     ApprovalPending,
+    AuditEvent,
     Interrupted,
     PendingInterrupt,
     Resume,
@@ -83,7 +84,7 @@ class MCPHarness:
 
     def __init__(self, world: World) -> None:
         self.world = world
-        store = SqliteStore(world.where / "spent.db")
+        self.store = store = SqliteStore(world.where / "spent.db")
 
         @tool(input=TRANSFER_INPUT, output={"type": "object"}, name="transfer_money")
         def transfer(ctx: ToolContext[JSON], args: JSON) -> JSON:
@@ -154,6 +155,10 @@ class MCPHarness:
     def seen(self) -> Sequence[JSON]:
         """What the caller was shown after the pause."""
         return tuple(self.world.seen)
+
+    async def audit(self) -> Sequence[AuditEvent]:
+        """The store's audit trail of this conversation."""
+        return await self.store.audit("mcp:transfer_money")
 
     async def reopen(self) -> Harness:
         """A new process over the same keys, store file and client state."""

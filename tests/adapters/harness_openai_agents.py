@@ -17,7 +17,7 @@ from agents.testing import (
     assistant_message,
     function_call,
 )
-from interruption import JSON, PendingInterrupt, Resume, Sealer, SqliteStore
+from interruption import JSON, AuditEvent, PendingInterrupt, Resume, Sealer, SqliteStore
 from interruption.adapters.openai_agents import pause, question_tool, resume
 from interruption.testing.conformance import (
     ANSWER_SCHEMA,
@@ -114,6 +114,10 @@ class OpenAIAgentsHarness:
     def seen(self) -> Sequence[JSON]:
         """What the model saw."""
         return tuple(self.world.seen)
+
+    async def audit(self) -> Sequence[AuditEvent]:
+        """The store's audit trail of this conversation."""
+        return await self.store.audit(SESSION)
 
     async def reopen(self) -> Harness:
         """A new process over the same file and the client's token."""

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import cast
 
 import attrs
-from interruption import JSON, PendingInterrupt, Resume, SqliteStore
+from interruption import JSON, AuditEvent, PendingInterrupt, Resume, SqliteStore
 from interruption.adapters.pydantic_ai import SqliteKeeper, pause, resume
 from interruption.testing.conformance import (
     ANSWER_SCHEMA,
@@ -41,6 +41,7 @@ class World:
     transfers: int = 0
     seen: list[JSON] = attrs.Factory(list)
     run_id: str | None = None
+    conversation: str | None = None
 
 
 def _agent(world: World) -> Agent[None, str | DeferredToolRequests]:
@@ -99,6 +100,7 @@ class PydanticAIHarness:
         )
         assert paused is not None, "the run did not pause"
         self.world.run_id = paused.id
+        self.world.conversation = result.conversation.conversation_id
         return paused.interrupts
 
     async def resume(self, resume_: Resume) -> None:
@@ -113,6 +115,10 @@ class PydanticAIHarness:
     def seen(self) -> Sequence[JSON]:
         """What the model was shown after the pause."""
         return tuple(self.world.seen)
+
+    async def audit(self) -> Sequence[AuditEvent]:
+        """The store's audit trail of this conversation."""
+        return await self.store.audit(self.world.conversation or "")
 
     async def reopen(self) -> Harness:
         """A new process over the same files."""

@@ -8,6 +8,7 @@ from pathlib import Path
 import attrs
 from interruption import (
     JSON,
+    AuditEvent,
     Message,
     ModelRequest,
     PendingInterrupt,
@@ -94,6 +95,10 @@ class SessionHarness:
     def seen(self) -> Sequence[JSON]:
         """What the model saw."""
         return tuple(self.world.seen)
+
+    async def audit(self) -> Sequence[AuditEvent]:
+        """The store's audit trail of this conversation."""
+        return await self.store.audit(self.session.id)
 
     async def reopen(self) -> Harness:
         """A new process over the same file."""
