@@ -7,7 +7,7 @@ spends each pause once.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
 from typing import cast
 
@@ -32,13 +32,15 @@ from interruption.testing.conformance import (
     Plan,
 )
 
+from tests.adapters._common import Effects
+
 APP = "conformance"
 USER = "alice"
 SCHEMAS = {"ask_user": ANSWER_SCHEMA}
 
 
 @attrs.define
-class World:
+class World(Effects):
     """What every process of one conversation shares.
 
     Its effects, what the model was shown, and the session's id (what the
@@ -47,6 +49,7 @@ class World:
 
     where: Path
     transfers: int = 0
+    during: Callable[[], None] | None = None
     seen: list[JSON] = attrs.Factory(list)
     session_id: str | None = None
 
@@ -96,7 +99,7 @@ def _runner(world: World) -> Runner:
 
     def transfer_money(to: str, amount: int) -> dict[str, str | int]:
         """Send money."""
-        world.transfers += 1
+        world.transfer()
         return {"status": "sent", "to": to, "amount": amount}
 
     def ask_user(question: str) -> None:
@@ -157,6 +160,10 @@ class GoogleAdkHarness:
     def transfers(self) -> int:
         """How often the transfer ran."""
         return self.world.transfers
+
+    def during_transfer(self, hook: Callable[[], None]) -> None:
+        """Call *hook* inside the next transfer, before its effect."""
+        self.world.during = hook
 
     def seen(self) -> Sequence[JSON]:
         """What the model was shown after the pause."""

@@ -13,7 +13,7 @@ covers it).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final, NoReturn
 
@@ -43,6 +43,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.request_state import RequestStateSecurity
 from mcp.shared.exceptions import MCPError
 
+from tests.adapters._common import Effects
+
 KEY: Final = b"k" * 32
 TRANSFER_INPUT: Final[dict[str, JSON]] = {
     "type": "object",
@@ -52,7 +54,7 @@ TRANSFER_INPUT: Final[dict[str, JSON]] = {
 
 
 @attrs.define
-class World:
+class World(Effects):
     """What every process of one conversation shares.
 
     The effects, what the caller saw, and what the client holds between
@@ -62,6 +64,7 @@ class World:
 
     where: Path
     transfers: int = 0
+    during: Callable[[], None] | None = None
     seen: list[JSON] = attrs.Factory(list)
     call: tuple[str, dict[str, JSON]] | None = None
     key: str = ""
@@ -91,7 +94,7 @@ class MCPHarness:
             """Send money."""
             if not ctx.approved:
                 raise Interrupted(ApprovalPending(ctx.ref), args)
-            world.transfers += 1
+            world.transfer()
             return {"status": "sent"}
 
         ask_user = define_interrupt(
@@ -151,6 +154,10 @@ class MCPHarness:
     def transfers(self) -> int:
         """How often the transfer ran."""
         return self.world.transfers
+
+    def during_transfer(self, hook: Callable[[], None]) -> None:
+        """Call *hook* inside the next transfer, before its effect."""
+        self.world.during = hook
 
     def seen(self) -> Sequence[JSON]:
         """What the caller was shown after the pause."""

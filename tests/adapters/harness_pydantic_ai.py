@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import cast
 
@@ -28,9 +28,11 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
+from tests.adapters._common import Effects
+
 
 @attrs.define
-class World:
+class World(Effects):
     """What every process of one conversation shares.
 
     Its effects, what the model was shown, and the paused run's id (what
@@ -39,6 +41,7 @@ class World:
 
     where: Path
     transfers: int = 0
+    during: Callable[[], None] | None = None
     seen: list[JSON] = attrs.Factory(list)
     run_id: str | None = None
     conversation: str | None = None
@@ -71,7 +74,7 @@ def _agent(world: World) -> Agent[None, str | DeferredToolRequests]:
     @agent.tool_plain(requires_approval=True)
     def transfer_money(to: str, amount: int) -> dict[str, str | int]:
         """Send money."""
-        world.transfers += 1
+        world.transfer()
         return {"status": "sent", "to": to, "amount": amount}
 
     @agent.tool_plain
@@ -111,6 +114,10 @@ class PydanticAIHarness:
     def transfers(self) -> int:
         """How often the transfer ran."""
         return self.world.transfers
+
+    def during_transfer(self, hook: Callable[[], None]) -> None:
+        """Call *hook* inside the next transfer, before its effect."""
+        self.world.during = hook
 
     def seen(self) -> Sequence[JSON]:
         """What the model was shown after the pause."""
