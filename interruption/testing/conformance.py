@@ -4,9 +4,8 @@ An integration (an adapter of this library, or a framework's own test
 suite) implements `Harness` once, and runs `SCENARIOS` against it: approve,
 reject with a reason, answer a question, four forgeries, a replay, two
 concurrent resumes, a second answer while the first one's continuation
-runs, a resume after a restart and the audit trail of the
-attempts. `Session` passes them as
-the reference. Each scenario is a coroutine function taking a factory of
+runs, a resume after a restart, and the audit trail of the attempts.
+`Session` passes them as the reference. Each scenario is a coroutine function taking a factory of
 fresh harnesses and raising `AssertionError` when the integration breaks a
 guarantee, so any test runner can drive it::
 
