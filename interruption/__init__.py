@@ -117,6 +117,7 @@ if TYPE_CHECKING:
         admit,
         interrupt_keys,
         pause_key,
+        refuse,
         unspent,
         validate_and_spend,
         validate_resume,
@@ -170,6 +171,7 @@ _LAZY: dict[str, str] = {
     "admit": "interruption.validation",
     "interrupt_keys": "interruption.validation",
     "pause_key": "interruption.validation",
+    "refuse": "interruption.validation",
     "unspent": "interruption.validation",
     "validate_and_spend": "interruption.validation",
     "validate_resume": "interruption.validation",
@@ -262,6 +264,7 @@ __all__ = [
     "json_schema",
     "loads",
     "pause_key",
+    "refuse",
     "resume_turn",
     "resume_turn_stream",
     "resume_turn_sync",
@@ -274,9 +277,18 @@ __all__ = [
 ]
 
 
+if TYPE_CHECKING:
+    __version__: str
+    """The installed release (``importlib.metadata``), e.g. ``"0.1.0.dev0"``."""
+
 if not TYPE_CHECKING:  # a type checker sees the imports above instead
 
     def __getattr__(name: str) -> object:
+        if name == "__version__":  # read from the installed metadata when asked
+            from importlib.metadata import version  # noqa: PLC0415
+
+            globals()[name] = value = version(__name__)
+            return value
         module = _LAZY.get(name)
         if module is None:
             msg = f"module {__name__!r} has no attribute {name!r}"

@@ -51,6 +51,7 @@ __all__ = [
     "authorize_turn",
     "interrupt_keys",
     "pause_key",
+    "refuse",
     "unspent",
     "utc_now",
     "validate_and_spend",
@@ -566,6 +567,35 @@ async def admit(  # noqa: PLR0913 - keyword-only options
     except ResumeRejected as rejected:
         await store.log(audit_event(turn, "rejected", policy, resume, rejected))
         raise
+
+
+async def refuse(
+    rejected: ResumeRejected,
+    resume: Resume,
+    store: Store,
+    *,
+    session: str,
+    policy: ResumePolicy | None = None,
+) -> ResumeRejected:
+    """File *rejected* in *session*'s audit trail, as `admit` does; return it.
+
+    For an adapter that refuses before `admit` can (its framework shows
+    nothing pending, for example a replay after the run went on), so that
+    every refused attempt through every door is in the trail::
+
+        raise await refuse(rejected, resume, store, session=thread)
+    """
+    policy = policy or ResumePolicy()
+    turn = InterruptedTurn(
+        session=session,
+        turn_id=ADAPTER_TURN,
+        messages=(),
+        interrupts=(),
+        completed=(),
+        created_at=policy.now(),
+    )
+    await store.log(audit_event(turn, "rejected", policy, resume, rejected))
+    return rejected
 
 
 def _named(resume: Resume) -> set[Key]:

@@ -61,6 +61,7 @@ from interruption.validation import (
     ResumePolicy,
     admit,
     interrupt_keys,
+    refuse,
     unspent,
 )
 from interruption.wire import json_schema, structure, unstructure
@@ -798,7 +799,9 @@ async def _admit(
         )
     ):
         message = f"thread {pause.thread!r} was already resumed from this pause"
-        raise _refused(ProblemCode.CONSUMED, message)
+        rejected = _refused(ProblemCode.CONSUMED, message)
+        thread = pause.thread or "langgraph"
+        raise await refuse(rejected, resume, store, session=thread, policy=policy)
     if pause.breakpoint or not _answered(resume):
         # A breakpoint continues with one invoke(None), so every one must be
         # answered; an empty resume answers nothing, so none may be missing.
