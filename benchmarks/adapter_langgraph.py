@@ -88,7 +88,7 @@ class Bench:
         """One cycle through the adapter."""
         config = self._config()
         self.typed.invoke({}, config)
-        (question,) = pending(self.typed, config)
+        (question,) = pending(self.typed, config, self.store)
         answer = Resume(respond=[question.respond("Yes")])
         return resume(self.typed, config, answer, self.store)
 

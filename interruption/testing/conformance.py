@@ -5,9 +5,9 @@ suite) implements `Harness` once, and runs `SCENARIOS` against it: approve,
 reject with a reason, answer a question, four forgeries, a replay, two
 concurrent resumes, a second answer while the first one's continuation
 runs, a resume after a restart, and the audit trail of the attempts.
-`Session` passes them as the reference. Each scenario is a coroutine function taking a factory of
-fresh harnesses and raising `AssertionError` when the integration breaks a
-guarantee, so any test runner can drive it::
+`Session` passes them as the reference. Each scenario is a coroutine
+function taking a factory of fresh harnesses and raising `AssertionError`
+when the integration breaks a guarantee, so any test runner can drive it::
 
     @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.__name__)
     def test_conformance(scenario: Scenario) -> None:
