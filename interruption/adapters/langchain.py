@@ -35,7 +35,7 @@ from __future__ import annotations
 import copy
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from datetime import datetime
-from typing import Final, Literal, Protocol, TypeAlias, final
+from typing import Final, Protocol, TypeAlias, cast, final
 
 import attrs
 
@@ -47,9 +47,9 @@ from interruption._json import (
     describe,
     is_json,
     json_equal,
-    json_problems,
 )
 from interruption._schemacheck import JSONSchema
+from interruption.adapters import _hitl
 from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
 from interruption.errors import DecodeError, Problem, ProblemCode, ResumeRejected
 from interruption.kinds import ApprovalPending, Custom
@@ -104,13 +104,12 @@ __all__ = [
     "resume",
 ]
 
-Mode: TypeAlias = Literal["batched", "per_call"]
+Mode: TypeAlias = _hitl.Mode
 """The middleware's ``interrupt_mode`` that raised a pause."""
 
 DEFAULT_REJECTION: Final = "rejected by the reviewer"
 """The reason `from_decisions` gives a reject decision that carries none."""
 
-_DECISIONS: Final = ("approve", "edit", "reject", "respond")
 _STRING: Final[JSONSchema] = {"type": "string"}
 
 HISTORY: Final = 64
@@ -230,46 +229,21 @@ def _fail(path: str, expected: str, value: object) -> DecodeError:
     return DecodeError([Mismatch(path, expected, describe(value))])
 
 
-def _fields(
-    value: object, path: str, required: frozenset[str], optional: frozenset[str]
-) -> dict[str, JSON]:
-    """*value* as a JSON object with exactly these fields (fail closed)."""
-    if not isinstance(value, dict):
-        raise _fail(path, "an object", value)
-    problems = json_problems(value, path=path)
-    problems += [
-        Mismatch(child_path(path, key), "a field", "nothing")
-        for key in sorted(required - value.keys())
-    ]
-    problems += [
-        Mismatch(child_path(path, key), "no such field", f"unknown field {key!r}")
-        for key in sorted(value.keys() - required - optional)
-    ]
-    if problems:
-        raise DecodeError(problems)
-    return value
-
-
-def _text(value: JSON, path: str, *, empty: bool = False) -> str:
+def _text(value: object, path: str, *, empty: bool = False) -> str:
     if not isinstance(value, str) or (not value and not empty):
         raise _fail(path, "a string" if empty else "a non-empty string", value)
     return value
 
 
-def _args(value: JSON, path: str) -> dict[str, JSON]:
-    if not isinstance(value, dict):
-        raise _fail(path, "an object of arguments", value)
-    return value
-
-
-def _allowed(value: object, path: str) -> frozenset[str]:
-    expected = f"a non-empty array of {', '.join(map(repr, _DECISIONS))}"
-    if not isinstance(value, list) or not value:
-        raise _fail(path, expected, value)
-    for index, decision in enumerate(value):
-        if decision not in _DECISIONS:
+def _allowed(values: list[object], path: str) -> frozenset[str]:
+    """A non-empty set of the middleware's decisions, from its response schema."""
+    expected = f"a non-empty array of {', '.join(map(repr, _hitl.DECISION_TYPES))}"
+    if not values:
+        raise _fail(path, expected, [])
+    for index, decision in enumerate(values):
+        if decision not in _hitl.DECISION_TYPES:
             raise _fail(f"{path}[{index}]", expected, decision)
-    return frozenset(value)
+    return frozenset(str(decision) for decision in values)
 
 
 def _schema_decisions(schema: object, path: str) -> frozenset[str]:
@@ -300,7 +274,7 @@ class _Call:
             "name": self.name,
             "args": self.args,
             "description": self.description,
-            "allowed_decisions": [d for d in _DECISIONS if d in self.allowed],
+            "allowed_decisions": [d for d in _hitl.DECISION_TYPES if d in self.allowed],
         }
         tool = ToolRequest(self.name, self.ref, self.args)
         if "respond" in self.allowed and "approve" not in self.allowed:
@@ -338,24 +312,6 @@ def _tools(agent: Agent) -> Mapping[str, BaseTool]:
     return bound.tools_by_name if isinstance(bound, ToolNode) else {}
 
 
-_ACTION: Final[_Shape] = (frozenset({"name", "args"}), frozenset({"description"}))
-_CONFIG: Final[_Shape] = (
-    frozenset({"action_name", "allowed_decisions"}),
-    frozenset({"args_schema"}),
-)
-_Shape: TypeAlias = tuple[frozenset[str], frozenset[str]]
-"""An object's required fields, and its optional ones."""
-
-_REQUEST: Final[_Shape] = (
-    frozenset({"action_requests", "review_configs"}),
-    frozenset(),
-)
-_PER_CALL: Final[_Shape] = (
-    frozenset({"type", "tool_call_id", "name", "args", "description"}),
-    frozenset(),
-)
-
-
 def _tool_calls(values: object) -> list[tuple[object, str, JSON]]:
     """The tool calls of the state's last AI message: (id, name, args)."""
     messages = values.get("messages") if isinstance(values, dict) else None
@@ -365,7 +321,11 @@ def _tool_calls(values: object) -> list[tuple[object, str, JSON]]:
     return [(call.get("id"), call["name"], call["args"]) for call in last.tool_calls]
 
 
-def _batched(value: dict[str, JSON], values: object, path: str) -> list[_Call]:
+def _mismatch(path: str, expected: str, got: str) -> DecodeError:
+    return DecodeError([Mismatch(path, expected, got)])
+
+
+def _batched(request: _hitl.HITLRequest, values: object, path: str) -> list[_Call]:
     """Align an ``HITLRequest``'s actions with the tool calls they stand for.
 
     The middleware gates, in order, the last AI message's calls whose tool
@@ -375,28 +335,18 @@ def _batched(value: dict[str, JSON], values: object, path: str) -> list[_Call]:
     decision never lands on a call of the same name and arguments that was
     not gated.
     """
-    actions, configs = value["action_requests"], value["review_configs"]
-    if not isinstance(actions, list) or not actions:
-        raise _fail(f"{path}.action_requests", "a non-empty array", actions)
-    if not isinstance(configs, list) or len(configs) != len(actions):
+    actions, configs = request.action_requests, request.review_configs
+    if not actions:
+        raise _mismatch(f"{path}.action_requests", "a non-empty array", "[]")
+    if len(configs) != len(actions):
         expected = f"an array of {len(actions)} review configs"
-        raise _fail(f"{path}.review_configs", expected, configs)
-    requested: list[tuple[str, dict[str, JSON], str, frozenset[str]]] = []
-    for index, (action_value, config_value) in enumerate(
-        zip(actions, configs, strict=True)
-    ):
-        where = f"{path}.action_requests[{index}]"
-        action = _fields(action_value, where, *_ACTION)
-        name = _text(action["name"], f"{where}.name")
-        args = _args(action["args"], f"{where}.args")
-        said = _text(action.get("description", ""), f"{where}.description", empty=True)
+        raise _mismatch(f"{path}.review_configs", expected, f"{len(configs)}")
+    for index, (action, config) in enumerate(zip(actions, configs, strict=True)):
         where = f"{path}.review_configs[{index}]"
-        config = _fields(config_value, where, *_CONFIG)
-        if config["action_name"] != name:
-            raise _fail(f"{where}.action_name", repr(name), config["action_name"])
-        allowed = _allowed(config["allowed_decisions"], f"{where}.allowed_decisions")
-        requested.append((name, args, said, allowed))
-    wanted = [(name, canonical(args)) for name, args, _, _ in requested]
+        if config.action_name != action.name:
+            raise _fail(f"{where}.action_name", repr(action.name), config.action_name)
+        _allowed(list(config.allowed_decisions), f"{where}.allowed_decisions")
+    wanted = [(action.name, canonical(action.args)) for action in actions]
     listed = set(wanted)
     gated = [
         (ref, key)
@@ -408,26 +358,28 @@ def _batched(value: dict[str, JSON], values: object, path: str) -> list[_Call]:
             "one action per gated call of the last AI message, in order, "
             "each told apart from the calls not gated by name and arguments"
         )
-        got = f"{len(requested)} actions for {len(gated)} such calls"
-        raise DecodeError([Mismatch(f"{path}.action_requests", expected, got)])
+        got = f"{len(actions)} actions for {len(gated)} such calls"
+        raise _mismatch(f"{path}.action_requests", expected, got)
     calls = []
-    for index, ((ref, _), (name, args, said, allowed)) in enumerate(
-        zip(gated, requested, strict=True)
+    for index, ((ref, _), action, config) in enumerate(
+        zip(gated, actions, configs, strict=True)
     ):
-        where = f"{path}.action_requests[{index}] (its tool call id)"
-        ref_text = _text(ref if isinstance(ref, str) else None, where)
-        calls.append(_Call(ref_text, name, args, said, allowed))
+        if not isinstance(ref, str) or not ref:
+            where = f"{path}.action_requests[{index}] (its tool call id)"
+            raise _fail(where, "a non-empty string", ref)
+        allowed = frozenset(config.allowed_decisions)
+        calls.append(_Call(ref, action.name, action.args, action.description, allowed))
     return calls
 
 
-def _per_call(value: dict[str, JSON], schema: object, path: str) -> _Call:
+def _per_call(value: object, schema: object, path: str) -> _Call:
     """The one call of a ``ToolApprovalRequest``."""
-    value = _fields(value, path, *_PER_CALL)
+    request = _hitl.decode(value, _hitl.ToolApprovalRequest, path)
     return _Call(
-        _text(value["tool_call_id"], f"{path}.tool_call_id"),
-        _text(value["name"], f"{path}.name"),
-        _args(value["args"], f"{path}.args"),
-        _text(value["description"], f"{path}.description", empty=True),
+        request.tool_call_id,
+        request.name,
+        request.args,
+        request.description,
         _schema_decisions(schema, path.replace(".value", ".response_schema")),
     )
 
@@ -457,19 +409,21 @@ def _read(
     for index, interrupt in enumerate(snapshot.interrupts):
         path = f"$.interrupts[{index}].value"
         value = interrupt.value
-        if isinstance(value, dict) and value.get("type") == "tool_approval":
-            modes.add("per_call")
+        mode = _hitl.review_mode(value)
+        if mode == "per_call":
             calls = [_per_call(value, interrupt.response_schema, path)]
-        elif isinstance(value, dict) and "action_requests" in value:
-            modes.add("batched")
-            request = _fields(value, path, *_REQUEST)
+        elif mode == "batched":
+            request = _hitl.decode(value, _hitl.HITLRequest, path)
             calls = _batched(request, snapshot.values, path)
         else:
             expected = f"a {_MIDDLEWARE} HITLRequest or ToolApprovalRequest"
             raise _fail(path, expected, value)
+        modes.add(mode)
         pending = tuple(call.pending(questions, tools) for call in calls)
         allowed = tuple(call.allowed for call in calls)
-        reviews.append(Review(interrupt.id, value, pending, allowed))
+        # Decoded, so JSON: kept as the middleware raised it, for the UIs.
+        request_json = cast("JSON", value)
+        reviews.append(Review(interrupt.id, request_json, pending, allowed))
     if len(modes) > 1:
         raise _fail("$.interrupts", "the interrupts of one interrupt_mode", "both")
     refs = [p.ref for review in reviews for p in review.interrupts]
@@ -830,68 +784,37 @@ async def aresume(  # noqa: PLR0913 - keyword-only options
 
 # -- answers in the middleware's own shape ------------------------------------
 
-_TYPE: Final = frozenset({"type"})
-_ANSWER: Final[Mapping[str, _Shape]] = {
-    "approve": (_TYPE, frozenset()),
-    "reject": (_TYPE, frozenset({"message"})),
-    "respond": (_TYPE | {"message"}, frozenset()),
-    "edit": (_TYPE | {"edited_action"}, frozenset()),
-}
-_EDITED: Final[_Shape] = (frozenset({"name", "args"}), frozenset())
 
-
-def _entry(pending: PendingInterrupt, decision: JSON, path: str) -> Respond | Restart:
+def _entry(
+    pending: PendingInterrupt, decision: _hitl.Decision, path: str
+) -> Respond | Restart:
     """One of the middleware's decisions, as an entry of a `Resume`."""
-    kind = decision.get("type") if isinstance(decision, dict) else None
-    if not isinstance(kind, str) or kind not in _ANSWER:
-        expected = f"one of {', '.join(map(repr, _DECISIONS))}"
-        raise _fail(f"{path}.type", expected, kind)
-    fields = _fields(decision, path, *_ANSWER[kind])
-    if kind == "approve":
-        return Restart(pending.name, pending.ref, "approve")
-    if kind == "reject":
-        message = _text(fields.get("message", ""), f"{path}.message", empty=True)
-        reason = message or DEFAULT_REJECTION
-        return Restart(pending.name, pending.ref, {"reject": {"reason": reason}})
-    if kind == "respond":
-        return Respond(
-            pending.name,
-            pending.ref,
-            _text(fields["message"], f"{path}.message", empty=True),
-        )
-    edited = _fields(fields["edited_action"], f"{path}.edited_action", *_EDITED)
-    name = _text(edited["name"], f"{path}.edited_action.name")
-    args = _args(edited["args"], f"{path}.edited_action.args")
-    if name != pending.name:
-        raise _fail(f"{path}.edited_action.name", repr(pending.name), name)
-    # An edit is an approval of other arguments: `resume` takes it where the
-    # review allows ``edit`` and they fit the tool's argument schema.
-    return Restart(pending.name, pending.ref, "approve", input=args)
+    match decision:
+        case _hitl.Approve():
+            return Restart(pending.name, pending.ref, "approve")
+        case _hitl.Reject(message=message):
+            reason = message or DEFAULT_REJECTION
+            return Restart(pending.name, pending.ref, {"reject": {"reason": reason}})
+        case _hitl.Respond(message=message):
+            return Respond(pending.name, pending.ref, message)
+        case _hitl.Edit(edited_action=action):  # pragma: no branch - closed union
+            if action.name != pending.name:
+                where = f"{path}.edited_action.name"
+                raise _fail(where, repr(pending.name), action.name)
+            # An edit is an approval of other arguments: `resume` takes it
+            # where the review allows ``edit`` and they fit the tool's schema.
+            return Restart(pending.name, pending.ref, "approve", input=action.args)
 
 
-_Pair: TypeAlias = tuple[PendingInterrupt, JSON, str]
+_Pair: TypeAlias = tuple[PendingInterrupt, _hitl.Decision, str]
 """A gated call, the decision for it, and where the decision sits."""
 
 
 def _positions(
-    review: Review,
-    answer: JSON,
-    path: str,
-    problems: list[Problem],
-    mismatches: list[Mismatch],
+    review: Review, answer: JSON, path: str, problems: list[Problem]
 ) -> list[_Pair]:
     """Pair a batched answer's decisions with the review's calls, by position."""
-    try:
-        body = _fields(answer, path, frozenset({"decisions"}), frozenset())
-    except DecodeError as error:
-        mismatches.extend(error.problems)
-        return []
-    decisions = body["decisions"]
-    if not isinstance(decisions, list):
-        mismatches.append(
-            Mismatch(f"{path}.decisions", "an array", describe(decisions))
-        )
-        return []
+    decisions = _hitl.decode(answer, _hitl.HITLResponse, path).decisions
     for extra in range(len(review.interrupts), len(decisions)):
         message = (
             f"decision {extra} of {review.id!r} has no call: the review "
@@ -943,13 +866,18 @@ def from_decisions(pause: Pause, answers: Mapping[str, JSON]) -> Resume:
             message = f"no pending review has interrupt id {interrupt_id!r}"
             problems.append(Problem(ProblemCode.UNKNOWN_INTERRUPT, message))
             continue
-        if pause.mode == "per_call":
-            pairs = [(review.interrupts[0], answer, path)]
-        else:
-            pairs = _positions(review, answer, path, problems, mismatches)
-        for pending, decision, where in pairs:
+        try:
+            if pause.mode == "per_call":
+                decision = _hitl.decision(answer, path)
+                pairs = [(review.interrupts[0], decision, path)]
+            else:
+                pairs = _positions(review, answer, path, problems)
+        except DecodeError as error:
+            mismatches.extend(error.problems)
+            continue
+        for pair in pairs:
             try:
-                entries.append(_entry(pending, decision, where))
+                entries.append(_entry(*pair))
             except DecodeError as error:
                 mismatches.extend(error.problems)
     if mismatches:

@@ -1025,7 +1025,7 @@ class TestFromDecisions:
         ("decision", "where"),
         [
             ({"type": "maybe"}, ".decisions[0].type"),
-            ("approve", ".decisions[0].type"),
+            ("approve", ".decisions[0]"),
             ({"type": "approve", "note": "ok"}, ".decisions[0].note"),
             ({"type": "respond"}, ".decisions[0].message"),
             ({"type": "reject", "message": 3}, ".decisions[0].message"),
