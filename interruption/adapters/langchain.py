@@ -9,21 +9,25 @@ position*; in ``"per_call"`` mode once per gated call with a
 pause from the agent's checkpoint (never from the client) and shows each
 gated call as its own `PendingInterrupt`:
 
-* a call whose review allows ``approve`` (or allows neither ``approve`` nor
-  ``respond``) is ``ApprovalPending(<tool call id>)``, answered only by
-  ``pending.approve()`` or ``pending.reject(reason)``; when the review
-  allows ``edit`` too, its ``accepts.replace_input`` is the tool's argument
-  schema (the ``tool_call_schema`` the agent's tool shows the model), and
-  an approval with other arguments that fit it,
+* a call whose review does not allow ``respond`` is
+  ``ApprovalPending(<tool call id>)``, answered only by ``pending.approve()``
+  or ``pending.reject(reason)``; when the review allows ``edit`` too, its
+  ``accepts.replace_input`` is the tool's argument schema (the
+  ``tool_call_schema`` the agent's tool shows the model), and an approval
+  with other arguments that fit it,
   ``pending.restart("approve", replace_input=args)``, is the middleware's
   ``edit``;
-* a call whose review allows ``respond`` and not ``approve`` (an
-  ``ask_user`` style tool) is a question, `Custom()`, answered by
-  ``pending.respond(text)`` against a string schema, narrowed per tool with
-  *questions*.
+* a call whose review allows ``respond`` (an ``ask_user`` style tool, or
+  any tool under ``interrupt_on={name: True}``) lets the human answer in
+  the tool's place, which an approval never takes: it is `Custom()`,
+  answered by ``pending.respond(text)`` against a string schema (narrowed
+  per tool with *questions*) and, where the review allows them, by the same
+  decisions as a restart (``pending.restart("approve")``,
+  ``pending.restart({"reject": {"reason": ...}})``, an edit as above).
 
 `resume` authorizes the client's `Resume`, refuses decisions the call's
-review does not allow, validates the rest with `interruption.admit` and
+review does not allow (the middleware's four: ``approve``, ``edit``,
+``reject``, ``respond``), validates the rest with `interruption.admit` and
 spends the pause once in a `Store`; only then does it build the
 middleware's own answer, call by call id, and run the agent from the very
 checkpoint it validated. `from_decisions` turns a reviewer UI's answer in
@@ -277,17 +281,22 @@ class _Call:
             "allowed_decisions": [d for d in _hitl.DECISION_TYPES if d in self.allowed],
         }
         tool = ToolRequest(self.name, self.ref, self.args)
-        if "respond" in self.allowed and "approve" not in self.allowed:
-            declared = questions.get(self.name)
-            answer: JSONSchema = (
-                _STRING if declared is None else {"allOf": [_STRING, declared]}
-            )
-            accepts = Accepts(respond=answer)
-            return PendingInterrupt(self.ref, Custom(), payload, tool, accepts)
-        kind = ApprovalPending(self.ref)
         edit = _args_schema(tools.get(self.name)) if "edit" in self.allowed else None
-        accepts = Accepts(restart=DECISION_SCHEMA, replace_input=edit)
-        return PendingInterrupt(self.ref, kind, payload, tool, accepts)
+        if "respond" not in self.allowed:
+            accepts = Accepts(restart=DECISION_SCHEMA, replace_input=edit)
+            return PendingInterrupt(
+                self.ref, ApprovalPending(self.ref), payload, tool, accepts
+            )
+        # The human may answer in the tool's place: not an approval, which
+        # never takes a result (`PendingInterrupt.allowed`), but a pause that
+        # takes that answer and, where the review allows them, decisions.
+        declared = questions.get(self.name)
+        answer: JSONSchema = (
+            _STRING if declared is None else {"allOf": [_STRING, declared]}
+        )
+        decides = DECISION_SCHEMA if self.allowed - {"respond"} else None
+        accepts = Accepts(respond=answer, restart=decides, replace_input=edit)
+        return PendingInterrupt(self.ref, Custom(), payload, tool, accepts)
 
 
 def _args_schema(tool: BaseTool | None) -> JSONSchema | None:
@@ -490,7 +499,7 @@ def _not_allowed(resume: Resume, pause: Pause) -> list[Problem]:
         (pending.name, pending.ref): (pending, allowed)
         for review in pause.reviews
         for pending, allowed in zip(review.interrupts, review.allowed, strict=True)
-        if isinstance(pending.kind, ApprovalPending)
+        if pending.accepts.restart is not None
     }
     problems = []
     for index, entry in enumerate(resume.restart):
@@ -644,8 +653,8 @@ def pending(
         agent: The agent (``create_agent(...)`` with a checkpointer).
         config: Names the thread (``{"configurable": {"thread_id": ...}}``).
         questions: Per tool name, the schema of a respond answer, for tools
-            whose review allows ``respond`` and not ``approve``; the answer
-            is a string in any case.
+            whose review allows ``respond``; the answer is a string in any
+            case.
 
     Returns:
         The pause, or None when the thread waits for no review.

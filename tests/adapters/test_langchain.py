@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from interruption import (
     JSON,
+    Accepts,
     ApprovalPending,
     Custom,
     DecodeError,
@@ -30,6 +31,7 @@ from interruption import (
 from interruption.adapters import langchain
 from interruption.adapters import langgraph as langgraph_adapter
 from interruption.adapters.langchain import Pause, from_decisions, pending, resume
+from interruption.approval import DECISION_SCHEMA
 from langchain.agents import create_agent
 from langchain.agents.middleware import HumanInTheLoopMiddleware, InterruptOnConfig
 from langchain_core.language_models import BaseChatModel
@@ -248,6 +250,25 @@ class TestPending:
             "allOf": [{"type": "string"}, {"enum": ["Yes", "No"]}]
         }
         assert question.accepts.restart is None
+
+    def test_a_review_that_allows_respond_is_a_question_with_decisions(
+        self, mode: str
+    ) -> None:
+        """interrupt_on True: a Custom pause taking an answer and the decisions."""
+        agent = agent_for([[TWO[0]]], mode, {"transfer_money": True})
+        agent.invoke({"messages": [{"role": "user", "content": "go"}]}, CONFIG)
+        narrow: dict[str, JSON] = {"maxLength": 40}
+        pause = pending(agent, CONFIG, questions={"transfer_money": narrow})
+        assert pause is not None
+        (transfer,) = pause.interrupts
+        schema = transfer_money.tool_call_schema.model_json_schema()  # type: ignore[union-attr]
+        assert transfer.kind == Custom()
+        assert transfer.accepts == Accepts(
+            respond={"allOf": [{"type": "string"}, narrow]},
+            restart=DECISION_SCHEMA,
+            replace_input=schema,
+        )
+        assert transfer.allowed == transfer.accepts
 
     def test_an_undeclared_question_takes_any_string(self) -> None:
         """Without a declared schema a question's answer is any string."""
@@ -569,14 +590,102 @@ class TestResume:
             lambda: resume(agent, CONFIG, Resume(restart=[edited]), MemoryStore())
         ) == (ProblemCode.INPUT_MODIFIED,)
 
-    def test_a_result_for_an_approval_is_refused(self) -> None:
-        """A client-made result cannot stand in for an approval."""
-        agent = agent_for([[TWO[0]]], gates={"transfer_money": True})
-        paused(agent)
+    def test_a_result_for_an_approval_is_refused(self, mode: str) -> None:
+        """Where the review does not allow respond, a result is refused, unspent."""
+        agent = agent_for([[TWO[0]]], mode)
+        (transfer,) = paused(agent).interrupts
+        store = MemoryStore()
         forged = Resume(respond=[Respond("transfer_money", "c-1", "sent")])
-        refused = codes(lambda: resume(agent, CONFIG, forged, MemoryStore()))
+        refused = codes(lambda: resume(agent, CONFIG, forged, store))
         assert refused == (ProblemCode.ANSWER_NOT_ACCEPTED,)
         assert SEEN == []
+        resume(agent, CONFIG, Resume(restart=[transfer.approve()]), store)
+        assert transfers() == [{"to": "ACME", "amount": 1}]
+
+    def test_a_review_that_allows_respond_takes_an_answer(self, mode: str) -> None:
+        """interrupt_on True allows respond: the model gets it as the tool's result."""
+        agent = agent_for([[TWO[0]]], mode, {"transfer_money": True})
+        (transfer,) = paused(agent).interrupts
+        answer = Resume(respond=[transfer.respond("paid by cheque")])
+        assert resume(agent, CONFIG, answer, MemoryStore()) is None
+        assert transfers() == []
+        assert SEEN == ["paid by cheque"]
+        (message,) = [
+            m
+            for m in agent.get_state(CONFIG).values["messages"]
+            if isinstance(m, ToolMessage)
+        ]
+        assert (message.tool_call_id, message.status) == ("c-1", "success")
+
+    @pytest.mark.parametrize(
+        ("decide", "ran"),
+        [
+            (lambda p: p.restart("approve"), [{"to": "ACME", "amount": 1}]),
+            (
+                lambda p: p.restart(
+                    "approve", replace_input={"to": "EVE", "amount": 1}
+                ),
+                [{"to": "EVE", "amount": 1}],
+            ),
+            (lambda p: p.restart({"reject": {"reason": "no"}}), []),
+        ],
+        ids=["approve", "edit", "reject"],
+    )
+    def test_a_review_that_allows_respond_takes_its_decisions(
+        self, mode: str, decide: Callable[[PendingInterrupt], Restart], ran: list[JSON]
+    ) -> None:
+        """interrupt_on True takes approve, edit and reject too, each once."""
+        agent = agent_for([[TWO[0]]], mode, {"transfer_money": True})
+        (transfer,) = paused(agent).interrupts
+        store = MemoryStore()
+        answer = Resume(restart=[decide(transfer)])
+        resume(agent, CONFIG, answer, store)
+        assert transfers() == ran
+        assert codes(lambda: resume(agent, CONFIG, answer, store)) == (
+            ProblemCode.CONSUMED,
+        )
+        assert transfers() == ran
+
+    def test_only_the_decisions_a_respond_review_allows(self, mode: str) -> None:
+        """A review of respond and reject refuses an approval, unspent."""
+        gates: dict[str, bool | InterruptOnConfig] = {
+            "transfer_money": {"allowed_decisions": ["respond", "reject"]}
+        }
+        agent = agent_for([[TWO[0]]], mode, gates)
+        (transfer,) = paused(agent).interrupts
+        store = MemoryStore()
+        approve = transfer.restart("approve")
+        edit = Restart("transfer_money", "c-1", "approve", {"to": "EVE", "amount": 1})
+        assert codes(
+            lambda: resume(agent, CONFIG, Resume(restart=[approve]), store)
+        ) == (ProblemCode.ANSWER_NOT_ACCEPTED,)
+        assert codes(lambda: resume(agent, CONFIG, Resume(restart=[edit]), store)) == (
+            ProblemCode.INPUT_MODIFIED,
+        )
+        assert transfers() == []
+        rejected = Resume(restart=[transfer.restart({"reject": {"reason": "no"}})])
+        resume(agent, CONFIG, rejected, store)
+        assert transfers() == []
+        assert any("with reason: no" in seen for seen in SEEN)
+
+    def test_approve_and_respond_in_one_batch(self, mode: str) -> None:
+        """One call approved and one answered in its place, together (LangChain's)."""
+        gates: dict[str, bool | InterruptOnConfig] = {
+            "lookup": {"allowed_decisions": ["approve"]},
+            "ask_user": {"allowed_decisions": ["respond"]},
+        }
+        turn = [
+            call("lookup", "c-1", query="SF"),
+            call("ask_user", "c-2", question="?"),
+        ]
+        agent = agent_for([turn], mode, gates)
+        calls = by_ref(paused(agent))
+        answer = Resume(
+            restart=[calls["c-1"].approve()], respond=[calls["c-2"].respond("Yes")]
+        )
+        resume(agent, CONFIG, answer, MemoryStore())
+        assert RAN == [("lookup", {"query": "SF"})]
+        assert "Yes" in SEEN
 
     def test_a_wrong_count_is_refused(self, mode: str) -> None:
         """Too few answers are missing, one too many is unknown; nothing runs."""
