@@ -1171,6 +1171,77 @@ class TestFromDecisions:
         assert caught.value.codes == (ProblemCode.UNKNOWN_INTERRUPT,) * 2
 
 
+def graph_answer(pause: Pause, decision: JSON) -> Resume:
+    """What a LangGraph adapter client sends for a one-call review."""
+    (review,) = pause.reviews
+    body: JSON = decision if pause.mode == "per_call" else {"decisions": [decision]}
+    return Resume(respond=[Respond("custom", review.id, body)])
+
+
+EDIT_TO_EVE: Final[JSON] = {
+    "type": "edit",
+    "edited_action": {"name": "transfer_money", "args": {"to": "EVE", "amount": 1}},
+}
+
+
+class TestThroughTheLangGraphAdapter:
+    def test_a_review_is_listed_accepting_no_answer(self, mode: str) -> None:
+        """The LangGraph adapter shows each review as raised, taking no answer."""
+        agent = agent_for([TWO], mode)
+        pause = paused(agent)
+        seen = langgraph_adapter.pending(agent, CONFIG)
+        assert [(p.id, p.kind, p.payload) for p in seen] == [
+            (review.id, Custom(), review.request) for review in pause.reviews
+        ]
+        assert [p.accepts for p in seen] == [Accepts()] * len(pause.reviews)
+
+    def test_a_review_gets_the_same_rules_through_both_doors(self, mode: str) -> None:
+        """A forbidden edit is refused by both doors, unspent; approval runs once."""
+        gates: dict[str, bool | InterruptOnConfig] = {
+            "transfer_money": {"allowed_decisions": ["approve", "reject"]}
+        }
+        agent = agent_for([[TWO[0]]], mode, gates)
+        pause = paused(agent)
+        (transfer,) = pause.interrupts
+        store = MemoryStore()
+
+        def through_graph(decision: JSON) -> tuple[ProblemCode, ...]:
+            answer = graph_answer(pause, decision)
+            return codes(lambda: langgraph_adapter.resume(agent, CONFIG, answer, store))
+
+        assert through_graph(EDIT_TO_EVE) == (ProblemCode.ANSWER_NOT_ACCEPTED,)
+        edit = from_decisions(pause, ui_answers(pause, {"c-1": EDIT_TO_EVE}))
+        assert codes(lambda: resume(agent, CONFIG, edit, store)) == (
+            ProblemCode.INPUT_MODIFIED,
+        )
+        assert through_graph({"type": "approve"}) == (ProblemCode.ANSWER_NOT_ACCEPTED,)
+        assert transfers() == []
+        answer = Resume(restart=[transfer.approve()])
+        assert resume(agent, CONFIG, answer, store) is None
+        assert transfers() == [{"to": "ACME", "amount": 1}]
+        assert codes(lambda: resume(agent, CONFIG, answer, store)) == (
+            ProblemCode.CONSUMED,
+        )
+        with pytest.raises(ResumeRejected):
+            langgraph_adapter.resume(
+                agent, CONFIG, graph_answer(pause, {"type": "approve"}), store
+            )
+        assert transfers() == [{"to": "ACME", "amount": 1}]
+
+    @pytest.mark.parametrize(
+        "value",
+        [
+            {"action_requests": "damaged"},
+            {"type": "tool_approval"},
+            {"action_requests": [], "review_configs": [], "extra": 1},
+        ],
+    )
+    def test_a_damaged_review_is_still_a_review(self, value: JSON) -> None:
+        """Whatever its state, a review is not taken for a plain interrupt."""
+        shown, wire = langgraph_adapter._of_interrupt(Interrupt(value, "i-1"))
+        assert (shown.accepts, wire) == (Accepts(), None)
+
+
 class TestForgeries:
     @settings(
         max_examples=25,
