@@ -9,10 +9,16 @@ client could edit.
 The token's header names its key (``kid``), so keys rotate: sign with the
 active key, keep the previous ones in the mapping until their tokens expire,
 then drop them. Its claims carry ``jti`` (unique per token), ``iat``,
-``exp``, ``sub`` (the session), ``tid`` (the turn id) and ``turn`` (the turn
-itself). `Sealer.redeem` makes a turn single-use through a store: it
-validates the resume first, then spends the turn (session, turn id) once,
-whichever of its tokens carries it.
+``exp``, ``aud`` (the channel that minted it), ``sub`` (the session),
+``tid`` (the turn id) and ``turn`` (the turn itself). `Sealer.redeem` makes a
+turn single-use through a store: it validates the resume first, then spends
+the turn (session, turn id) once, whichever of its tokens carries it.
+
+Every token is bound to the channel that minted it: ``aud`` is
+`SEALED_TURN_AUDIENCE` for a turn `Sealer.redeem` serves, or an adapter's
+own audience for the run state it seals, and every open checks it (PyJWT's
+strict audience check). A token of one channel never opens at another, so
+a pause is answered, and spent, only through the door it was sealed for.
 
 Every token that does not verify raises `ResumeRejected` with one `Problem`
 coded ``bad_token`` (or ``expired``), whose message says what was expected
@@ -34,7 +40,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, final
 import attrs
 import jwt
 
-from interruption._json import STORED_DEPTH
+from interruption._json import STORED_DEPTH, describe
 from interruption._parse import ENCODE, parse
 from interruption.errors import DecodeError, ProblemCode, ResumeRejected
 from interruption.resume import InterruptedTurn, Resume
@@ -49,7 +55,14 @@ if TYPE_CHECKING:
     from interruption.store import Store
 from interruption.wire import structure, unstructure
 
-__all__ = ["MAX_TOKEN_CHARS", "MIN_KEY_BYTES", "Opened", "Sealer", "spent_key"]
+__all__ = [
+    "MAX_TOKEN_CHARS",
+    "MIN_KEY_BYTES",
+    "SEALED_TURN_AUDIENCE",
+    "Opened",
+    "Sealer",
+    "spent_key",
+]
 
 MIN_KEY_BYTES: Final = 32
 """The shortest HS256 key accepted: as long as the hash (RFC 7518 §3.2)."""
@@ -57,10 +70,17 @@ MIN_KEY_BYTES: Final = 32
 MAX_TOKEN_CHARS: Final = 8 * 1_048_576
 """The default size limit of a sealed token, in characters."""
 
+SEALED_TURN_AUDIENCE: Final = "interruption.sealing"
+"""The ``aud`` of a sealed turn: the channel `Sealer.redeem` serves.
+
+It is the default audience of `Sealer.seal` and `Sealer.open`; an adapter
+that seals its framework's state names its own module instead.
+"""
+
 _HEADER_BYTES: Final = 4096
 _HEADER_DEPTH: Final = 2
 _SHAPE: Final = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+", re.ASCII)
-_REQUIRED: Final = ("jti", "iat", "sub", "tid", "turn")
+_REQUIRED: Final = ("jti", "iat", "aud", "sub", "tid", "turn")
 
 
 def spent_key(turn: InterruptedTurn) -> str:
@@ -100,6 +120,13 @@ def _aware(now: datetime | None) -> datetime:
         msg = "now: expected a timezone-aware datetime, got a naive one"
         raise ValueError(msg)
     return now
+
+
+def _channel(audience: str) -> str:
+    if type(audience) is not str or not audience:
+        msg = f"audience: expected a non-empty string, got {audience!r}"
+        raise ValueError(msg)
+    return audience
 
 
 def _moment(seconds: int, claim: str = "exp") -> datetime:
@@ -197,8 +224,14 @@ class Sealer:
             msg = f"max_ttl: expected a positive duration or None, got {self.max_ttl}"
             raise ValueError(msg)
 
-    def seal(self, turn: InterruptedTurn, *, now: datetime | None = None) -> str:
-        """Sign *turn* into a token with the active key.
+    def seal(
+        self,
+        turn: InterruptedTurn,
+        *,
+        now: datetime | None = None,
+        audience: str = SEALED_TURN_AUDIENCE,
+    ) -> str:
+        """Sign *turn* into a token with the active key, for one channel.
 
         ``exp`` is the turn's ``expires_at``, capped at *now* + ``max_ttl``;
         a token gets no ``exp`` only when both are absent. A turn that has
@@ -207,13 +240,17 @@ class Sealer:
         Args:
             turn: The authoritative turn.
             now: The sealing time (default: the clock), timezone-aware.
+            audience: The channel the token is for (its ``aud``); it opens
+                only where that audience is expected. The default is the
+                sealed turn that `redeem` serves.
 
         Returns:
             The token (compact JWS, ASCII).
 
         Raises:
-            ValueError: if *now* is naive, or the token would exceed
-                ``max_token_chars`` (keep such a turn in a store).
+            ValueError: if *now* is naive, *audience* is empty, or the token
+                would exceed ``max_token_chars`` (keep such a turn in a
+                store).
         """
         moment = _aware(now)
         ends = [] if turn.expires_at is None else [turn.expires_at]
@@ -222,6 +259,7 @@ class Sealer:
         claims: dict[str, Any] = {
             "jti": uuid.uuid4().hex,
             "iat": math.floor(moment.timestamp()),
+            "aud": _channel(audience),
             "sub": turn.session,
             "tid": turn.turn_id,
             "turn": unstructure(turn),
@@ -242,12 +280,20 @@ class Sealer:
             raise ValueError(msg)
         return token
 
-    def open(self, token: str, *, now: datetime | None = None) -> InterruptedTurn:
+    def open(
+        self,
+        token: str,
+        *,
+        now: datetime | None = None,
+        audience: str = SEALED_TURN_AUDIENCE,
+    ) -> InterruptedTurn:
         """Verify *token* and return the turn it carries.
 
         Args:
             token: A token from `seal`, as the client sent it back.
             now: The time to check ``exp`` against (default: the clock).
+            audience: The channel asking: the token's ``aud`` must be
+                exactly this (the default: a sealed turn).
 
         Returns:
             The authoritative turn, for `validate_resume`.
@@ -255,18 +301,25 @@ class Sealer:
         Raises:
             ResumeRejected: ``bad_token`` if the token is malformed, altered,
                 signed with another algorithm or an unknown or retired key,
-                or its claims disagree with the turn; ``expired`` past its
-                ``exp``.
-            ValueError: if *now* is naive.
+                minted for another audience (an adapter's run state), or its
+                claims disagree with the turn; ``expired`` past its ``exp``.
+            ValueError: if *now* is naive or *audience* is empty.
         """
-        return self.open_with_claims(token, now=now).turn
+        return self.open_with_claims(token, now=now, audience=audience).turn
 
-    def open_with_claims(self, token: str, *, now: datetime | None = None) -> Opened:
+    def open_with_claims(
+        self,
+        token: str,
+        *,
+        now: datetime | None = None,
+        audience: str = SEALED_TURN_AUDIENCE,
+    ) -> Opened:
         """Verify *token*; return the turn with ``jti`` and its times.
 
         Args:
             token: A token from `seal`, as the client sent it back.
             now: The time to check ``exp`` against (default: the clock).
+            audience: The channel asking, as in `open`.
 
         Returns:
             The turn, the token's ``jti``,
@@ -274,11 +327,12 @@ class Sealer:
 
         Raises:
             ResumeRejected: as `open` does.
-            ValueError: if *now* is naive.
+            ValueError: if *now* is naive or *audience* is empty.
         """
         moment = _aware(now)
+        channel = _channel(audience)
         key_id = self._key_id(token)
-        claims = self._verified(token, key_id)
+        claims = self._verified(token, key_id, channel)
         expires_at = self._expiry(claims, moment)
         jti = claims["jti"]
         if type(jti) is not str or not jti:
@@ -303,10 +357,11 @@ class Sealer:
     ) -> ResolvedResume:
         """Open *token*, validate *resume* against its turn, then spend the turn.
 
-        The one call a stateless server needs: the token must verify and
-        carry a turn of *session* (the session the caller serves), the
-        resume is authorized and validated against that turn
-        (`validate_and_spend`), and only then is the turn spent in *store*,
+        The one call a stateless server needs: the token must verify, be
+        minted for this channel (`SEALED_TURN_AUDIENCE`: an adapter's token
+        never redeems here) and carry a turn of *session* (the session the
+        caller serves), the resume is authorized and validated against that
+        turn (`validate_and_spend`), and only then is the turn spent in *store*,
         once per (session, turn id) whichever token carries it: a resealed
         turn (a page reload) does not resume twice, and a bad answer burns
         nothing. The spent mark is kept as long as any token of the turn
@@ -326,14 +381,15 @@ class Sealer:
             The validated answers; continue with `continue_resolved`.
 
         Raises:
-            ResumeRejected: ``bad_token`` or ``expired`` as `open` does, or
+            ResumeRejected: ``bad_token`` or ``expired`` as `open` does
+                (``bad_token`` for a token minted for another audience), or
                 ``bad_token`` for a token of another session; then every
                 problem `validate_and_spend` finds, ``consumed`` when the
                 turn was already resumed.
             ValueError: if *now* is naive.
         """
         moment = _aware(now)
-        turn = self.open_with_claims(token, now=moment).turn
+        turn = self.open(token, now=moment, audience=SEALED_TURN_AUDIENCE)
         if turn.session != session:
             message = (
                 f"token: expected a turn of session {session!r}, got one of "
@@ -399,14 +455,15 @@ class Sealer:
             raise ResumeRejected.of(ProblemCode.BAD_TOKEN, message)
         return key_id
 
-    def _verified(self, token: str, key_id: str) -> dict[str, Any]:
-        """Check the signature with *key_id*'s key; return the claims."""
+    def _verified(self, token: str, key_id: str, audience: str) -> dict[str, Any]:
+        """Check the signature with *key_id*'s key and the audience; the claims."""
         options: Any = {
             "verify_signature": True,
             "verify_exp": False,  # checked against the caller's clock below
             "verify_iat": False,
             "verify_nbf": False,
-            "verify_aud": False,
+            "verify_aud": True,
+            "strict_aud": True,  # one audience, a string, exactly this one
             "verify_iss": False,
             "verify_sub": False,
             "verify_jti": False,
@@ -414,12 +471,24 @@ class Sealer:
         }
         try:
             return jwt.decode(
-                token, self.keys[key_id], algorithms=[self.algorithm], options=options
+                token,
+                self.keys[key_id],
+                algorithms=[self.algorithm],
+                audience=audience,
+                options=options,
             )
         except jwt.InvalidSignatureError:
             message = (
                 f"token signature: expected one made with key {key_id!r}, got "
                 "another; the token was altered or signed with a different key"
+            )
+            raise ResumeRejected.of(ProblemCode.BAD_TOKEN, message) from None
+        except jwt.InvalidAudienceError:
+            # Raised only once the signature verified: the claims are genuine.
+            got = jwt.decode(token, options={"verify_signature": False})["aud"]
+            message = (
+                f"token claim 'aud': expected {audience!r}, got {describe(got)}; "
+                "the token was minted for another channel"
             )
             raise ResumeRejected.of(ProblemCode.BAD_TOKEN, message) from None
         except jwt.MissingRequiredClaimError as error:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import inspect
 import itertools
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Final, Literal, TypeAlias, final
 
@@ -33,6 +33,8 @@ from interruption.resume import (
     answer_key,
     gather_checks,
 )
+from interruption.store._base import AuditEvent, AuditKind
+from interruption.wire import unstructure
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -47,7 +49,9 @@ __all__ = [
     "Spend",
     "admit",
     "authorize_turn",
+    "interrupt_keys",
     "pause_key",
+    "unspent",
     "utc_now",
     "validate_and_spend",
     "validate_resume",
@@ -471,7 +475,7 @@ async def admit(  # noqa: PLR0913 - keyword-only options
     store: Store,
     *,
     session: str,
-    key: str,
+    keys: Mapping[str, str],
     policy: ResumePolicy | None = None,
     keep_until: datetime | None = None,
     completed: Sequence[ToolResponse] = (),
@@ -480,41 +484,132 @@ async def admit(  # noqa: PLR0913 - keyword-only options
 
     The framework's own state is authoritative (a checkpoint, a run state
     kept server-side): *interrupts* are read from it, never from anything
-    the client sent back. The resume is authorized and validated against
-    them, and only then is *key* spent in *store*, once.
+    the client sent back. Each interrupt is spent on its own key (*keys*),
+    so a pause is spent once however its answers are split or batched, and
+    whichever adapter, process or token the answer comes through, as long
+    as every door builds the same key for it (`pause_key`). In order:
+
+    1. the principal is authorized for every interrupt in *interrupts*,
+       spent or not (a refusal names nothing, whatever was named);
+    2. an answer to an interrupt whose key is spent is ``consumed``, whatever
+       else is wrong with the resume;
+    3. the resume is validated against the interrupts not yet spent;
+    4. the answered interrupts' keys are spent together, with an
+       ``accepted`` audit event in the same transaction; a batch that lost a
+       race on any of them is ``consumed`` whole, and nothing of it is spent.
+
+    Every refusal is logged as a ``rejected`` audit event (with the
+    principal and the problem codes); the audit trail is *session*'s.
 
     Args:
         resume: What the client sent.
         interrupts: What is really pending, from the framework's state.
-        store: Where spent pauses are marked.
-        session: The conversation (a thread id, a run id), for messages.
-        key: What identifies this pause for single use (e.g. the thread and
-            its checkpoint); spent once, ever.
+        store: Where spent pauses are marked and the audit trail is kept.
+        session: The conversation (a thread id, a run id): messages and the
+            audit trail.
+        keys: Each interrupt's id -> the key that spends it, once, ever.
         policy: Partial resumes, the clock, authorization; strict by default.
-        keep_until: Keep the spent mark at least until then; None for ever.
+        keep_until: Keep the spent marks at least until then; None for ever.
         completed: Results of calls that finished beside the pause.
 
     Returns:
         The validated answers, in the order of *interrupts*.
 
     Raises:
-        ResumeRejected: as `validate_and_spend`; ``consumed`` when *key*
-            was spent already.
+        ResumeRejected: as `validate_and_spend`; ``consumed`` when an
+            answered interrupt was spent already.
+        KeyError: if *keys* lacks an interrupt's id (the adapter's bug).
     """
     policy = policy or ResumePolicy()
+    named = _named(resume)
+    spent = await store.spent([keys[pending.id] for pending in interrupts])
+    live = tuple(pending for pending in interrupts if keys[pending.id] not in spent)
     turn = InterruptedTurn(
         session=session,
-        turn_id=1,
+        turn_id=ADAPTER_TURN,
         messages=(),
-        interrupts=tuple(interrupts),
+        interrupts=live,
         completed=tuple(completed),
         created_at=policy.now(),
     )
 
-    async def spend(_kept: Resume) -> bool:
-        return await store.spend(key, keep_until)
+    async def replayed() -> bool:
+        return (bool(interrupts) and not live) or any(
+            answer_key(pending) in named
+            for pending in interrupts
+            if keys[pending.id] in spent
+        )
 
-    return await validate_and_spend(resume, turn, spend, policy=policy)
+    async def spend(kept: Resume) -> bool:
+        answered = _named(kept)
+        chosen = [p for p in live if answer_key(p) in answered]
+        event = _event(
+            session, "accepted", policy, resume, pending=tuple(p.id for p in chosen)
+        )
+        return await store.spend_all([keys[p.id] for p in chosen], keep_until, (event,))
+
+    try:
+        # Whatever is spent, a refused principal learns nothing: it is
+        # authorized for everything the framework shows, spent or not.
+        await authorize_turn(
+            attrs.evolve(turn, interrupts=tuple(interrupts)),
+            policy.authorize,
+            policy.principal,
+        )
+        return await validate_and_spend(
+            resume,
+            turn,
+            spend,
+            policy=attrs.evolve(policy, authorize=None),
+            spent=replayed,
+        )
+    except ResumeRejected as rejected:
+        codes = tuple(dict.fromkeys(str(problem.code) for problem in rejected.problems))
+        await store.log(_event(session, "rejected", policy, resume, codes=codes))
+        raise
+
+
+def _named(resume: Resume) -> set[Key]:
+    """The ``(name, ref)`` of every entry of *resume*."""
+    entries: list[Respond | Restart] = [*resume.respond, *resume.restart]
+    return {(entry.name, entry.ref) for entry in entries}
+
+
+ADAPTER_TURN: Final = 1
+"""The turn id of an adapter's pause in `admit` and its audit trail."""
+
+
+def _event(  # noqa: PLR0913 - an event's fields
+    session: str,
+    kind: AuditKind,
+    policy: ResumePolicy,
+    resume: Resume,
+    *,
+    codes: tuple[str, ...] = (),
+    pending: tuple[str, ...] = (),
+) -> AuditEvent:
+    return AuditEvent(
+        session,
+        ADAPTER_TURN,
+        kind,
+        policy.now(),
+        principal=policy.principal,
+        codes=codes,
+        digest=digest(unstructure(resume)),
+        pending=pending,
+    )
+
+
+async def unspent(
+    interrupts: Sequence[PendingInterrupt], keys: Mapping[str, str], store: Store
+) -> tuple[PendingInterrupt, ...]:
+    """What of *interrupts* is still answerable: those whose key is not spent.
+
+    An adapter lists only these as pending: an interrupt answered through
+    any door (whose continuation may still be running) is no longer shown.
+    """
+    spent = await store.spent([keys[pending.id] for pending in interrupts])
+    return tuple(pending for pending in interrupts if keys[pending.id] not in spent)
 
 
 def pause_key(framework: str, *parts: str) -> str:
@@ -527,10 +622,24 @@ def pause_key(framework: str, *parts: str) -> str:
 
     Args:
         framework: Whose state holds the pause (``"langgraph"``).
-        *parts: What identifies the pause there (thread, namespace,
-            checkpoint id, the ids of the interrupts still waiting).
+        *parts: What identifies one interrupt there, durably and uniquely
+            (a thread, a namespace, a checkpoint, the interrupt's id): each
+            interrupt is spent on its own key (`admit`).
 
     Returns:
         A fixed-size key (a SHA-256 of the parts' canonical JSON).
     """
     return f"{framework}:{digest([framework, *parts])}"
+
+
+def interrupt_keys(
+    framework: str, interrupts: Iterable[PendingInterrupt], *parts: str
+) -> dict[str, str]:
+    """Each interrupt's spend key: `pause_key` of *parts* and the interrupt's id.
+
+    For a framework whose interrupt ids are unique within what *parts*
+    name (a run, a session): the ``keys`` that `admit` and `unspent` take.
+    """
+    return {
+        pending.id: pause_key(framework, *parts, pending.id) for pending in interrupts
+    }

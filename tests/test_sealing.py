@@ -32,7 +32,13 @@ from interruption import (
     validate_resume,
 )
 from interruption.approval import DECISION_SCHEMA
-from interruption.sealing import MIN_KEY_BYTES, Opened, Sealer
+from interruption.sealing import (
+    MIN_KEY_BYTES,
+    SEALED_TURN_AUDIENCE,
+    Opened,
+    Sealer,
+    spent_key,
+)
 from interruption.store import MemoryStore, SqliteStore, Store
 from interruption.validation import ResolvedResume
 
@@ -113,6 +119,7 @@ def claims_of(turn: InterruptedTurn = TURN, /, **changes: Any) -> dict[str, Any]
         "jti": "j-1",
         "iat": int(NOW.timestamp()),
         "exp": int((NOW + HOUR).timestamp()),
+        "aud": SEALED_TURN_AUDIENCE,
         "sub": turn.session,
         "tid": turn.turn_id,
         "turn": unstructure(turn),
@@ -165,9 +172,14 @@ class TestSealer:
             "typ": "JWT",
         }
         claims = jwt.decode(
-            token, K1, algorithms=["HS256"], options={"verify_exp": False}
+            token,
+            K1,
+            algorithms=["HS256"],
+            audience="interruption.sealing",
+            options={"verify_exp": False},
         )
-        assert set(claims) == {"jti", "iat", "exp", "sub", "tid", "turn"}
+        assert set(claims) == {"jti", "iat", "exp", "aud", "sub", "tid", "turn"}
+        assert claims["aud"] == "interruption.sealing"
         assert claims["iat"] == int(NOW.timestamp())
         assert claims["exp"] == int((NOW + timedelta(hours=24)).timestamp())
         assert (claims["sub"], claims["tid"]) == ("s-1", 3)
@@ -523,7 +535,7 @@ class TestSealer:
 
     # --- claims signed by a key holder but wrong ---
 
-    @pytest.mark.parametrize("name", ["jti", "iat", "sub", "tid", "turn"])
+    @pytest.mark.parametrize("name", ["jti", "iat", "aud", "sub", "tid", "turn"])
     def test_every_claim_is_required(self, sealer: Sealer, name: str) -> None:
         """A signed token missing a claim is bad_token naming it."""
         token = forge(claims_of(**{name: None}))
@@ -563,6 +575,51 @@ class TestSealer:
         """A signed JWS whose payload is a JSON array is bad_token."""
         token = jwt.api_jws.encode(b"[1]", K1, headers={"kid": "k1"})
         assert bad_token(sealer, token).startswith("token: expected a signed JWT")
+
+    # --- audience: the channel a token was minted for ---
+
+    def test_a_token_opens_only_for_its_audience(self, sealer: Sealer) -> None:
+        """A token sealed for one audience opens for it and is bad_token elsewhere."""
+        token = sealer.seal(TURN, now=NOW, audience="app.other")
+        assert sealer.open(token, now=NOW, audience="app.other") == TURN
+        assert bad_token(sealer, token) == (
+            "token claim 'aud': expected 'interruption.sealing', got 'app.other'; "
+            "the token was minted for another channel"
+        )
+        default = sealer.seal(TURN, now=NOW)
+        with pytest.raises(ResumeRejected) as caught:
+            sealer.open_with_claims(default, now=NOW, audience="app.other")
+        assert caught.value.codes == (ProblemCode.BAD_TOKEN,)
+
+    @pytest.mark.parametrize(
+        ("audience", "got"),
+        [
+            (["interruption.sealing"], "an array"),
+            (["interruption.sealing", "app.other"], "an array"),
+            ("interruption.sealing ", "'interruption.sealing '"),
+            (7, "7"),
+        ],
+        ids=str,
+    )
+    def test_only_the_exact_audience_string_opens(
+        self, sealer: Sealer, audience: object, got: str
+    ) -> None:
+        """A key holder's aud that is a list, padded or not a string is bad_token."""
+        message = bad_token(sealer, forge(claims_of(aud=audience)))
+        assert message.startswith(
+            f"token claim 'aud': expected 'interruption.sealing', got {got};"
+        )
+
+    @pytest.mark.parametrize("audience", ["", None])
+    def test_an_empty_audience_is_a_value_error(
+        self, sealer: Sealer, audience: Any
+    ) -> None:
+        """No channel may be nameless: seal and open refuse an empty audience."""
+        with pytest.raises(ValueError, match="audience: expected a non-empty string"):
+            sealer.seal(TURN, now=NOW, audience=audience)
+        token = sealer.seal(TURN, now=NOW)
+        with pytest.raises(ValueError, match="audience: expected a non-empty string"):
+            sealer.open(token, now=NOW, audience=audience)
 
     # --- construction ---
 
@@ -699,6 +756,14 @@ class TestRedeem:
         token = sealer.seal(turn_of(), now=NOW)
         assert refused(sealer, token[:-2], any_store) == (ProblemCode.BAD_TOKEN,)
         redeem(sealer, token, any_store)
+
+    def test_a_token_of_another_channel_spends_nothing(self, any_store: Store) -> None:
+        """A genuine token minted for an adapter is bad_token; its turn is unspent."""
+        sealer = Sealer({"k1": K1}, "k1")
+        adapter = "interruption.adapters.openai_agents"
+        token = sealer.seal(turn_of(), now=NOW, audience=adapter)
+        assert refused(sealer, token, any_store) == (ProblemCode.BAD_TOKEN,)
+        assert asyncio.run(any_store.spend(spent_key(turn_of()), None))
 
     def test_a_token_of_another_session_is_refused(self, any_store: Store) -> None:
         """The token must carry a turn of the session the caller serves."""

@@ -426,6 +426,19 @@ class Wrapped:
         """Delegate."""
         return await self.inner.spend(key, keep_until)
 
+    async def spend_all(
+        self,
+        keys: Sequence[str],
+        keep_until: datetime | None,
+        events: Sequence[AuditEvent] = (),
+    ) -> bool:
+        """Delegate."""
+        return await self.inner.spend_all(keys, keep_until, events)
+
+    async def spent(self, keys: Sequence[str]) -> frozenset[str]:
+        """Delegate."""
+        return await self.inner.spent(keys)
+
     async def expire(self, now: datetime) -> int:
         """Delegate."""
         return await self.inner.expire(now)

@@ -33,6 +33,7 @@ from interruption import (
     admit,
     generate_sync,
     resume_turn_sync,
+    unspent,
     validate_and_spend,
     validate_resume,
 )
@@ -604,7 +605,9 @@ class TestAdmit:
         def run(resume: Resume) -> tuple[ProblemCode, ...]:
             try:
                 resolved = asyncio.run(
-                    admit(resume, pending, store, session="thread-1", key="t1:c1")
+                    admit(
+                        resume, pending, store, session="thread-1", keys={"a": "t1:a"}
+                    )
                 )
             except ResumeRejected as error:
                 return error.codes
@@ -619,6 +622,125 @@ class TestAdmit:
         assert run(Resume(respond=[Respond("ask_user", "a", "x")])) == (
             ProblemCode.CONSUMED,
         )
+
+    @given(
+        batches=st.lists(
+            st.lists(st.sampled_from("abc"), min_size=1, max_size=3, unique=True),
+            min_size=1,
+            max_size=6,
+        )
+    )
+    def test_each_interrupt_is_spent_once_however_answers_are_split(
+        self, batches: list[list[str]]
+    ) -> None:
+        """For every split and order of answers, each interrupt is accepted once."""
+        store = MemoryStore()
+        pending = [ask("a"), ask("b"), ask("c")]
+        keys = {p.id: f"k:{p.id}" for p in pending}
+        partial = ResumePolicy(allow_partial=True)
+        accepted: list[str] = []
+
+        async def send(answer: Resume) -> ResolvedResume | ResumeRejected:
+            try:
+                return await admit(
+                    answer, pending, store, session="t", keys=keys, policy=partial
+                )
+            except ResumeRejected as error:
+                return error
+
+        for refs in batches:
+            answer = Resume(respond=[Respond("ask_user", ref, "x") for ref in refs])
+            outcome = asyncio.run(send(answer))
+            if isinstance(outcome, ResumeRejected):
+                assert outcome.codes == (ProblemCode.CONSUMED,)
+                assert set(refs) & set(accepted)  # refused only for a spent one
+                continue
+            assert not set(refs) & set(accepted)
+            accepted += [answer.interrupt.id for answer in outcome.answers]
+        assert sorted(accepted) == sorted(set(accepted))
+        assert asyncio.run(store.spent(list(keys.values()))) == {
+            keys[ref] for ref in accepted
+        }
+        live = asyncio.run(unspent(pending, keys, store))
+        assert [p.id for p in live] == [p.id for p in pending if p.id not in accepted]
+
+    def test_racing_batches_run_an_interrupt_once(self) -> None:
+        """Twenty racing answers to one interrupt: one accepted, the rest consumed."""
+        store = MemoryStore()
+        pending = [ask("a"), ask("b")]
+        keys = {"a": "k:a", "b": "k:b"}
+        partial = ResumePolicy(allow_partial=True)
+
+        async def race() -> list[ResolvedResume | BaseException]:
+            answers = [
+                Resume(respond=[Respond("ask_user", ref, "x") for ref in refs])
+                for refs in (["a"], ["a", "b"]) * 10
+            ]
+            return await asyncio.gather(
+                *(
+                    admit(a, pending, store, session="t", keys=keys, policy=partial)
+                    for a in answers
+                ),
+                return_exceptions=True,
+            )
+
+        outcomes = asyncio.run(race())
+        won = [o for o in outcomes if isinstance(o, ResolvedResume)]
+        assert len(won) == 1
+        refused = [o for o in outcomes if not isinstance(o, ResolvedResume)]
+        assert all(
+            isinstance(o, ResumeRejected) and o.codes == (ProblemCode.CONSUMED,)
+            for o in refused
+        )
+
+    def test_admit_keeps_an_audit_trail(self) -> None:
+        """Admit logs who was refused (with codes) and who was accepted, with what."""
+        store = MemoryStore()
+        pending = [ask("a")]
+        policy = ResumePolicy(principal="ana")
+        keys = {"a": "k:a"}
+        bad = Resume(respond=[Respond("ask_user", "a", 7)])
+        good = Resume(respond=[Respond("ask_user", "a", "x")])
+        with pytest.raises(ResumeRejected):
+            asyncio.run(
+                admit(bad, pending, store, session="t", keys=keys, policy=policy)
+            )
+        asyncio.run(admit(good, pending, store, session="t", keys=keys, policy=policy))
+        rejected, accepted = asyncio.run(store.audit("t"))
+        assert (rejected.kind, rejected.principal, rejected.codes) == (
+            "rejected",
+            "ana",
+            ("schema_violation",),
+        )
+        assert (accepted.kind, accepted.principal, accepted.pending) == (
+            "accepted",
+            "ana",
+            ("a",),
+        )
+        assert accepted.digest is not None
+        assert accepted.digest != rejected.digest
+
+    def test_a_refused_principal_learns_nothing_of_what_is_spent(self) -> None:
+        """A refused principal gets not_authorized, not consumed, for a spent pause."""
+        store = MemoryStore()
+        pending = [ask("a")]
+        keys = {"a": "k:a"}
+        answer = Resume(respond=[Respond("ask_user", "a", "x")])
+        asyncio.run(admit(answer, pending, store, session="t", keys=keys))
+        nobody = ResumePolicy(authorize=lambda _principal, _pending: False)
+        for shown in ([ask("a")], [ask("a"), ask("b")]):
+            with pytest.raises(ResumeRejected) as refused:
+                asyncio.run(
+                    admit(
+                        answer,
+                        shown,
+                        store,
+                        session="t",
+                        keys={**keys, "b": "k:b"},
+                        policy=nobody,
+                    )
+                )
+            assert refused.value.codes == (ProblemCode.NOT_AUTHORIZED,)
 
 
 class TestResumePolicy:

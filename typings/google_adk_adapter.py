@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal, assert_type
 
 from google.adk.events.event import Event
@@ -25,7 +26,7 @@ async def reading(runner: Runner, in_memory: InMemoryRunner) -> None:
     assert paused is not None
     assert_type(paused.interrupts, tuple[PendingInterrupt, ...])
     assert_type(paused.session_id, str)
-    assert_type(paused.key, str)
+    assert_type(paused.keys, Mapping[str, str])
     schemas: dict[str, dict[str, JSON]] = {"ask_user": {"enum": ["Yes", "No"]}}
     await pending(in_memory, user_id="alice", session_id="s1", answer_schemas=schemas)
     await pending(runner, "alice", "s1")  # type: ignore[call-arg]

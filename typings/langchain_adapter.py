@@ -46,7 +46,7 @@ def an_agent(model: BaseChatModel) -> None:
 def a_pause(pause: Pause, review: Review) -> None:
     assert_type(pause.interrupts, tuple[PendingInterrupt, ...])
     assert_type(pause.mode, Mode)
-    assert_type(pause.key, str)
+    assert_type(pause.keys, dict[str, str])
     assert_type(pause.checkpoint_id, str)
     assert_type(review.request, JSON)
     assert_type(review.allowed, tuple[frozenset[str], ...])

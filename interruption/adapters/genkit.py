@@ -494,7 +494,7 @@ async def resume(  # noqa: PLR0913 - keyword-only options
         kept.interrupts,
         store,
         session=turn_id,
-        key=spent_key(turn_id),
+        keys=dict.fromkeys((p.id for p in kept.interrupts), spent_key(turn_id)),
         policy=policy,
         completed=kept.completed,
     )

@@ -63,7 +63,12 @@ from interruption.kinds import ApprovalPending, Custom
 from interruption.parts import ToolRequest
 from interruption.resume import Accepts, PendingInterrupt, Respond, Restart, Resume
 from interruption.store._base import Store
-from interruption.validation import ResolvedResume, ResumePolicy, admit, pause_key
+from interruption.validation import (
+    ResolvedResume,
+    ResumePolicy,
+    admit,
+    interrupt_keys,
+)
 
 __all__ = [
     "ANY_JSON",
@@ -93,12 +98,13 @@ class Paused:
     Attributes:
         session_id: The ADK session.
         interrupts: One per pending call, in the session's order.
-        key: What a `Store` spends when the pause is resumed.
+        keys: Per pending call's id, what a `Store` spends when it is
+            answered: one key per call, whichever request answers it.
     """
 
     session_id: str
     interrupts: tuple[PendingInterrupt, ...]
-    key: str
+    keys: Mapping[str, str]
 
 
 @attrs.frozen
@@ -242,9 +248,11 @@ async def _session(runner: Runner, user_id: str, session_id: str) -> AdkSession:
 
 
 def _paused(runner: Runner, session: AdkSession, calls: Sequence[_Call]) -> Paused:
-    ids = [call.call_id for call in calls]
-    key = pause_key("google_adk", runner.app_name, session.user_id, session.id, *ids)
-    return Paused(session.id, tuple(call.interrupt for call in calls), key)
+    interrupts = tuple(call.interrupt for call in calls)
+    keys = interrupt_keys(
+        "google_adk", interrupts, runner.app_name, session.user_id, session.id
+    )
+    return Paused(session.id, interrupts, keys)
 
 
 async def pending(
@@ -376,7 +384,7 @@ async def resume(  # noqa: PLR0913 - keyword-only options
         paused.interrupts,
         store,
         session=session_id,
-        key=paused.key,
+        keys=paused.keys,
         policy=policy,
     )
     return [

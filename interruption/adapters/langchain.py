@@ -209,21 +209,26 @@ class Pause:
         return tuple(p for review in self.reviews for p in review.interrupts)
 
     @property
-    def key(self) -> str:
-        """What `resume` spends in the store: this pause, once, ever.
+    def keys(self) -> dict[str, str]:
+        """What `resume` spends in the store, per gated call's id.
 
-        The thread, the checkpoint and the interrupt ids still waiting: a
-        per-call pause answered in part keeps its checkpoint id while the
-        unanswered calls wait on, so the ids tell the two pauses apart.
+        A review is one LangGraph interrupt, spent once, ever, whichever
+        adapter answers it: its key is the one the LangGraph adapter spends
+        for that interrupt (`pause_key` of ``"langgraph"``, the thread, the
+        checkpoint namespace and id, and the interrupt's id), shared by the
+        review's calls.
         """
-        waiting = sorted(review.id for review in self.reviews)
-        return pause_key(
-            "langgraph",
-            self.thread_id,
-            self.checkpoint_ns,
-            self.checkpoint_id,
-            *waiting,
-        )
+        return {
+            pending.id: pause_key(
+                "langgraph",
+                self.thread_id,
+                self.checkpoint_ns,
+                self.checkpoint_id,
+                review.id,
+            )
+            for review in self.reviews
+            for pending in review.interrupts
+        }
 
 
 # -- reading the checkpoint ---------------------------------------------------
@@ -565,7 +570,7 @@ async def _admit(  # noqa: PLR0913 - keyword-only options
         interrupts,
         store,
         session=pause.thread_id,
-        key=pause.key,
+        keys=pause.keys,
         policy=checked,
         keep_until=keep_until,
     )

@@ -52,7 +52,7 @@ from interruption.loop import run_sync
 from interruption.parts import ToolRequest
 from interruption.prompts import Confirm, Input
 from interruption.resume import Accepts, PendingInterrupt, Respond, Restart, Resume
-from interruption.validation import ResumePolicy, admit, pause_key
+from interruption.validation import ResumePolicy, admit, interrupt_keys, pause_key
 from interruption.wire import json_schema, structure, unstructure
 
 try:
@@ -421,8 +421,10 @@ class _Pause:
 
     Attributes:
         thread: The thread id.
-        key: Spent once per pause: the thread, its checkpoint and what is
-            pending there (a partial resume leaves a new pending set).
+        key: The pause as a whole (its checkpoint and what is pending
+            there): spent when a breakpoint's earlier pause is continued.
+        keys: Per pending interrupt, the key that spends it (the thread,
+            the checkpoint and the interrupt's id; `admit`).
         interrupts: What the client sees.
         sends: Per pending id, the wire form of an adapter-made pause (its
             answer is wrapped), or None for a plain ``interrupt()``.
@@ -431,6 +433,7 @@ class _Pause:
 
     thread: str
     key: str
+    keys: Mapping[str, str]
     interrupts: tuple[PendingInterrupt, ...]
     sends: Mapping[str, dict[str, JSON] | None]
     breakpoint: bool
@@ -537,7 +540,14 @@ def _pause(
         str(configurable.get("checkpoint_id", "")),
         *sorted(pending.id for pending in interrupts),
     )
-    return _Pause(thread, key, tuple(interrupts), sends, bool(scheduled))
+    keys = interrupt_keys(
+        "langgraph",
+        interrupts,
+        thread,
+        str(configurable.get("checkpoint_ns", "")),
+        str(configurable.get("checkpoint_id", "")),
+    )
+    return _Pause(thread, key, keys, tuple(interrupts), sends, bool(scheduled))
 
 
 def pending(
@@ -609,15 +619,15 @@ def _earlier(
     graph: Pregel[StateT, ContextT, InputT, OutputT],
     history: Sequence[StateSnapshot],
     resume: Resume,
-) -> str | None:
-    """The key of the latest earlier pause that *resume* answers, if any."""
+) -> _Pause | None:
+    """The latest earlier pause that *resume* answers, if any."""
     answered = _answered(resume)
     for snapshot in history:
         if not snapshot.interrupts:
             continue
         earlier = _pause(graph, snapshot, None)
         if answered and answered <= {(p.name, p.ref) for p in earlier.interrupts}:
-            return earlier.key
+            return earlier
     return None
 
 
@@ -626,7 +636,7 @@ async def _admit(
     resume: Resume,
     store: Store,
     policy: ResumePolicy | None,
-    earlier: str | None,
+    earlier: _Pause | None,
 ) -> Command[str] | None:
     """Validate, spend once, and build what LangGraph is sent.
 
@@ -636,7 +646,10 @@ async def _admit(
     if (
         not pause.interrupts
         and earlier is not None
-        and not await store.spend(earlier, None)
+        and (
+            await store.spent(list(earlier.keys.values()))
+            or not await store.spend(earlier.key, None)
+        )
     ):
         message = f"thread {pause.thread!r} was already resumed from this pause"
         raise _refused(ProblemCode.CONSUMED, message)
@@ -649,7 +662,7 @@ async def _admit(
         pause.interrupts,
         store,
         session=pause.thread or "langgraph",
-        key=pause.key,
+        keys=pause.keys,
         policy=policy,
     )
     if pause.breakpoint:

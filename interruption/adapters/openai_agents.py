@@ -14,9 +14,11 @@ This adapter puts the library's guarantees on that channel:
   `ApprovalPending` with the call id, answered only by ``approve()`` /
   ``reject(reason)``; a `question_tool` call is `Custom`, answered by
   ``respond(answer)`` against its declared schema) and seals the serialized
-  run state with a `Sealer`: the client holds only the token.
+  run state with a `Sealer`, for this adapter's audience only: the client
+  holds only the token.
 * `resume` opens the token (an edited, re-signed or foreign token is
-  ``bad_token``), rebuilds the run state from it, reads what is pending from
+  ``bad_token``, and so is a token minted for another channel, a core
+  sealed turn included), rebuilds the run state from it, reads what is pending from
   that state (never from the client), validates the client's `Resume`
   against it and spends the pause once in a `Store` (`interruption.admit`),
   and only then applies the decisions with ``state.approve`` /
@@ -83,6 +85,7 @@ if TYPE_CHECKING:
     from interruption.store import Store
 
 __all__ = [
+    "AUDIENCE",
     "PausedRun",
     "QuestionTool",
     "pause",
@@ -93,6 +96,14 @@ __all__ = [
 ]
 
 TContext = TypeVar("TContext")
+
+AUDIENCE: Final = "interruption.adapters.openai_agents"
+"""The ``aud`` of this adapter's tokens: they open in `resume` only.
+
+A run state is spent under its own key here (session and state digest);
+`Sealer.redeem` spends a sealed turn under another. Bound to this channel,
+a token cannot be answered once through each door.
+"""
 
 _MARK: Final = "openai-agents run state"
 """The first part of a sealed turn's one message: whose state follows."""
@@ -284,7 +295,8 @@ def pause(
 
     Args:
         result: A run that stopped with ``interruptions``.
-        sealer: Signs the run state (its keys stay on the server).
+        sealer: Signs the run state (its keys stay on the server), for
+            `AUDIENCE`: the token resumes through `resume` only.
         session: The conversation; `resume` must name it again. A pause is
             spent once per (session, run state), however often it is sealed.
         now: The sealing time (default: the clock), timezone-aware.
@@ -311,7 +323,8 @@ def pause(
         completed=(),
         created_at=now if now is not None else utc_now(),
     )
-    return PausedRun(sealer.seal(turn, now=now), interrupts, session)
+    token = sealer.seal(turn, now=now, audience=AUDIENCE)
+    return PausedRun(token, interrupts, session)
 
 
 def _sealed_state(turn: InterruptedTurn) -> str:
@@ -376,16 +389,17 @@ async def resume(  # noqa: PLR0913 - keyword-only options
 
     Raises:
         ResumeRejected: ``bad_token`` or ``expired`` for a token that does
-            not verify, belongs to another session or does not restore with
-            *agent*; every problem of *answer*; ``consumed`` for a pause
-            already resumed. Nothing ran and nothing was spent then, except
-            for ``consumed``.
+            not verify, was minted for another channel (`AUDIENCE`: a core
+            sealed turn's token is refused), belongs to another session or
+            does not restore with *agent*; every problem of *answer*;
+            ``consumed`` for a pause already resumed. Nothing ran and
+            nothing was spent then, except for ``consumed``.
         Exception: whatever ``Runner.run`` raises (a model's or a tool's
             failure, ``MaxTurnsExceeded``) propagates; the pause is spent by
             then, so a failed continuation is not resumed again.
     """
     policy = policy or ResumePolicy()
-    opened = sealer.open_with_claims(token, now=policy.now())
+    opened = sealer.open_with_claims(token, now=policy.now(), audience=AUDIENCE)
     turn = opened.turn
     if turn.session != session:
         _reject(
@@ -401,7 +415,7 @@ async def resume(  # noqa: PLR0913 - keyword-only options
         interrupts,
         store,
         session=session,
-        key=_key(session, text),
+        keys=dict.fromkeys((p.id for p in interrupts), _key(session, text)),
         policy=policy,
         keep_until=_keep_until(opened.expires_at, sealer.leeway),
     )

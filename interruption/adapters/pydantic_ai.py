@@ -343,7 +343,7 @@ async def _resume(  # noqa: PLR0913 - the options of `resume`
         kept.interrupts,
         store,
         session=kept.conversation.conversation_id,
-        key=spent_key(run_id),
+        keys=dict.fromkeys((p.id for p in kept.interrupts), spent_key(run_id)),
         policy=policy,
     )
     results = _results(kept.requests, resolved)

@@ -260,8 +260,37 @@ class Store(Protocol):
         """Spend *key* once: True the first time only.
 
         The mark is kept at least until *keep_until* (forever when None), so
-        nothing that could still verify can spend it again.
+        nothing that could still verify can spend it again. The same as
+        ``spend_all((key,), keep_until)``.
         """
+
+    async def spend_all(
+        self,
+        keys: Sequence[str],
+        keep_until: datetime | None,
+        events: Sequence[AuditEvent] = (),
+    ) -> bool:
+        """Spend every one of *keys* at once, or none: one transaction.
+
+        An adapter's pause is spent interrupt by interrupt (one key each), so
+        that however its answers are split or batched each is spent once;
+        answering several spends their keys together, so a batch that
+        races another on any of them is refused whole, and nothing of it is
+        spent.
+
+        Args:
+            keys: What is spent (repeats count once).
+            keep_until: Keep the marks at least until then; None for ever.
+            events: Audit events written in the same transaction, only if
+                the keys were spent.
+
+        Returns:
+            True if none was spent before (all are now), else False: then
+            nothing was written.
+        """
+
+    async def spent(self, keys: Sequence[str]) -> frozenset[str]:
+        """Return those of *keys* already spent (and not yet expired)."""
 
     async def expire(self, now: datetime) -> int:
         """Forget spent marks whose *keep_until* passed before *now*.

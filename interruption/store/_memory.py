@@ -212,11 +212,26 @@ class MemoryStore:
 
     async def spend(self, key: str, keep_until: datetime | None) -> bool:
         """Spend *key* once; True the first time only."""
+        return await self.spend_all((key,), keep_until)
+
+    async def spend_all(
+        self,
+        keys: Sequence[str],
+        keep_until: datetime | None,
+        events: Sequence[AuditEvent] = (),
+    ) -> bool:
+        """Spend every one of *keys*, or none if any was spent; note *events*."""
         async with self._lock:
-            if key in self._spent:
+            if any(key in self._spent for key in keys):
                 return False
-            self._spent[key] = keep_until
+            for key in keys:
+                self._spent[key] = keep_until
+            self._note(events)
             return True
+
+    async def spent(self, keys: Sequence[str]) -> frozenset[str]:
+        """Return those of *keys* already spent."""
+        return frozenset(key for key in keys if key in self._spent)
 
     async def expire(self, now: datetime) -> int:
         """Forget spent marks kept until before *now*; return how many."""

@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 from types import TracebackType
 from typing import Final, LiteralString, Self, final
 
-from psycopg import AsyncConnection, errors, pq, sql
+from psycopg import AsyncConnection, Rollback, errors, pq, sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.rows import TupleRow
 
@@ -798,13 +798,57 @@ class PostgresStore:
         Returns:
             True the first time *key* is spent, False ever after.
         """
+        return await self.spend_all((key,), keep_until)
+
+    async def spend_all(
+        self,
+        keys: Sequence[str],
+        keep_until: datetime | None,
+        events: Sequence[AuditEvent] = (),
+    ) -> bool:
+        """Spend every one of *keys*, or none if any was spent; note *events*.
+
+        Args:
+            keys: What is spent (an adapter's interrupts); repeats count once.
+            keep_until: Keep the marks at least until then; None for ever.
+            events: Audit events, written in the same transaction.
+
+        Returns:
+            True if none was spent before, else False (nothing written).
+        """
+        distinct = list(dict.fromkeys(keys))
+        async with self._connection() as conn, conn.transaction() as transaction:
+            cursor = await conn.execute(
+                "INSERT INTO spent (key, keep_until) "
+                "SELECT unnest(%s::text[]), %s ON CONFLICT (key) DO NOTHING",
+                (distinct, _utc(keep_until)),
+            )
+            if cursor.rowcount != len(distinct):
+                raise Rollback(transaction)  # caught by the block: False below
+            for event in events:
+                await conn.execute(
+                    "INSERT INTO audit (session, turn_id, kind, body) "
+                    "VALUES (%s, %s, %s, %s)",
+                    (event.session, event.turn_id, event.kind, dumps(event)),
+                )
+            return True
+        return False
+
+    async def spent(self, keys: Sequence[str]) -> frozenset[str]:
+        """Return those of *keys* already spent.
+
+        Args:
+            keys: The keys to look up.
+
+        Returns:
+            The spent ones.
+        """
         async with self._connection() as conn:
             cursor = await conn.execute(
-                "INSERT INTO spent (key, keep_until) VALUES (%s, %s) "
-                "ON CONFLICT (key) DO NOTHING",
-                (key, _utc(keep_until)),
+                "SELECT key FROM spent WHERE key = ANY(%s::text[])", (list(keys),)
             )
-            return cursor.rowcount == 1
+            rows = await cursor.fetchall()
+        return frozenset(str(key) for (key,) in rows)
 
     async def expire(self, now: datetime) -> int:
         """Forget spent marks kept until before *now*.

@@ -12,6 +12,7 @@ sync to disk).
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from collections.abc import Sequence
@@ -218,6 +219,12 @@ def _step(kind: str, body: str) -> Step:
     if kind == "message":
         return read_stored(body, Message)
     return read_stored(body, ToolResponse)
+
+
+_SPENT: Final = "SELECT key FROM spent WHERE key IN (SELECT value FROM json_each(?))"
+"""The spent ones of a JSON array of keys."""
+
+_ANY_SPENT: Final = _SPENT + " LIMIT 1"
 
 
 @final
@@ -585,12 +592,35 @@ class SqliteStore:
 
     async def spend(self, key: str, keep_until: datetime | None) -> bool:
         """Spend *key* once; True the first time only, across processes."""
-        with self._write() as db:
-            cursor = db.execute(
-                "INSERT OR IGNORE INTO spent (key, keep_until) VALUES (?, ?)",
-                (key, _iso(keep_until)),
+        return await self.spend_all((key,), keep_until)
+
+    async def spend_all(
+        self,
+        keys: Sequence[str],
+        keep_until: datetime | None,
+        events: Sequence[AuditEvent] = (),
+    ) -> bool:
+        """Spend every one of *keys*, or none if any was spent; note *events*.
+
+        One ``BEGIN IMMEDIATE`` transaction, so across processes too.
+        """
+        distinct = list(dict.fromkeys(keys))
+        with self._write() as db:  # the write lock from the first read on
+            if db.execute(_ANY_SPENT, (json.dumps(distinct),)).fetchone():
+                return False
+            until = _iso(keep_until)
+            db.executemany(
+                "INSERT INTO spent (key, keep_until) VALUES (?, ?)",
+                [(key, until) for key in distinct],
             )
-            return cursor.rowcount == 1
+            self._note(db, events)
+            return True
+
+    async def spent(self, keys: Sequence[str]) -> frozenset[str]:
+        """Return those of *keys* already spent."""
+        with self._lock:
+            rows = self._db.execute(_SPENT, (json.dumps(list(keys)),)).fetchall()
+        return frozenset(key for (key,) in rows)
 
     async def expire(self, now: datetime) -> int:
         """Forget spent marks kept until before *now*; return how many."""

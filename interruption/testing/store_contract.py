@@ -234,6 +234,23 @@ async def a_key_is_spent_once(store: Store) -> None:
     assert sorted(won) == [False] * (RACERS - 1) + [True]
 
 
+async def keys_are_spent_all_or_none(store: Store) -> None:
+    """A batch spends every key or none; racing batches sharing a key: one wins."""
+    accepted = AuditEvent("s-1", 1, "accepted", NOW, principal="ana")
+    assert await store.spend_all(("a", "b", "a"), None, (accepted,))
+    assert await store.spent(("a", "b", "c")) == {"a", "b"}
+    assert not await store.spend_all(("c", "b"), None, (accepted,))
+    assert await store.spent(("c",)) == frozenset()  # nothing of a refused batch
+    assert await store.audit("s-1") == (accepted,)  # its event neither
+    assert not await store.spend("a", None)
+    batches = [(f"x{n}", "shared") for n in range(RACERS)]
+    won = await asyncio.gather(*(store.spend_all(keys, None) for keys in batches))
+    assert sorted(won) == [False] * (RACERS - 1) + [True]
+    winner = batches[won.index(True)]
+    losers = {key for keys in batches for key in keys} - set(winner)
+    assert await store.spent([*winner, *losers]) == set(winner)
+
+
 async def expire_forgets_only_marks_past_their_time(store: Store) -> None:
     """Marks kept until a past moment go; later and endless ones stay; turns stay."""
     await _paused(store)
@@ -349,6 +366,7 @@ CONTRACT: Final[tuple[Check, ...]] = (
     finish_completes_and_saves_what_followed,
     finish_closes_an_open_turn_once,
     a_key_is_spent_once,
+    keys_are_spent_all_or_none,
     expire_forgets_only_marks_past_their_time,
     whatever_was_built_reads_back,
     events_join_the_trail_with_their_change,

@@ -324,8 +324,8 @@ class TestPending:
         """Two reads of one pause share a key; two pauses do not."""
         one, other = setup([transfer()]), setup([transfer()])
         first, again = asyncio.run(one.pending()), asyncio.run(one.pending())
-        assert first.key == again.key
-        assert first.key != asyncio.run(other.pending()).key
+        assert first.keys == again.keys
+        assert first.keys != asyncio.run(other.pending()).keys
 
     def test_a_bad_schema_is_refused(self) -> None:
         """An answer schema that cannot run is a SchemaError."""

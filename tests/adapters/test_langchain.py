@@ -342,14 +342,15 @@ class TestPending:
 
     @pytest.mark.parametrize("mode", MODES)
     def test_one_pause_has_one_key_whichever_adapter_reads_it(self, mode: str) -> None:
-        """The middleware's pause is spent under the LangGraph adapter's key too."""
+        """Each review is spent under the LangGraph adapter's key for its interrupt."""
         agent = agent_for([TWO], mode)
         pause = paused(agent)
-        waiting = sorted(review.id for review in pause.reviews)
-        assert pause.key == pause_key(
-            "langgraph", "t-1", "", pause.checkpoint_id, *waiting
-        )
-        assert pause.key == langgraph_adapter._read(agent, CONFIG).key
+        reviews = {
+            pause_key("langgraph", "t-1", "", pause.checkpoint_id, review.id)
+            for review in pause.reviews
+        }
+        assert set(pause.keys.values()) == reviews
+        assert set(langgraph_adapter._read(agent, CONFIG).keys.values()) == reviews
 
 
 class TestResume:
@@ -747,7 +748,7 @@ class TestResume:
         agent = agent_for([[TWO[0]]])
         pause = paused(agent)
         store = MemoryStore()
-        assert asyncio.run(store.spend(pause.key, None))
+        assert asyncio.run(store.spend_all(list(pause.keys.values()), None))
         answer = Resume(restart=[pause.interrupts[0].approve()])
         assert codes(lambda: resume(agent, CONFIG, answer, store)) == (
             ProblemCode.CONSUMED,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import types
 from collections.abc import Callable, Mapping, Sequence
@@ -57,6 +58,7 @@ from interruption import (
 )
 from interruption._schemacheck import SchemaError
 from interruption.adapters.openai_agents import (
+    AUDIENCE,
     PausedRun,
     QuestionTool,
     pause,
@@ -66,6 +68,7 @@ from interruption.adapters.openai_agents import (
     resume_sync,
 )
 from interruption.approval import DECISION_SCHEMA, Approve, Reject, decision_from_json
+from interruption.sealing import spent_key
 
 from tests.adapters._common import import_error
 from tests.strategies import json_values, texts
@@ -259,7 +262,7 @@ class TestPause:
         done = pause(result, sealer, session=SESSION)
         assert done.interrupts == pending(result)
         assert done.session == SESSION
-        assert sealer.open(done.token).interrupts == done.interrupts
+        assert sealer.open(done.token, audience=AUDIENCE).interrupts == done.interrupts
 
     def test_a_finished_run_does_not_pause(self, world: World, sealer: Sealer) -> None:
         """A run that did not pause has nothing to seal: ValueError."""
@@ -391,10 +394,11 @@ class TestResume:
     ) -> None:
         """A genuine token of another kind of turn (a Session's) is bad_token."""
         done = paused(world, sealer)
-        turn = attrs.evolve(sealer.open(done.token), messages=messages)
+        opened = sealer.open(done.token, audience=AUDIENCE)
+        turn = attrs.evolve(opened, messages=messages)
         (only,) = done.interrupts
         answer = Resume(restart=[only.approve()])
-        token = sealer.seal(turn)
+        token = sealer.seal(turn, audience=AUDIENCE)
         refused = codes(
             lambda: answer_with(world, sealer, MemoryStore(), token, answer)
         )
@@ -408,9 +412,10 @@ class TestResume:
         done = paused(world, sealer)
         (only,) = done.interrupts
         other = attrs.evolve(only, payload={"tool": "transfer_money", "input": {}})
-        turn = attrs.evolve(sealer.open(done.token), interrupts=(other,))
+        opened = sealer.open(done.token, audience=AUDIENCE)
+        turn = attrs.evolve(opened, interrupts=(other,))
         answer = Resume(restart=[only.approve()])
-        token = sealer.seal(turn)
+        token = sealer.seal(turn, audience=AUDIENCE)
         refused = codes(
             lambda: answer_with(world, sealer, MemoryStore(), token, answer)
         )
@@ -520,6 +525,131 @@ class TestResume:
         assert len(world.transfers) == 1
 
 
+def core_door(
+    world: World, sealer: Sealer, store: Store, token: str, answer: Resume
+) -> None:
+    """A server's sealed-turn door: redeem, then run each approved transfer.
+
+    It stands for `continue_resolved` running the library's own tool.
+    """
+    resolved = asyncio.run(sealer.redeem(token, answer, store, session=SESSION))
+    for each in resolved.answers:
+        match each.entry, each.interrupt.tool:
+            case Restart(resumed=resumed), ToolRequest(input=given):
+                if isinstance(decision_from_json(resumed), Approve):
+                    world.transfers.append(given)
+
+
+class TestDoors:
+    def test_a_run_token_is_refused_by_sealer_redeem(
+        self, world: World, sealer: Sealer
+    ) -> None:
+        """This adapter's token is bad_token at Sealer.redeem; nothing is spent."""
+        done = paused(world, sealer)
+        (only,) = done.interrupts
+        answer, store = Resume(restart=[only.approve()]), MemoryStore()
+        refused = codes(lambda: core_door(world, sealer, store, done.token, answer))
+        assert refused == (ProblemCode.BAD_TOKEN,)
+        assert world.transfers == []
+        turn = sealer.open(done.token, audience=AUDIENCE)
+        assert asyncio.run(store.spend(spent_key(turn), None))
+
+    def test_a_sealed_turn_token_is_refused_by_resume(
+        self, world: World, sealer: Sealer
+    ) -> None:
+        """A core sealed turn's token, even of this run state, is bad_token here."""
+        done = paused(world, sealer)
+        (only,) = done.interrupts
+        core = sealer.seal(sealer.open(done.token, audience=AUDIENCE))
+        answer, store = Resume(restart=[only.approve()]), MemoryStore()
+        refused = codes(lambda: answer_with(world, sealer, store, core, answer))
+        assert refused == (ProblemCode.BAD_TOKEN,)
+        assert world.transfers == []
+        answer_with(world, sealer, store, done.token, answer)
+        assert world.transfers == [TRANSFER]
+
+    def test_one_pause_through_both_doors_runs_once(
+        self, world: World, sealer: Sealer
+    ) -> None:
+        """Redeemed as a sealed turn, then resumed here, the transfer runs once."""
+        done = paused(world, sealer)
+        (only,) = done.interrupts
+        answer, store = Resume(restart=[only.approve()]), MemoryStore()
+        with pytest.raises(ResumeRejected):
+            core_door(world, sealer, store, done.token, answer)
+        answer_with(world, sealer, store, done.token, answer)
+        assert world.transfers == [TRANSFER]
+
+
+TWO: Final[Calls] = (*ONE, ("transfer_money", {"to": "B", "amount": 2}, "call-2"))
+PARTIAL: Final = ResumePolicy(allow_partial=True)
+
+
+class TestSplitAnswers:
+    def test_answers_split_over_two_requests_run_each_call_once(
+        self, world: World, sealer: Sealer
+    ) -> None:
+        """However a pause's answers are split over its tokens, each call runs once."""
+        done = paused(world, sealer, TWO)
+        first, second = done.interrupts
+        store = MemoryStore()
+        rest = answer_with(
+            world,
+            sealer,
+            store,
+            done.token,
+            Resume(restart=[first.approve()]),
+            policy=PARTIAL,
+        )
+        more = pause(rest, sealer, session=SESSION)
+        (left,) = more.interrupts
+        assert left == second
+        attempts = [
+            (done.token, Resume(restart=[second.approve()])),
+            (done.token, Resume(restart=[first.approve(), second.approve()])),
+            (more.token, Resume(restart=[second.approve()])),
+            (more.token, Resume(restart=[second.approve()])),
+        ]
+        for token, answer in attempts:  # which one runs is the key scheme's call
+            with contextlib.suppress(ResumeRejected):
+                answer_with(world, sealer, store, token, answer, policy=PARTIAL)
+        assert world.transfers == [TRANSFER, {"to": "B", "amount": 2}]
+
+    def test_one_call_answered_by_two_requests_at_once_runs_once(
+        self, world: World, sealer: Sealer
+    ) -> None:
+        """Two concurrent resumes approving one call, in other batches, run it once."""
+        done = paused(world, sealer, TWO)
+        first, second = done.interrupts
+        store = MemoryStore()
+        batches = (
+            Resume(restart=[first.approve()]),
+            Resume(restart=[first.approve(), second.approve()]),
+        )
+
+        async def both() -> list[RunResult | BaseException]:
+            return await asyncio.gather(
+                *(
+                    resume(
+                        agent(world, ONE),
+                        done.token,
+                        answer,
+                        sealer,
+                        store,
+                        session=SESSION,
+                        policy=PARTIAL,
+                    )
+                    for answer in batches
+                ),
+                return_exceptions=True,
+            )
+
+        outcomes = asyncio.run(both())
+        refused = [o.codes for o in outcomes if isinstance(o, ResumeRejected)]
+        assert refused == [(ProblemCode.CONSUMED,)]
+        assert world.transfers.count(TRANSFER) == 1
+
+
 class TestQuestionTool:
     def test_it_always_pauses(self) -> None:
         """A question tool needs approval: the SDK never runs it unasked."""
@@ -587,7 +717,7 @@ class TestLaw:
         """What the core refuses is refused, running nothing; the rest runs once."""
         world, sealer = World(), Sealer({"k1": b"1" * 32}, active="k1")
         token = LAW.paused.token
-        expected = core_codes(answer, sealer.open(token))
+        expected = core_codes(answer, sealer.open(token, audience=AUDIENCE))
         if expected:
             store = MemoryStore()
             refused = codes(lambda: answer_with(world, sealer, store, token, answer))
