@@ -86,7 +86,7 @@ try:
     from langchain_core.tools import BaseTool
     from langgraph.prebuilt import ToolNode
     from langgraph.types import Command, StateSnapshot
-    from pydantic import BaseModel
+    from pydantic import BaseModel, ValidationError
 except ImportError as error:  # pragma: no cover - exercised in a subprocess
     msg = (
         "interruption.adapters.langchain needs the [langgraph] extra: "
@@ -528,6 +528,71 @@ def _not_allowed(resume: Resume, pause: Pause) -> list[Problem]:
     return problems
 
 
+def _unfit_edits(
+    resume: Resume, pause: Pause, tools: Mapping[str, BaseTool]
+) -> list[Problem]:
+    """Edits whose arguments the tool's own Pydantic model refuses.
+
+    The middleware checks a per-call edit against the tool's
+    ``tool_call_schema`` before LangGraph saves it, and the tool checks a
+    batched one when it runs. The JSON schema the core validates an edit
+    against is that model's, but it cannot say all of it (a ``date`` is a
+    string there, its ``format`` only a note): an edit that fits the schema
+    and not the model would be spent, then refused by LangChain, and the
+    approval lost. The model is asked here, before anything is spent, in
+    both modes.
+    """
+    reviewed = {
+        (pending.name, pending.ref): (pending, allowed)
+        for review in pause.reviews
+        for pending, allowed in zip(review.interrupts, review.allowed, strict=True)
+    }
+    problems = []
+    for index, entry in enumerate(resume.restart):
+        pending, allowed = reviewed.get((entry.name, entry.ref), (None, frozenset()))
+        if pending is None or pending.accepts.replace_input is None:
+            continue  # not a call, or the core refuses any new input for it
+        model = _model(tools.get(pending.name))
+        try:
+            edit = model is not None and _verb(pending, allowed, entry) == "edit"
+        except DecodeError:
+            continue  # the core reports it: schema_violation
+        if not edit or model is None or not pending.fits(entry):
+            continue  # no edit, or the core reports what is wrong with it
+        try:
+            model.model_validate(entry.input)
+        except ValidationError as error:
+            where = f"$.restart[{index}].input"
+            expected = f"what {pending.name}'s argument model takes"
+            message = "; ".join(
+                str(
+                    Mismatch(
+                        _loc(where, e["loc"]),
+                        f"{expected} ({e['msg']})",
+                        describe(e["input"]),
+                    )
+                )
+                for e in error.errors()
+            )
+            code = ProblemCode.SCHEMA_VIOLATION
+            problems.append(Problem(code, message, index, "restart", pending.id))
+    return problems
+
+
+def _model(tool: BaseTool | None) -> type[BaseModel] | None:
+    """The Pydantic model a tool's edit is checked against, if it has one."""
+    schema = None if tool is None else tool.tool_call_schema
+    if isinstance(schema, type) and issubclass(schema, BaseModel):
+        return schema
+    return None
+
+
+def _loc(path: str, loc: tuple[int | str, ...]) -> str:
+    for part in loc:
+        path = child_path(path, part)
+    return path
+
+
 async def _admit(  # noqa: PLR0913 - keyword-only options
     pause: Pause,
     resume: Resume,
@@ -536,6 +601,7 @@ async def _admit(  # noqa: PLR0913 - keyword-only options
     policy: ResumePolicy | None,
     keep_until: datetime | None,
     history: Callable[[], AsyncIterator[StateSnapshot]],
+    tools: Mapping[str, BaseTool],
 ) -> ResolvedResume:
     """Authorize, tell a replay, refuse what the reviews forbid, validate, spend."""
     policy = policy or ResumePolicy()
@@ -558,7 +624,7 @@ async def _admit(  # noqa: PLR0913 - keyword-only options
     # A batched review takes a decision for every call: never partial.
     partial = policy.allow_partial and pause.mode == "per_call"
     checked = attrs.evolve(policy, authorize=None, allow_partial=partial)
-    refused = _not_allowed(resume, pause)
+    refused = _not_allowed(resume, pause) + _unfit_edits(resume, pause, tools)
     if refused:
         try:
             validate_resume(resume, turn, policy=checked)
@@ -745,7 +811,13 @@ def resume(  # noqa: PLR0913 - keyword-only options
 
     resolved = run_sync(
         _admit(
-            pause, resume, store, policy=policy, keep_until=keep_until, history=history
+            pause,
+            resume,
+            store,
+            policy=policy,
+            keep_until=keep_until,
+            history=history,
+            tools=tools,
         )
     )
     agent.invoke(_command(pause, resolved), _pinned(config, pause))
@@ -789,7 +861,13 @@ async def aresume(  # noqa: PLR0913 - keyword-only options
         return agent.aget_state_history(latest, limit=HISTORY)
 
     resolved = await _admit(
-        pause, resume, store, policy=policy, keep_until=keep_until, history=history
+        pause,
+        resume,
+        store,
+        policy=policy,
+        keep_until=keep_until,
+        history=history,
+        tools=tools,
     )
     await agent.ainvoke(_command(pause, resolved), _pinned(config, pause))
     after = _read(await agent.aget_state(_latest(config)), questions, tools)

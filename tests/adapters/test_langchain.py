@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -118,6 +119,13 @@ def jot(text: str) -> str:
 
 
 @tool
+def schedule(when: dt.date) -> str:
+    """Book a payment for a day; its argument is a date, not any string."""
+    RAN.append(("schedule", {"when": when.isoformat()}))
+    return f"booked for {when}"
+
+
+@tool
 def wild(question: str) -> str:
     """A tool that pauses by itself, not through the middleware."""
     return str(interrupt({"ask": question}))
@@ -126,6 +134,7 @@ def wild(question: str) -> str:
 GATES: Final[dict[str, bool | InterruptOnConfig]] = {
     "transfer_money": {"allowed_decisions": ["approve", "edit", "reject"]},
     "ask_user": {"allowed_decisions": ["respond"]},
+    "schedule": {"allowed_decisions": ["approve", "edit"]},
 }
 TWO: Final = [
     call("transfer_money", "c-1", to="ACME", amount=1),
@@ -147,7 +156,7 @@ def agent_for(
     )
     return create_agent(
         Script(turns=turns),
-        tools=[transfer_money, lookup, ask_user, wild, jot],
+        tools=[transfer_money, lookup, ask_user, wild, jot, schedule],
         middleware=[middleware],
         checkpointer=saver if saver is not None else InMemorySaver(),
     )
@@ -579,6 +588,28 @@ class TestResume:
         short = note.restart("approve", replace_input={"text": "bye"})
         resume(agent, CONFIG, Resume(restart=[short]), store)
         assert RAN == [("jot", {"text": "bye"})]
+
+    def test_an_edit_the_tools_model_refuses_is_refused_unspent(
+        self, mode: str
+    ) -> None:
+        """An edit its schema takes and the tool's model refuses is refused, unspent."""
+        agent = agent_for([[call("schedule", "s-1", when="2026-01-02")]], mode)
+        (booking,) = paused(agent).interrupts
+        assert booking.accepts.replace_input is not None
+        store = MemoryStore()
+        bad = Restart("schedule", "s-1", "approve", {"when": "next friday"})
+        with pytest.raises(ResumeRejected) as caught:
+            resume(agent, CONFIG, Resume(restart=[bad]), store)
+        (problem,) = caught.value.problems
+        assert (problem.code, problem.interrupt_id) == (
+            ProblemCode.SCHEMA_VIOLATION,
+            "s-1",
+        )
+        assert problem.message.startswith("$.restart[0].input.when: expected")
+        assert RAN == []
+        good = booking.restart("approve", replace_input={"when": "2026-01-09"})
+        resume(agent, CONFIG, Resume(restart=[good]), store)
+        assert RAN == [("schedule", {"when": "2026-01-09"})]
 
     def test_an_edit_of_a_tool_the_agent_lacks_is_refused(self) -> None:
         """A gated call of a tool the agent does not have takes no edit."""
