@@ -34,9 +34,13 @@ from interruption.adapters import langgraph as langgraph_adapter
 from interruption.adapters.langchain import Pause, from_decisions, pending, resume
 from interruption.approval import DECISION_SCHEMA
 from langchain.agents import create_agent
-from langchain.agents.middleware import HumanInTheLoopMiddleware, InterruptOnConfig
+from langchain.agents.middleware import (
+    AgentState,
+    HumanInTheLoopMiddleware,
+    InterruptOnConfig,
+)
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, ToolCall, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
@@ -44,6 +48,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from langgraph.runtime import Runtime
 from langgraph.types import Interrupt, StateSnapshot, interrupt
 
 from tests.adapters._common import import_error
@@ -1203,17 +1208,193 @@ class TestFromDecisions:
         assert caught.value.codes == (ProblemCode.UNKNOWN_INTERRUPT,) * 2
 
 
+EDIT_TO_EVE: Final[JSON] = {
+    "type": "edit",
+    "edited_action": {"name": "transfer_money", "args": {"to": "EVE", "amount": 1}},
+}
+
+
+def tool_messages(agent: Any) -> dict[str, ToolMessage]:
+    """The thread's tool messages, by tool call id."""
+    messages = agent.get_state(CONFIG).values["messages"]
+    return {m.tool_call_id: m for m in messages if isinstance(m, ToolMessage)}
+
+
+class TestLangChainsOwnCases:
+    """LangChain's HumanInTheLoopMiddleware tests, run through the adapter."""
+
+    def test_a_false_gate_pauses_nothing(self, mode: str) -> None:
+        """interrupt_on False auto-approves: nothing is pending, the call ran."""
+        agent = agent_for([[TWO[0]]], mode, {"transfer_money": False})
+        agent.invoke({"messages": [{"role": "user", "content": "go"}]}, CONFIG)
+        assert pending(agent, CONFIG) is None
+        assert transfers() == [{"to": "ACME", "amount": 1}]
+
+    @pytest.mark.parametrize(
+        ("decision", "ran", "status", "content"),
+        [
+            ({"type": "approve"}, [{"to": "ACME", "amount": 1}], "success", "to ACME"),
+            (EDIT_TO_EVE, [{"to": "EVE", "amount": 1}], "success", "sent 1 to EVE"),
+            (
+                {"type": "reject", "message": "not now"},
+                [],
+                "error",
+                "User rejected the tool call for `transfer_money` with reason: not now",
+            ),
+            (
+                {"type": "respond", "message": "already sent"},
+                [],
+                "success",
+                "already sent",
+            ),
+        ],
+        ids=["approve", "edit", "reject", "respond"],
+    )
+    def test_each_decision_under_true(
+        self, mode: str, decision: JSON, ran: list[JSON], status: str, content: str
+    ) -> None:
+        """A UI's four decisions under interrupt_on True, as LangChain runs them."""
+        agent = agent_for([[TWO[0]]], mode, {"transfer_money": True})
+        pause = paused(agent)
+        answer = from_decisions(pause, ui_answers(pause, {"c-1": decision}))
+        assert resume(agent, CONFIG, answer, MemoryStore()) is None
+        assert transfers() == ran
+        message = tool_messages(agent)["c-1"]
+        assert message.status == status
+        assert str(message.content).endswith(content)
+        edited = "Executed instead: transfer_money" in str(message.content)
+        assert edited == (decision == EDIT_TO_EVE)
+
+    def test_two_edits_in_one_batch(self, mode: str) -> None:
+        """Two calls edited at once each run with their own new arguments."""
+        agent = agent_for([TWO], mode)
+        pause = paused(agent)
+        edits: dict[str, JSON] = {
+            ref: {
+                "type": "edit",
+                "edited_action": {
+                    "name": "transfer_money",
+                    "args": {"to": "NY", "amount": amount},
+                },
+            }
+            for ref, amount in (("c-1", 10), ("c-3", 30))
+        }
+        answer = from_decisions(pause, ui_answers(pause, edits))
+        resume(agent, CONFIG, answer, MemoryStore())
+        assert sorted(transfers(), key=repr) == [
+            {"to": "NY", "amount": 10},
+            {"to": "NY", "amount": 30},
+        ]
+
+    def test_the_calls_keep_their_order(self, mode: str) -> None:
+        """Auto-approved and reviewed calls stay in the model's order, ids kept."""
+        calls = [
+            call("lookup", "id-a", query="a"),
+            call("transfer_money", "id-b", to="B", amount=2),
+            call("lookup", "id-c", query="c"),
+            call("transfer_money", "id-d", to="D", amount=4),
+        ]
+        agent = agent_for([calls], mode)
+        pause = paused(agent)
+        decisions: dict[str, JSON] = {"id-b": EDIT_TO_EVE, "id-d": {"type": "approve"}}
+        answer = from_decisions(pause, ui_answers(pause, decisions))
+        resume(agent, CONFIG, answer, MemoryStore())
+        messages = agent.get_state(CONFIG).values["messages"]
+        model_call = next(m for m in messages if isinstance(m, AIMessage))
+        assert [c["id"] for c in model_call.tool_calls] == [c["id"] for c in calls]
+        assert sorted(transfers(), key=repr) == [
+            {"to": "D", "amount": 4},
+            {"to": "EVE", "amount": 1},
+        ]
+
+    def test_the_review_description_is_shown(self, mode: str) -> None:
+        """A static, a callable and the default description reach the payload."""
+
+        def described(
+            tool_call: ToolCall, state: AgentState[Any], runtime: Runtime[Any]
+        ) -> str:
+            del state, runtime  # LangChain's factory signature, by name
+            return f"Custom: {tool_call['name']} with args {tool_call['args']}"
+
+        gates: dict[str, bool | InterruptOnConfig] = {
+            "transfer_money": InterruptOnConfig(
+                allowed_decisions=["approve"], description=described
+            ),
+            "lookup": {"allowed_decisions": ["approve"], "description": "Static"},
+            "jot": {"allowed_decisions": ["approve"]},
+        }
+        turn = [*TWO[:2], call("jot", "j-1", text="hi")]
+        calls = by_ref(paused(agent_for([turn], mode, gates)))
+        said = {ref: p.payload["description"] for ref, p in calls.items()}  # type: ignore[call-overload,index]
+        assert said == {
+            "c-1": "Custom: transfer_money with args {'to': 'ACME', 'amount': 1}",
+            "c-2": "Static",
+            "j-1": (
+                "Tool execution requires approval\n\nTool: jot\nArgs: {'text': 'hi'}"
+            ),
+        }
+
+    def test_a_ui_respond_the_review_forbids_is_refused(self, mode: str) -> None:
+        """A respond where the review allows approve, edit, reject: refused, unspent."""
+        agent = agent_for([[TWO[0]]], mode)
+        pause = paused(agent)
+        store = MemoryStore()
+        respond: JSON = {"type": "respond", "message": "synthetic"}
+        answer = from_decisions(pause, ui_answers(pause, {"c-1": respond}))
+        assert codes(lambda: resume(agent, CONFIG, answer, store)) == (
+            ProblemCode.ANSWER_NOT_ACCEPTED,
+        )
+        approve: JSON = {"type": "approve"}
+        answer = from_decisions(pause, ui_answers(pause, {"c-1": approve}))
+        resume(agent, CONFIG, answer, store)
+        assert transfers() == [{"to": "ACME", "amount": 1}]
+
+    def test_a_malformed_edit_is_refused_then_a_good_one_runs(self, mode: str) -> None:
+        """An edit without its action is malformed; the call waits, then runs once."""
+        agent = agent_for([[TWO[0]]], mode, {"transfer_money": True})
+        pause = paused(agent)
+        with pytest.raises(DecodeError) as caught:
+            from_decisions(pause, ui_answers(pause, {"c-1": {"type": "edit"}}))
+        assert caught.value.path.endswith(".edited_action")
+        answer = from_decisions(pause, ui_answers(pause, {"c-1": EDIT_TO_EVE}))
+        resume(agent, CONFIG, answer, MemoryStore())
+        assert transfers() == [{"to": "EVE", "amount": 1}]
+
+    def test_an_undeclared_edit_argument_is_passed_on(self, mode: str) -> None:
+        """An argument the tool does not declare is let through, and ignored."""
+        agent = agent_for([[TWO[0]]], mode)
+        (transfer,) = paused(agent).interrupts
+        extra: JSON = {"to": "EVE", "amount": 5, "memo": "x"}
+        answer = Resume(restart=[transfer.restart("approve", replace_input=extra)])
+        resume(agent, CONFIG, answer, MemoryStore())
+        assert transfers() == [{"to": "EVE", "amount": 5}]
+
+    def test_too_few_ui_decisions_are_missing(self) -> None:
+        """A batch with no decision for its call is missing, not run."""
+        agent = agent_for([[TWO[0]]])
+        pause = paused(agent)
+        answer = from_decisions(pause, {pause.reviews[0].id: {"decisions": []}})
+        assert codes(lambda: resume(agent, CONFIG, answer, MemoryStore())) == (
+            ProblemCode.MISSING,
+        )
+        assert RAN == []
+
+    def test_an_empty_tool_call_id_is_refused(self, mode: str) -> None:
+        """LangChain runs a call with an empty id; the adapter refuses to guess it."""
+        agent = agent_for([[call("transfer_money", "", to="A", amount=1)]], mode)
+        agent.invoke({"messages": [{"role": "user", "content": "go"}]}, CONFIG)
+        with pytest.raises(DecodeError) as caught:
+            pending(agent, CONFIG)
+        where = ".tool_call_id" if mode == "per_call" else "(its tool call id)"
+        assert caught.value.path.endswith(where)
+        assert RAN == []
+
+
 def graph_answer(pause: Pause, decision: JSON) -> Resume:
     """What a LangGraph adapter client sends for a one-call review."""
     (review,) = pause.reviews
     body: JSON = decision if pause.mode == "per_call" else {"decisions": [decision]}
     return Resume(respond=[Respond("custom", review.id, body)])
-
-
-EDIT_TO_EVE: Final[JSON] = {
-    "type": "edit",
-    "edited_action": {"name": "transfer_money", "args": {"to": "EVE", "amount": 1}},
-}
 
 
 class TestThroughTheLangGraphAdapter:
