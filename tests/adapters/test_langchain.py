@@ -1020,6 +1020,16 @@ class TestDamagedCheckpoints:
                 ".review_configs[0].allowed_decisions[1]",
             ),
             ([request(extra=1)], ".value.extra"),
+            (
+                [
+                    request(
+                        review_configs=[
+                            {"action_name": "transfer_money", "allowed_decisions": []}
+                        ]
+                    )
+                ],
+                ".review_configs[0].allowed_decisions",
+            ),
             ([request(), PER_CALL], "$.interrupts"),
             ([PER_CALL, PER_CALL], "$.interrupts"),
         ],
@@ -1043,6 +1053,28 @@ class TestDamagedCheckpoints:
         with pytest.raises(DecodeError) as caught:
             pending(Frozen(snapshot), CONFIG)
         assert caught.value.path == "$.interrupts[0].response_schema"
+
+    def test_a_per_call_schema_of_another_decision_is_refused(self) -> None:
+        """A per-call schema naming a decision the middleware has not is refused."""
+        real = agent_for([[TWO[0]]])
+        paused(real)
+        maybe = {"properties": {"type": {"const": "maybe"}}}
+        snapshot = damaged(real.get_state(CONFIG), PER_CALL, schema=maybe)
+        with pytest.raises(DecodeError) as caught:
+            pending(Frozen(snapshot), CONFIG)
+        assert caught.value.path == (
+            "$.interrupts[0].response_schema.properties.type.const[0]"
+        )
+
+    def test_a_checkpoint_without_its_id_is_refused(self) -> None:
+        """A pause read from a config that names no checkpoint is refused."""
+        real = agent_for([[TWO[0]]])
+        paused(real)
+        snapshot = real.get_state(CONFIG)
+        snapshot = snapshot._replace(config={"configurable": {"thread_id": "t-1"}})
+        with pytest.raises(DecodeError) as caught:
+            pending(Frozen(snapshot), CONFIG)
+        assert caught.value.path == "$.config.configurable.checkpoint_id"
 
     def test_a_single_decision_schema_is_read(self) -> None:
         """A per-call tool allowing one decision lists just that decision."""
