@@ -312,9 +312,10 @@ def _args_schema(tool: BaseTool | None) -> JSONSchema | None:
     schema. None (no edit can be validated, so none is taken) for a tool
     the agent does not have or a schema of another sort.
     """
+    model = _model(tool)
+    if model is not None:
+        return model.model_json_schema()
     schema = None if tool is None else tool.tool_call_schema
-    if isinstance(schema, type) and issubclass(schema, BaseModel):
-        return schema.model_json_schema()
     if isinstance(schema, dict) and is_json(schema):
         return copy.deepcopy(schema)  # the tool's own stays the tool's
     return None
@@ -493,6 +494,17 @@ def _verb(pending: PendingInterrupt, allowed: frozenset[str], entry: Restart) ->
     return "edit" if spelled and "edit" in allowed else "approve"
 
 
+def _reviewed(
+    pause: Pause,
+) -> dict[tuple[str, str], tuple[PendingInterrupt, frozenset[str]]]:
+    """Each gated call, and the decisions its review allows, by (name, ref)."""
+    return {
+        (pending.name, pending.ref): (pending, allowed)
+        for review in pause.reviews
+        for pending, allowed in zip(review.interrupts, review.allowed, strict=True)
+    }
+
+
 def _not_allowed(resume: Resume, pause: Pause) -> list[Problem]:
     """Decisions the call's review does not allow (the core cannot know).
 
@@ -500,17 +512,12 @@ def _not_allowed(resume: Resume, pause: Pause) -> list[Problem]:
     other arguments, are left to the core (``input_modified``: a rejected
     call runs nothing, so arguments for it can only be a mistake).
     """
-    reviewed = {
-        (pending.name, pending.ref): (pending, allowed)
-        for review in pause.reviews
-        for pending, allowed in zip(review.interrupts, review.allowed, strict=True)
-        if pending.accepts.restart is not None
-    }
+    reviewed = _reviewed(pause)
     problems = []
     for index, entry in enumerate(resume.restart):
         pending, allowed = reviewed.get((entry.name, entry.ref), (None, frozenset()))
-        if pending is None:
-            continue
+        if pending is None or pending.accepts.restart is None:
+            continue  # the core refuses a restart where none is taken
         try:
             verb = _verb(pending, allowed, entry)
         except DecodeError:
@@ -542,22 +549,20 @@ def _unfit_edits(
     approval lost. The model is asked here, before anything is spent, in
     both modes.
     """
-    reviewed = {
-        (pending.name, pending.ref): (pending, allowed)
-        for review in pause.reviews
-        for pending, allowed in zip(review.interrupts, review.allowed, strict=True)
-    }
+    reviewed = _reviewed(pause)
     problems = []
     for index, entry in enumerate(resume.restart):
         pending, allowed = reviewed.get((entry.name, entry.ref), (None, frozenset()))
         if pending is None or pending.accepts.replace_input is None:
             continue  # not a call, or the core refuses any new input for it
         model = _model(tools.get(pending.name))
+        if model is None:
+            continue  # a JSON-schema tool: its schema is all there is
         try:
-            edit = model is not None and _verb(pending, allowed, entry) == "edit"
+            verb = _verb(pending, allowed, entry)
         except DecodeError:
             continue  # the core reports it: schema_violation
-        if not edit or model is None or not pending.fits(entry):
+        if verb != "edit" or not pending.fits(entry):
             continue  # no edit, or the core reports what is wrong with it
         try:
             model.model_validate(entry.input)
