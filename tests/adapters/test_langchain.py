@@ -359,12 +359,14 @@ class TestPending:
         """Each review is spent under the LangGraph adapter's key for its interrupt."""
         agent = agent_for([TWO], mode)
         pause = paused(agent)
-        reviews = {
-            pause_key("langgraph", "t-1", "", pause.checkpoint_id, review.id)
-            for review in pause.reviews
-        }
-        assert set(pause.keys.values()) == reviews
-        assert set(langgraph_adapter._read(agent, CONFIG).keys.values()) == reviews
+        graph = langgraph_adapter._read(agent, CONFIG).keys
+        for review in pause.reviews:
+            key = pause_key("langgraph", "t-1", "", pause.checkpoint_id, review.id)
+            assert graph[review.id] == key
+            assert [pause.keys[p.id] for p in review.interrupts] == [key] * len(
+                review.interrupts
+            )
+        assert len(set(pause.keys.values())) == len(pause.reviews)
 
 
 class TestResume:
