@@ -47,6 +47,7 @@ from interruption.resume import InterruptedTurn, Resume
 from interruption.validation import (
     ResolvedResume,
     ResumePolicy,
+    audit_event,
     utc_now,
     validate_and_spend,
 )
@@ -366,7 +367,10 @@ class Sealer:
         turn (a page reload) does not resume twice, and a bad answer burns
         nothing. The spent mark is kept as long as any token of the turn
         could verify (past its ``expires_at`` plus ``leeway``; for ever when
-        the turn never expires).
+        the turn never expires). The attempt joins *store*'s audit trail of
+        the session (`audit_event`): ``accepted`` in the spend's own
+        transaction, ``rejected`` with its problem codes once the token has
+        opened (a token that does not open names no turn to file it under).
 
         Args:
             token: A token from `seal`, as the client sent it back.
@@ -400,13 +404,17 @@ class Sealer:
             turn.expires_at + self.leeway if turn.expires_at is not None else None
         )
         key = spent_key(turn)
+        policy = policy or ResumePolicy(now=lambda: moment)
 
         async def spend(_kept: Resume) -> bool:
-            return await store.spend(key, keep_until)
+            event = audit_event(turn, "accepted", policy, resume)
+            return await store.spend_all((key,), keep_until, (event,))
 
-        return await validate_and_spend(
-            resume, turn, spend, policy=policy or ResumePolicy(now=lambda: moment)
-        )
+        try:
+            return await validate_and_spend(resume, turn, spend, policy=policy)
+        except ResumeRejected as rejected:
+            await store.log(audit_event(turn, "rejected", policy, resume, rejected))
+            raise
 
     def _key_id(self, token: object) -> str:
         """Check the token's shape and header; return the key id it names."""

@@ -33,7 +33,7 @@ from interruption.resume import (
     answer_key,
     gather_checks,
 )
-from interruption.store._base import AuditEvent, AuditKind
+from interruption.store._base import AuditEvent
 from interruption.wire import unstructure
 
 if TYPE_CHECKING:
@@ -51,6 +51,7 @@ __all__ = [
     "authorize_turn",
     "interrupt_keys",
     "pause_key",
+    "refuse",
     "unspent",
     "utc_now",
     "validate_and_spend",
@@ -543,8 +544,8 @@ async def admit(  # noqa: PLR0913 - keyword-only options
     async def spend(kept: Resume) -> bool:
         answered = _named(kept)
         chosen = [p for p in live if answer_key(p) in answered]
-        event = _event(
-            session, "accepted", policy, resume, pending=tuple(p.id for p in chosen)
+        event = audit_event(
+            turn, "accepted", policy, resume, pending=tuple(p.id for p in chosen)
         )
         return await store.spend_all([keys[p.id] for p in chosen], keep_until, (event,))
 
@@ -564,9 +565,37 @@ async def admit(  # noqa: PLR0913 - keyword-only options
             spent=replayed,
         )
     except ResumeRejected as rejected:
-        codes = tuple(dict.fromkeys(str(problem.code) for problem in rejected.problems))
-        await store.log(_event(session, "rejected", policy, resume, codes=codes))
+        await store.log(audit_event(turn, "rejected", policy, resume, rejected))
         raise
+
+
+async def refuse(
+    rejected: ResumeRejected,
+    resume: Resume,
+    store: Store,
+    *,
+    session: str,
+    policy: ResumePolicy | None = None,
+) -> ResumeRejected:
+    """File *rejected* in *session*'s audit trail, as `admit` does; return it.
+
+    For an adapter that refuses before `admit` can (its framework shows
+    nothing pending, for example a replay after the run went on), so that
+    every refused attempt through every door is in the trail::
+
+        raise await refuse(rejected, resume, store, session=thread)
+    """
+    policy = policy or ResumePolicy()
+    turn = InterruptedTurn(
+        session=session,
+        turn_id=ADAPTER_TURN,
+        messages=(),
+        interrupts=(),
+        completed=(),
+        created_at=policy.now(),
+    )
+    await store.log(audit_event(turn, "rejected", policy, resume, rejected))
+    return rejected
 
 
 def _named(resume: Resume) -> set[Key]:
@@ -579,18 +608,25 @@ ADAPTER_TURN: Final = 1
 """The turn id of an adapter's pause in `admit` and its audit trail."""
 
 
-def _event(  # noqa: PLR0913 - an event's fields
-    session: str,
-    kind: AuditKind,
+def audit_event(  # noqa: PLR0913 - an attempt's parts
+    turn: InterruptedTurn,
+    kind: Literal["accepted", "rejected"],
     policy: ResumePolicy,
     resume: Resume,
+    rejected: ResumeRejected | None = None,
     *,
-    codes: tuple[str, ...] = (),
     pending: tuple[str, ...] = (),
 ) -> AuditEvent:
+    """The audit trail's entry for one attempt at *turn*: who, when, what.
+
+    The principal and the clock are *policy*'s; the resume is kept as a
+    digest only, and a rejection as its distinct problem codes, so an entry
+    stays small however much was sent.
+    """
+    codes = () if rejected is None else rejected_codes(rejected)
     return AuditEvent(
-        session,
-        ADAPTER_TURN,
+        turn.session,
+        turn.turn_id,
         kind,
         policy.now(),
         principal=policy.principal,
@@ -598,6 +634,11 @@ def _event(  # noqa: PLR0913 - an event's fields
         digest=digest(unstructure(resume)),
         pending=pending,
     )
+
+
+def rejected_codes(rejected: ResumeRejected) -> tuple[str, ...]:
+    """*rejected*'s distinct problem codes, in the order first reported."""
+    return tuple(dict.fromkeys(str(problem.code) for problem in rejected.problems))
 
 
 async def unspent(

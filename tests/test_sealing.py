@@ -750,6 +750,27 @@ class TestRedeem:
         )
         assert len(redeem(sealer, token, any_store).answers) == 2
 
+    def test_every_attempt_joins_the_audit_trail(self, any_store: Store) -> None:
+        """A refused and an accepted redeem are audited, with principal and codes."""
+        sealer = Sealer({"k1": K1}, "k1")
+        token = sealer.seal(turn_of(), now=NOW)
+        policy = ResumePolicy(principal="ana", now=lambda: NOW)
+        junk = Resume(respond=[Respond("ask_user", "c-1", 42)])
+        refused(sealer, token, any_store, junk, policy=policy)
+        redeem(sealer, token, any_store, policy=policy)
+        refused(sealer, token, any_store, policy=policy)
+        trail = asyncio.run(any_store.audit("s-1"))
+        assert [(e.kind, e.turn_id, e.principal, e.at) for e in trail] == [
+            ("rejected", 3, "ana", NOW),
+            ("accepted", 3, "ana", NOW),
+            ("rejected", 3, "ana", NOW),
+        ]
+        assert [e.codes for e in trail] == [
+            ("schema_violation", "missing"),
+            (),
+            ("consumed",),
+        ]
+
     def test_a_bad_token_spends_nothing(self, any_store: Store) -> None:
         """A token that does not verify is refused before the store is asked."""
         sealer = Sealer({"k1": K1}, "k1")

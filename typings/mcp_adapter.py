@@ -7,6 +7,7 @@ from typing import assert_type
 import mcp_types
 from interruption import JSON, MemoryStore, PendingInterrupt, Resume, define_interrupt
 from interruption.adapters.mcp import (
+    STATE_REFUSED,
     Dismiss,
     FormSchemaError,
     answer,
@@ -55,3 +56,5 @@ def client(params: mcp_types.ElicitRequestParams, error: MCPError) -> None:
     assert_type(answer(pending, "cancel"), mcp_types.ElicitResult)
     answer(pending, "maybe")  # type: ignore[arg-type]
     assert_type(rejection_of(error), ResumeRejected | None)
+    refused: str = STATE_REFUSED
+    assert_type(refused, str)

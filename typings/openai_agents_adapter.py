@@ -15,6 +15,7 @@ from interruption import (
     Sealer,
 )
 from interruption.adapters.openai_agents import (
+    AUDIENCE,
     PausedRun,
     QuestionTool,
     pause,
@@ -75,3 +76,5 @@ def questions() -> None:
     assert_type(ask.answer_schema, dict[str, JSON])
     question_tool("ask", "Ask.", input_schema={}, answer_schema=3)  # type: ignore[arg-type]
     question_tool("ask", "Ask.")  # type: ignore[call-arg]
+    audience: str = AUDIENCE
+    assert_type(audience, str)

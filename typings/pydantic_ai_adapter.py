@@ -21,7 +21,6 @@ from interruption.adapters.pydantic_ai import (
     pause_sync,
     resume,
     resume_sync,
-    spent_key,
 )
 from pydantic_ai import Agent, DeferredToolRequests
 from pydantic_ai.run import AgentRunResult
@@ -44,7 +43,7 @@ async def pausing(result: AgentRunResult[Output], keeper: Keeper) -> None:
     assert_type(paused.interrupts, tuple[PendingInterrupt, ...])
     assert_type(await load_paused(paused.id, keeper), PausedRun)
     assert_type(pause_sync(result, keeper), PausedRun | None)
-    assert_type(spent_key(paused.id), str)
+    assert_type(paused.key, str)
     await pause(result, keeper, answer_schemas={"ask_user": "any"})  # type: ignore[dict-item]
     await pause(result.output, keeper)  # type: ignore[arg-type]
 

@@ -12,7 +12,7 @@ from interruption import (
     Resume,
     ResumePolicy,
 )
-from interruption.sealing import Opened, Sealer
+from interruption.sealing import SEALED_TURN_AUDIENCE, Opened, Sealer
 
 
 def sealing(turn: InterruptedTurn) -> None:
@@ -25,6 +25,11 @@ def sealing(turn: InterruptedTurn) -> None:
     assert_type(sealer.open_with_claims(token).jti, str)
     assert_type(sealer.open_with_claims(token).expires_at, datetime | None)
     assert_type(Sealer({"k1": b"0" * 32}, "k1", max_ttl=None).max_ttl, timedelta | None)
+    audience: str = SEALED_TURN_AUDIENCE
+    assert_type(sealer.open(token, audience=audience), InterruptedTurn)
+    assert_type(sealer.seal(turn, audience="my-channel"), str)
+    assert_type(sealer.open(token, audience="my-channel"), InterruptedTurn)
+    sealer.seal(turn, audience=1)  # type: ignore[arg-type]
     sealer.seal(token)  # type: ignore[arg-type]
     sealer.open(turn)  # type: ignore[arg-type]
     sealer.open(token, now="now")  # type: ignore[arg-type]

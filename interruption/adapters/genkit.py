@@ -260,6 +260,30 @@ def _mint(turn_id: str, content: list[JSON]) -> None:
         seen.add(given)
 
 
+_NO_MARK: Final[tuple[JSON, ...]] = (None, False, 0, "")
+"""The JSON values JavaScript reads as false: no ``metadata.interrupt``."""
+
+
+def _paused(metadata: Mapping[str, JSON]) -> bool:
+    """Whether a tool request's metadata marks it paused, as Genkit reads it.
+
+    Genkit JS writes ``interrupt: metadata || true``: ``true``, or the object
+    the tool interrupted with, ``{}`` included; it counts a request as
+    interrupted when that mark is true in JavaScript, which ``{}`` is (and
+    Python's truthiness is not). A ``pendingOutput`` is a result, whatever
+    the mark: both Genkits read it first when they resume, and Genkit Python
+    leaves ``interrupt: {}`` beside the ``pendingOutput`` of a call it
+    answered while a sibling paused again.
+    """
+    return "pendingOutput" not in metadata and metadata.get("interrupt") not in _NO_MARK
+
+
+def _metadata(part: JSON) -> dict[str, JSON]:
+    """A wire part's metadata, or an empty one."""
+    metadata = part.get("metadata") if isinstance(part, dict) else None
+    return metadata if isinstance(metadata, dict) else {}
+
+
 def _pending(
     request: ToolRequest, mark: JSON, schemas: Mapping[str, JSONSchema], path: str
 ) -> PendingInterrupt:
@@ -308,9 +332,8 @@ def _decode(turn_id: str, record: bytes) -> _Kept:
         name, ref = part.tool_request.name, wire.get("ref")
         if not isinstance(ref, str) or not ref:
             raise _damaged(turn_id, f"{path}.toolRequest.ref", "a ref", describe(ref))
-        metadata = cast("dict[str, JSON]", raw).get("metadata")
-        metadata = metadata if isinstance(metadata, dict) else {}
-        if metadata.get("interrupt"):
+        metadata = _metadata(raw)
+        if _paused(metadata):
             where = f"$[{turn_id!r}]{path}.metadata.interrupt"
             request = ToolRequest(name, ref, wire.get("input"))
             interrupts.append(_pending(request, metadata["interrupt"], schemas, where))
@@ -356,7 +379,10 @@ async def pause(
 
     Args:
         response: What ``ai.generate`` returned; it paused when its
-            ``finish_reason`` is ``"interrupted"``.
+            ``finish_reason`` is ``"interrupted"`` and a tool request of its
+            message is marked so: ``metadata.interrupt`` true or an object
+            (``{}`` included, as Genkit JS writes ``interrupt({})``), and no
+            ``pendingOutput`` (a result, as Genkit reads it when resuming).
         keeper: Where the paused turn is kept.
         tools: The tools the turn ran with; a ``Custom`` pause's answer must
             fit its tool's declared output schema (any JSON if none).
@@ -374,9 +400,8 @@ async def pause(
             or a paused request's ``metadata.interrupt`` is neither true nor
             an object.
     """
-    if response.finish_reason != FinishReason.INTERRUPTED or not response.interrupts:
+    if response.finish_reason != FinishReason.INTERRUPTED or response.message is None:
         return None
-    schemas = _answer_schemas(tools, answer_schemas)
     history = [
         cast(
             "dict[str, JSON]",
@@ -384,8 +409,14 @@ async def pause(
         )
         for message in response.messages
     ]
+    content = cast("list[JSON]", history[-1]["content"])
+    if not any(
+        _request(part) is not None and _paused(_metadata(part)) for part in content
+    ):
+        return None
+    schemas = _answer_schemas(tools, answer_schemas)
     turn_id = uuid.uuid4().hex
-    _mint(turn_id, cast("list[JSON]", history[-1]["content"]))
+    _mint(turn_id, content)
     record = _keeper.encode(schemas, ENCODE(cast("JSON", history)).encode())
     kept = _decode(turn_id, record)  # what the client sees is what resume checks
     await keeper.keep(turn_id, record)

@@ -68,6 +68,7 @@ from interruption.validation import (
     ResumePolicy,
     admit,
     interrupt_keys,
+    refuse,
 )
 
 __all__ = [
@@ -261,11 +262,15 @@ async def pending(
     user_id: str,
     session_id: str,
     answer_schemas: Mapping[str, JSONSchema] | None = None,
+    store: Store | None = None,
 ) -> Paused | None:
     """Read an ADK session's open pause from the runner's session service.
 
     A pause is open when the calls ADK marked long-running (its confirmation
-    requests included) come after the session's last user event.
+    requests included) come after the session's last user event. With
+    *store* (the one `resume` spends in), a pause already answered is not
+    open, even while its continuation still runs and ADK's session does not
+    show the answer yet.
 
     Args:
         runner: The runner whose session service holds the session.
@@ -273,6 +278,8 @@ async def pending(
         session_id: The session.
         answer_schemas: The schema a long-running tool's result must fit, by
             tool name; a tool without one takes any JSON.
+        store: Where `resume` spends pauses; when given, an answered pause
+            is not listed.
 
     Returns:
         The open pause, or None when the session is not paused.
@@ -287,7 +294,12 @@ async def pending(
     schemas = _schemas(answer_schemas)
     session = await _session(runner, user_id, session_id)
     calls, _ = _scan(session, schemas)
-    return _paused(runner, session, calls) if calls else None
+    if not calls:
+        return None
+    paused = _paused(runner, session, calls)
+    if store is not None and await store.spent(list(paused.keys.values())):
+        return None  # ADK pauses are answered whole: any spent call spent it
+    return paused
 
 
 def _entry_refs(answer: Resume) -> set[str]:
@@ -375,9 +387,11 @@ async def resume(  # noqa: PLR0913 - keyword-only options
     if not calls:
         if _entry_refs(answer) & answered:
             message = f"the pause of ADK session {session_id!r} was already answered"
-            raise ResumeRejected.of(ProblemCode.CONSUMED, message)
-        message = f"ADK session {session_id!r} is not paused"
-        raise ResumeRejected.of(ProblemCode.NOTHING_PENDING, message)
+            rejected = ResumeRejected.of(ProblemCode.CONSUMED, message)
+        else:
+            message = f"ADK session {session_id!r} is not paused"
+            rejected = ResumeRejected.of(ProblemCode.NOTHING_PENDING, message)
+        raise await refuse(rejected, answer, store, session=session_id, policy=policy)
     paused = _paused(runner, session, calls)
     resolved = await admit(
         answer,

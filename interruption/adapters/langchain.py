@@ -74,6 +74,7 @@ from interruption.validation import (
     admit,
     authorize_turn,
     pause_key,
+    refuse,
     validate_resume,
 )
 
@@ -625,7 +626,10 @@ async def _admit(  # noqa: PLR0913 - keyword-only options
             f"the pause of thread {pause.thread_id!r} that this resume answers "
             "was already resumed"
         )
-        raise ResumeRejected.of(ProblemCode.CONSUMED, message)
+        rejected = ResumeRejected.of(ProblemCode.CONSUMED, message)
+        raise await refuse(
+            rejected, resume, store, session=pause.thread_id, policy=policy
+        )
     # A batched review takes a decision for every call: never partial.
     partial = policy.allow_partial and pause.mode == "per_call"
     checked = attrs.evolve(policy, authorize=None, allow_partial=partial)

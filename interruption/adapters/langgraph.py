@@ -52,7 +52,13 @@ from interruption.loop import run_sync
 from interruption.parts import ToolRequest
 from interruption.prompts import Confirm, Input
 from interruption.resume import Accepts, PendingInterrupt, Respond, Restart, Resume
-from interruption.validation import ResumePolicy, admit, interrupt_keys, pause_key
+from interruption.validation import (
+    ResumePolicy,
+    admit,
+    interrupt_keys,
+    pause_key,
+    refuse,
+)
 from interruption.wire import json_schema, structure, unstructure
 
 try:
@@ -652,7 +658,9 @@ async def _admit(
         )
     ):
         message = f"thread {pause.thread!r} was already resumed from this pause"
-        raise _refused(ProblemCode.CONSUMED, message)
+        rejected = _refused(ProblemCode.CONSUMED, message)
+        thread = pause.thread or "langgraph"
+        raise await refuse(rejected, resume, store, session=thread, policy=policy)
     if pause.breakpoint or not _answered(resume):
         # A breakpoint continues with one invoke(None), so every one must be
         # answered; an empty resume answers nothing, so none may be missing.

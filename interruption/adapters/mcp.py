@@ -56,7 +56,14 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess
     _MISSING += "pip install 'interruption[mcp]'"
     raise ImportError(_MISSING) from error
 
-from interruption._json import JSON, Mismatch, describe, is_json, json_problems
+from interruption._json import (
+    JSON,
+    Mismatch,
+    describe,
+    is_json,
+    json_equal,
+    json_problems,
+)
 from interruption._parse import ENCODE
 from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
 from interruption.errors import (
@@ -86,6 +93,7 @@ __all__ = [
     "ANSWER_FIELD",
     "APPROVAL_FORM",
     "REJECTED",
+    "STATE_REFUSED",
     "Dismiss",
     "FormSchemaError",
     "Handler",
@@ -476,6 +484,36 @@ class _Served:
             )
         return await self.run(ctx, arguments, state)
 
+    def unsealed(self, sealed: str, arguments: JSON) -> _State:
+        """The pause a request state keeps, read as this tool minted it.
+
+        MCP's boundary has verified and unsealed the state: it was sealed
+        under this server's keys for this tool name, server name, principal
+        and arguments. Another handler of that name under the same keys
+        (another deployment, another server of the same name) passes that
+        check with a state this tool never minted.
+
+        Raises:
+            ResumeRejected: ``bad_token`` for a state this tool cannot read;
+                ``input_modified`` for one that paused other arguments.
+        """
+        try:
+            state = loads(sealed, _State)
+        except DecodeError as error:
+            msg = (
+                f"requestState: expected a pause of tool {self.tool.name!r} as "
+                f"this adapter keeps it, got a state it cannot read ({error.path}: "
+                f"expected {error.expected}, got {error.got})"
+            )
+            raise ResumeRejected.of(ProblemCode.BAD_TOKEN, msg) from None
+        if not json_equal(state.input, arguments):
+            msg = (
+                "requestState: expected a pause of the retried call's arguments, "
+                "got one of other arguments"
+            )
+            raise ResumeRejected.of(ProblemCode.INPUT_MODIFIED, msg)
+        return state
+
     async def __call__(
         self, ctx: Context[Any, Any]
     ) -> mcp_types.CallToolResult | mcp_types.InputRequiredResult:
@@ -505,10 +543,10 @@ class _Served:
             ref = uuid.uuid4().hex
             done = await self.run(ToolContext(self.tool.name, ref), arguments, None)
         else:
-            state = loads(sealed, _State)  # the server minted it: MCP checked
-            if state.input != arguments:  # pragma: no cover - MCP binds
-                msg = "the retry's arguments are not the paused call's"
-                raise ResumeRejected.of(ProblemCode.INPUT_MODIFIED, msg)
+            try:
+                state = self.unsealed(sealed, arguments)
+            except ResumeRejected as rejected:
+                raise _wire(rejected) from None
             done = await self.settle(state, dict(ctx.input_responses or {}), arguments)
         if isinstance(done, _Outcome):
             return done.result()
@@ -521,6 +559,23 @@ class _Served:
 REJECTED: Final = "dev.interruption/resume_rejected"
 """The key of an MCP error's data that lists a rejection's problems."""
 
+STATE_REFUSED: Final = "invalid_request_state"
+"""The ``reason`` in the data of MCP's own refusal of a request state.
+
+MCP's boundary checks a retry's ``requestState`` before the tool runs and
+gives every failure one frozen ``-32602`` (``"Invalid or expired
+requestState"``, data ``{"reason": "invalid_request_state"}``), keeping the
+cause in the server's log: a state past its life, altered, sealed for
+another tool, arguments, server or principal, or under a key the server
+lacks."""
+
+_STATE_REFUSED_MESSAGE: Final = (
+    "requestState: expected a state MCP accepts, got one MCP refused before "
+    "the tool ran (past its life, altered, sealed for another tool, "
+    "arguments, server or principal, or under a key this server lacks; MCP "
+    "does not say which): call the tool again without it"
+)
+
 
 def _wire(rejected: ResumeRejected) -> MCPError:
     """A rejection as the JSON-RPC error the client gets (``-32602``)."""
@@ -530,20 +585,29 @@ def _wire(rejected: ResumeRejected) -> MCPError:
 
 
 def rejection_of(error: MCPError) -> ResumeRejected | None:
-    """The `ResumeRejected` a server of this adapter sent, or None.
+    """The `ResumeRejected` an MCP error stands for, or None.
+
+    A server of this adapter lists its problems in the error's data; MCP's
+    own refusal of a request state (`STATE_REFUSED`) is ``bad_token``, one
+    code for every cause, since MCP names none.
 
     Args:
         error: What a call raised on the client.
 
     Returns:
-        The rejection, its problems as the server listed them; None for any
-        other error.
+        The rejection: its problems as the server listed them, or
+        ``bad_token`` for a request state MCP refused; None for any other
+        error.
 
     Raises:
         DecodeError: if the listed problems are malformed.
     """
     data = error.data
-    if not isinstance(data, dict) or REJECTED not in data:
+    if not isinstance(data, dict):
+        return None
+    if error.code == mcp_types.INVALID_PARAMS and data.get("reason") == STATE_REFUSED:
+        return ResumeRejected.of(ProblemCode.BAD_TOKEN, _STATE_REFUSED_MESSAGE)
+    if REJECTED not in data:
         return None
     problems = structure(data[REJECTED], list[Problem])
     if not problems:
@@ -656,7 +720,8 @@ def mcp_tool(  # noqa: PLR0913 - keyword-only options
         message: The text a form shows, from the pause; its payload as
             JSON by default (for an approval, the call).
         policy: Who may answer, and the clock; strict by default.
-        ttl: How long a pause accepts its answer (MCP's state lives 600 s).
+        ttl: How long a pause accepts its answer; past the life of MCP's
+            request state (600 s by default), MCP refuses it first.
         title: The tool's human title.
 
     Returns:
@@ -798,8 +863,9 @@ def elicitation_callback(handler: Handler) -> ElicitationFnT:
     (sync or async) answers with a `Resume` built from it
     (``pending.respond(...)``, ``approve()``, ``reject(reason)``) or says
     ``"decline"`` / ``"cancel"``. The answer is checked locally (`answer`);
-    a refused one is never sent: the request fails with an error naming
-    its problems.
+    a refused one is never sent: the request fails with the ``-32602`` a
+    server of this adapter would send, its data listing the problems, and
+    the tool call fails with it (`rejection_of` reads it back).
 
     Args:
         handler: The application's human.
@@ -818,7 +884,9 @@ def elicitation_callback(handler: Handler) -> ElicitationFnT:
             if inspect.isawaitable(given):
                 given = await given
             return answer(pending, given)
-        except (ResumeRejected, DecodeError, FormSchemaError, TypeError) as refused:
+        except ResumeRejected as rejected:
+            return _wire(rejected).error
+        except (DecodeError, FormSchemaError, TypeError) as refused:
             return mcp_types.ErrorData(
                 code=mcp_types.INVALID_PARAMS, message=str(refused)
             )

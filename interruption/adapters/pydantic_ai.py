@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
 import uuid
 from collections.abc import Coroutine, Mapping
 from typing import Any, Final, TypeVar, cast, final
@@ -61,7 +62,6 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess
     raise ImportError(_MISSING) from error
 
 from interruption._json import JSON, Mismatch
-from interruption._parse import ENCODE
 from interruption._schemacheck import JSONSchema, check_schema
 from interruption.adapters import _keeper
 from interruption.adapters._keeper import Keeper, MemoryKeeper
@@ -71,7 +71,7 @@ from interruption.kinds import ApprovalPending, Custom
 from interruption.parts import ToolRequest
 from interruption.resume import Accepts, PendingInterrupt, Restart, Resume
 from interruption.store._base import Store
-from interruption.validation import ResolvedResume, ResumePolicy, admit
+from interruption.validation import ResolvedResume, ResumePolicy, admit, pause_key
 
 __all__ = [
     "Keeper",
@@ -83,7 +83,6 @@ __all__ = [
     "pause_sync",
     "resume",
     "resume_sync",
-    "spent_key",
 ]
 
 DepsT = TypeVar("DepsT")
@@ -121,10 +120,14 @@ class PausedRun:
             `Resume`; spent once.
         interrupts: One per deferred call, in pydantic-ai's order
             (approvals, then deferred calls).
+        key: What a `Store` spends when it is resumed: the digest of the
+            paused conversation itself, not of the id, so the same run kept
+            twice (a retried `pause`) is still resumed once.
     """
 
     id: str
     interrupts: tuple[PendingInterrupt, ...]
+    key: str
 
 
 @attrs.frozen
@@ -134,6 +137,7 @@ class _Kept:
     conversation: Conversation
     requests: DeferredToolRequests
     interrupts: tuple[PendingInterrupt, ...]
+    key: str
 
 
 def _run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
@@ -150,18 +154,6 @@ def _run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
     coroutine.close()
     msg = "called from a running event loop: await the async function instead"
     raise RuntimeError(msg)
-
-
-def spent_key(run_id: str) -> str:
-    """The key a `Store` spends when the paused run *run_id* is resumed.
-
-    Args:
-        run_id: A `PausedRun.id`.
-
-    Returns:
-        A key no other adapter or session uses.
-    """
-    return ENCODE(["pydantic_ai", run_id])
 
 
 def _answer_schemas(answers: Mapping[str, JSONSchema] | None) -> dict[str, JSONSchema]:
@@ -213,7 +205,8 @@ def _decode(run_id: str, record: bytes) -> _Kept:
     if requests is None:
         expected = "a conversation paused on deferred tool calls"
         raise _damaged(run_id, expected, "none pending")
-    return _Kept(conversation, requests, _interrupts(requests, answers))
+    key = pause_key("pydantic_ai", hashlib.sha256(body).hexdigest())
+    return _Kept(conversation, requests, _interrupts(requests, answers), key)
 
 
 async def pause(
@@ -256,7 +249,7 @@ async def pause(
     record = _keeper.encode(schemas, ConversationTypeAdapter.dump_json(conversation))
     kept = _decode(run_id, record)  # what the client sees is what resume checks
     await keeper.keep(run_id, record)
-    return PausedRun(run_id, kept.interrupts)
+    return PausedRun(run_id, kept.interrupts, kept.key)
 
 
 def pause_sync(
@@ -298,7 +291,8 @@ async def load_paused(run_id: str, keeper: Keeper) -> PausedRun:
         ResumeRejected: ``unknown_interrupt`` if no run has this id.
         DecodeError: if the kept record is damaged.
     """
-    return PausedRun(run_id, (await _load(run_id, keeper)).interrupts)
+    kept = await _load(run_id, keeper)
+    return PausedRun(run_id, kept.interrupts, kept.key)
 
 
 def _results(
@@ -343,7 +337,7 @@ async def _resume(  # noqa: PLR0913 - the options of `resume`
         kept.interrupts,
         store,
         session=kept.conversation.conversation_id,
-        keys=dict.fromkeys((p.id for p in kept.interrupts), spent_key(run_id)),
+        keys=dict.fromkeys((p.id for p in kept.interrupts), kept.key),
         policy=policy,
     )
     results = _results(kept.requests, resolved)

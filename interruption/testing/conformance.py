@@ -3,8 +3,9 @@
 An integration (an adapter of this library, or a framework's own test
 suite) implements `Harness` once, and runs `SCENARIOS` against it: approve,
 reject with a reason, answer a question, four forgeries, a replay, two
-concurrent resumes and a resume after a restart. `Session` passes them as
-the reference. Each scenario is a coroutine function taking a factory of
+concurrent resumes, a second answer while the first one's continuation
+runs, a resume after a restart, and the audit trail of the attempts.
+`Session` passes them as the reference. Each scenario is a coroutine function taking a factory of
 fresh harnesses and raising `AssertionError` when the integration breaks a
 guarantee, so any test runner can drive it::
 
@@ -16,6 +17,7 @@ guarantee, so any test runner can drive it::
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, Final, Literal, Protocol, TypeAlias
 
@@ -23,6 +25,7 @@ from interruption._json import JSON
 from interruption.errors import ProblemCode, ResumeRejected
 from interruption.kinds import ApprovalPending
 from interruption.resume import PendingInterrupt, Respond, Restart, Resume
+from interruption.store._base import AuditEvent
 
 __all__ = [
     "ANSWER_SCHEMA",
@@ -85,6 +88,16 @@ class Harness(Protocol):
 
     def seen(self) -> Sequence[JSON]:
         """Every tool result the model was shown after the pause, in order."""
+
+    async def audit(self) -> Sequence[AuditEvent]:
+        """The audit trail the integration's store keeps of the conversation."""
+
+    def during_transfer(self, hook: Callable[[], None]) -> None:
+        """Call *hook* inside the next ``transfer_money`` run, before its effect.
+
+        The hook blocks the run while it works: what it does happens while
+        the first answer's continuation is still running.
+        """
 
     async def reopen(self) -> Harness:
         """The same conversation in a fresh process (new objects, same state)."""
@@ -204,6 +217,32 @@ async def concurrent_resumes_run_once(harness: Harness) -> None:
     assert harness.transfers() == 1
 
 
+async def a_second_answer_while_the_first_runs_is_consumed(harness: Harness) -> None:
+    """A second tab approves while the approved transfer runs: consumed, one run."""
+    pending = _approval(await harness.pause("transfer"))
+    answer = Resume(restart=[pending.approve()])
+    second = await harness.reopen()
+    outcomes: list[object] = []
+
+    def second_tab() -> None:  # in its own thread and event loop: a process
+        try:
+            asyncio.run(second.resume(answer))
+        except ResumeRejected as rejected:
+            outcomes.append(rejected.codes)
+        else:
+            outcomes.append("accepted")
+
+    def during() -> None:
+        worker = threading.Thread(target=second_tab)
+        worker.start()
+        worker.join()
+
+    harness.during_transfer(during)
+    await harness.resume(answer)
+    assert outcomes == [(ProblemCode.CONSUMED,)], outcomes
+    assert harness.transfers() == 1, f"ran {harness.transfers()} times"
+
+
 async def a_resume_after_a_restart_works(harness: Harness) -> None:
     """A pause survives the process: a fresh one resumes it, once."""
     pending = _approval(await harness.pause("transfer"))
@@ -212,6 +251,19 @@ async def a_resume_after_a_restart_works(harness: Harness) -> None:
     assert fresh.transfers() == 1
     codes = await _refused(await harness.reopen(), Resume(restart=[pending.approve()]))
     assert codes == (ProblemCode.CONSUMED,), codes
+
+
+async def attempts_are_audited(harness: Harness) -> None:
+    """An accepted answer and its replay from another process are audited."""
+    pending = _approval(await harness.pause("transfer"))
+    answer = Resume(restart=[pending.approve()])
+    await harness.resume(answer)
+    await _refused(await harness.reopen(), answer)
+    trail = [e for e in await harness.audit() if e.kind in {"accepted", "rejected"}]
+    assert [e.kind for e in trail] == ["accepted", "rejected"], trail
+    assert trail[1].codes == (ProblemCode.CONSUMED,), trail[1]
+    assert trail[0].digest == trail[1].digest, trail
+    assert harness.transfers() == 1
 
 
 SCENARIOS: Final[tuple[Scenario, ...]] = (
@@ -224,7 +276,9 @@ SCENARIOS: Final[tuple[Scenario, ...]] = (
     an_answer_outside_its_schema_is_refused,
     a_replay_is_consumed,
     concurrent_resumes_run_once,
+    a_second_answer_while_the_first_runs_is_consumed,
     a_resume_after_a_restart_works,
+    attempts_are_audited,
 )
 """Every row, in order; run each against a fresh harness."""
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 
 
 def import_error(module: str, missing: str) -> str:
@@ -32,3 +33,22 @@ def import_error(module: str, missing: str) -> str:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     return done.stdout.strip()
+
+
+class Effects:
+    """A conformance world's effects: the transfers, and a hook inside the next.
+
+    A harness's ``World`` (an attrs class) declares ``transfers: int = 0`` and
+    ``during: Callable[[], None] | None = None``; its transfer tool calls
+    `transfer` where the money would move.
+    """
+
+    transfers: int
+    during: Callable[[], None] | None
+
+    def transfer(self) -> None:
+        """Run the hook set for this transfer (once), then count it."""
+        hook, self.during = self.during, None
+        if hook is not None:
+            hook()
+        self.transfers += 1

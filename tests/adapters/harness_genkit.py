@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -21,7 +21,7 @@ from genkit import (
     ToolRequest,
     ToolRunContext,
 )
-from interruption import JSON, PendingInterrupt, Resume, SqliteStore
+from interruption import JSON, AuditEvent, PendingInterrupt, Resume, SqliteStore
 from interruption.adapters.genkit import (
     SqliteKeeper,
     approved,
@@ -32,9 +32,11 @@ from interruption.adapters.genkit import (
 from interruption.testing.conformance import QUESTION, TRANSFER, Harness, Plan
 from pydantic import BaseModel
 
+from tests.adapters._common import Effects
+
 
 @attrs.define
-class World:
+class World(Effects):
     """What every process of one conversation shares.
 
     Its effects, what the model was shown, and the paused turn's id (what
@@ -43,6 +45,7 @@ class World:
 
     where: Path
     transfers: int = 0
+    during: Callable[[], None] | None = None
     seen: list[JSON] = attrs.Factory(list)
     turn_id: str | None = None
 
@@ -93,7 +96,7 @@ def _app(world: World) -> tuple[Genkit, list[Tool]]:
         """Send money."""
         if not approved(ctx):
             raise needs_approval(transfer.model_dump())
-        world.transfers += 1
+        world.transfer()
         return {"status": "sent", "to": transfer.to, "amount": transfer.amount}
 
     @ai.tool()
@@ -140,9 +143,17 @@ class GenkitHarness:
         """How often the transfer ran."""
         return self.world.transfers
 
+    def during_transfer(self, hook: Callable[[], None]) -> None:
+        """Call *hook* inside the next transfer, before its effect."""
+        self.world.during = hook
+
     def seen(self) -> Sequence[JSON]:
         """What the model was shown after the pause."""
         return tuple(self.world.seen)
+
+    async def audit(self) -> Sequence[AuditEvent]:
+        """The store's audit trail of this conversation."""
+        return await self.store.audit(self.world.turn_id or "")
 
     async def reopen(self) -> Harness:
         """A new process over the same files."""

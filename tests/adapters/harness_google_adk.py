@@ -7,7 +7,7 @@ spends each pause once.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
 from typing import cast
 
@@ -22,7 +22,7 @@ from google.adk.sessions.sqlite_session_service import SqliteSessionService
 from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.long_running_tool import LongRunningFunctionTool
 from google.genai import types
-from interruption import JSON, PendingInterrupt, Resume, SqliteStore
+from interruption import JSON, AuditEvent, PendingInterrupt, Resume, SqliteStore
 from interruption.adapters.google_adk import RejectionReasons, pending, resume
 from interruption.testing.conformance import (
     ANSWER_SCHEMA,
@@ -32,13 +32,15 @@ from interruption.testing.conformance import (
     Plan,
 )
 
+from tests.adapters._common import Effects
+
 APP = "conformance"
 USER = "alice"
 SCHEMAS = {"ask_user": ANSWER_SCHEMA}
 
 
 @attrs.define
-class World:
+class World(Effects):
     """What every process of one conversation shares.
 
     Its effects, what the model was shown, and the session's id (what the
@@ -47,6 +49,7 @@ class World:
 
     where: Path
     transfers: int = 0
+    during: Callable[[], None] | None = None
     seen: list[JSON] = attrs.Factory(list)
     session_id: str | None = None
 
@@ -96,7 +99,7 @@ def _runner(world: World) -> Runner:
 
     def transfer_money(to: str, amount: int) -> dict[str, str | int]:
         """Send money."""
-        world.transfers += 1
+        world.transfer()
         return {"status": "sent", "to": to, "amount": amount}
 
     def ask_user(question: str) -> None:
@@ -158,9 +161,17 @@ class GoogleAdkHarness:
         """How often the transfer ran."""
         return self.world.transfers
 
+    def during_transfer(self, hook: Callable[[], None]) -> None:
+        """Call *hook* inside the next transfer, before its effect."""
+        self.world.during = hook
+
     def seen(self) -> Sequence[JSON]:
         """What the model was shown after the pause."""
         return tuple(self.world.seen)
+
+    async def audit(self) -> Sequence[AuditEvent]:
+        """The store's audit trail of this conversation."""
+        return await self.store.audit(self.world.session_id or "")
 
     async def reopen(self) -> Harness:
         """A new process over the same files."""

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
 import attrs
-from interruption import JSON, PendingInterrupt, Resume, SqliteStore
+from interruption import JSON, AuditEvent, PendingInterrupt, Resume, SqliteStore
 from interruption.adapters import langchain
 from interruption.testing.conformance import (
     ANSWER_SCHEMA,
@@ -36,6 +36,8 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
 from langgraph.checkpoint.sqlite import SqliteSaver
 
+from tests.adapters._common import Effects
+
 NAME = "langchain"
 
 CONFIG: Final[RunnableConfig] = {"configurable": {"thread_id": "conformance"}}
@@ -43,11 +45,12 @@ QUESTIONS: Final = {"ask_user": ANSWER_SCHEMA}
 
 
 @attrs.define
-class World:
+class World(Effects):
     """What every process of one conversation shares: effects and what was seen."""
 
     where: Path
     transfers: int = 0
+    during: Callable[[], None] | None = None
     seen: list[JSON] = attrs.Factory(list)
 
 
@@ -96,7 +99,7 @@ class LangChainHarness:
         @tool
         def transfer_money(to: str, amount: int) -> str:
             """Send money."""
-            world.transfers += 1
+            world.transfer()
             return f"sent {amount} to {to}"
 
         @tool
@@ -139,9 +142,17 @@ class LangChainHarness:
         """How often the transfer ran."""
         return self.world.transfers
 
+    def during_transfer(self, hook: Callable[[], None]) -> None:
+        """Call *hook* inside the next transfer, before its effect."""
+        self.world.during = hook
+
     def seen(self) -> Sequence[JSON]:
         """What the model saw after the pause."""
         return tuple(self.world.seen)
+
+    async def audit(self) -> Sequence[AuditEvent]:
+        """The store's audit trail of this conversation."""
+        return await self.store.audit("conformance")
 
     async def reopen(self) -> Harness:
         """A new process over the same files."""

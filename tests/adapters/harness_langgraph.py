@@ -13,12 +13,12 @@ import asyncio
 import itertools
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, TypedDict
 
 import attrs
-from interruption import JSON, PendingInterrupt, Resume, SqliteStore
+from interruption import JSON, AuditEvent, PendingInterrupt, Resume, SqliteStore
 from interruption.adapters.langgraph import (
     ToolApproval,
     ask,
@@ -41,6 +41,8 @@ from langgraph.graph import START, StateGraph
 from langgraph.graph.message import add_messages
 from langgraph.graph.state import CompiledStateGraph
 
+from tests.adapters._common import Effects
+
 NAME = "langgraph"
 
 
@@ -51,11 +53,12 @@ class State(TypedDict):
 
 
 @attrs.define
-class World:
+class World(Effects):
     """What every process of one conversation shares: effects and what was seen."""
 
     where: Path
     transfers: int = 0
+    during: Callable[[], None] | None = None
     seen: list[JSON] = attrs.Factory(list)
     threads: itertools.count[int] = attrs.Factory(itertools.count)
     thread: str = ""
@@ -67,7 +70,7 @@ def build(world: World, connection: sqlite3.Connection) -> CompiledStateGraph[St
     @tool
     def transfer_money(to: str, amount: int) -> str:
         """Send money."""
-        world.transfers += 1
+        world.transfer()
         return json.dumps({"status": "sent", "to": to, "amount": amount})
 
     @tool
@@ -131,9 +134,17 @@ class LangGraphHarness:
         """How often the transfer ran."""
         return self.world.transfers
 
+    def during_transfer(self, hook: Callable[[], None]) -> None:
+        """Call *hook* inside the next transfer, before its effect."""
+        self.world.during = hook
+
     def seen(self) -> Sequence[JSON]:
         """What the model saw."""
         return tuple(self.world.seen)
+
+    async def audit(self) -> Sequence[AuditEvent]:
+        """The store's audit trail of this conversation."""
+        return await self.store.audit(self.world.thread)
 
     async def reopen(self) -> Harness:
         """A new process over the same files."""

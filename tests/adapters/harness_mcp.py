@@ -13,7 +13,7 @@ covers it).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final, NoReturn
 
@@ -22,6 +22,7 @@ import mcp_types
 from interruption import (
     JSON,
     ApprovalPending,
+    AuditEvent,
     Interrupted,
     PendingInterrupt,
     Resume,
@@ -42,6 +43,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.request_state import RequestStateSecurity
 from mcp.shared.exceptions import MCPError
 
+from tests.adapters._common import Effects
+
 KEY: Final = b"k" * 32
 TRANSFER_INPUT: Final[dict[str, JSON]] = {
     "type": "object",
@@ -51,7 +54,7 @@ TRANSFER_INPUT: Final[dict[str, JSON]] = {
 
 
 @attrs.define
-class World:
+class World(Effects):
     """What every process of one conversation shares.
 
     The effects, what the caller saw, and what the client holds between
@@ -61,6 +64,7 @@ class World:
 
     where: Path
     transfers: int = 0
+    during: Callable[[], None] | None = None
     seen: list[JSON] = attrs.Factory(list)
     call: tuple[str, dict[str, JSON]] | None = None
     key: str = ""
@@ -83,14 +87,14 @@ class MCPHarness:
 
     def __init__(self, world: World) -> None:
         self.world = world
-        store = SqliteStore(world.where / "spent.db")
+        self.store = store = SqliteStore(world.where / "spent.db")
 
         @tool(input=TRANSFER_INPUT, output={"type": "object"}, name="transfer_money")
         def transfer(ctx: ToolContext[JSON], args: JSON) -> JSON:
             """Send money."""
             if not ctx.approved:
                 raise Interrupted(ApprovalPending(ctx.ref), args)
-            world.transfers += 1
+            world.transfer()
             return {"status": "sent"}
 
         ask_user = define_interrupt(
@@ -151,9 +155,17 @@ class MCPHarness:
         """How often the transfer ran."""
         return self.world.transfers
 
+    def during_transfer(self, hook: Callable[[], None]) -> None:
+        """Call *hook* inside the next transfer, before its effect."""
+        self.world.during = hook
+
     def seen(self) -> Sequence[JSON]:
         """What the caller was shown after the pause."""
         return tuple(self.world.seen)
+
+    async def audit(self) -> Sequence[AuditEvent]:
+        """The store's audit trail of this conversation."""
+        return await self.store.audit("mcp:transfer_money")
 
     async def reopen(self) -> Harness:
         """A new process over the same keys, store file and client state."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -17,7 +17,7 @@ from agents.testing import (
     assistant_message,
     function_call,
 )
-from interruption import JSON, PendingInterrupt, Resume, Sealer, SqliteStore
+from interruption import JSON, AuditEvent, PendingInterrupt, Resume, Sealer, SqliteStore
 from interruption.adapters.openai_agents import pause, question_tool, resume
 from interruption.testing.conformance import (
     ANSWER_SCHEMA,
@@ -27,6 +27,8 @@ from interruption.testing.conformance import (
     Plan,
 )
 
+from tests.adapters._common import Effects
+
 set_tracing_disabled(disabled=True)
 
 NAME = "openai_agents"
@@ -35,7 +37,7 @@ KEY: Final = b"k" * 32
 
 
 @attrs.define
-class World:
+class World(Effects):
     """What every process of one conversation shares.
 
     The effects, what the model saw, and the token the client holds (the
@@ -44,6 +46,7 @@ class World:
 
     where: Path
     transfers: int = 0
+    during: Callable[[], None] | None = None
     seen: list[JSON] = attrs.Factory(list)
     token: str | None = None
 
@@ -59,7 +62,7 @@ class OpenAIAgentsHarness:
         @function_tool(needs_approval=True)
         def transfer_money(to: str, amount: int) -> str:
             """Send money."""
-            world.transfers += 1
+            world.transfer()
             return json.dumps({"status": "sent", "to": to, "amount": amount})
 
         ask_user = question_tool(
@@ -111,9 +114,17 @@ class OpenAIAgentsHarness:
         """How often the transfer ran."""
         return self.world.transfers
 
+    def during_transfer(self, hook: Callable[[], None]) -> None:
+        """Call *hook* inside the next transfer, before its effect."""
+        self.world.during = hook
+
     def seen(self) -> Sequence[JSON]:
         """What the model saw."""
         return tuple(self.world.seen)
+
+    async def audit(self) -> Sequence[AuditEvent]:
+        """The store's audit trail of this conversation."""
+        return await self.store.audit(SESSION)
 
     async def reopen(self) -> Harness:
         """A new process over the same file and the client's token."""

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import cast
 
 import attrs
-from interruption import JSON, PendingInterrupt, Resume, SqliteStore
+from interruption import JSON, AuditEvent, PendingInterrupt, Resume, SqliteStore
 from interruption.adapters.pydantic_ai import SqliteKeeper, pause, resume
 from interruption.testing.conformance import (
     ANSWER_SCHEMA,
@@ -28,9 +28,11 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
+from tests.adapters._common import Effects
+
 
 @attrs.define
-class World:
+class World(Effects):
     """What every process of one conversation shares.
 
     Its effects, what the model was shown, and the paused run's id (what
@@ -39,8 +41,10 @@ class World:
 
     where: Path
     transfers: int = 0
+    during: Callable[[], None] | None = None
     seen: list[JSON] = attrs.Factory(list)
     run_id: str | None = None
+    conversation: str | None = None
 
 
 def _agent(world: World) -> Agent[None, str | DeferredToolRequests]:
@@ -70,7 +74,7 @@ def _agent(world: World) -> Agent[None, str | DeferredToolRequests]:
     @agent.tool_plain(requires_approval=True)
     def transfer_money(to: str, amount: int) -> dict[str, str | int]:
         """Send money."""
-        world.transfers += 1
+        world.transfer()
         return {"status": "sent", "to": to, "amount": amount}
 
     @agent.tool_plain
@@ -99,6 +103,7 @@ class PydanticAIHarness:
         )
         assert paused is not None, "the run did not pause"
         self.world.run_id = paused.id
+        self.world.conversation = result.conversation.conversation_id
         return paused.interrupts
 
     async def resume(self, resume_: Resume) -> None:
@@ -110,9 +115,17 @@ class PydanticAIHarness:
         """How often the transfer ran."""
         return self.world.transfers
 
+    def during_transfer(self, hook: Callable[[], None]) -> None:
+        """Call *hook* inside the next transfer, before its effect."""
+        self.world.during = hook
+
     def seen(self) -> Sequence[JSON]:
         """What the model was shown after the pause."""
         return tuple(self.world.seen)
+
+    async def audit(self) -> Sequence[AuditEvent]:
+        """The store's audit trail of this conversation."""
+        return await self.store.audit(self.world.conversation or "")
 
     async def reopen(self) -> Harness:
         """A new process over the same files."""

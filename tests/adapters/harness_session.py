@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import attrs
 from interruption import (
     JSON,
+    AuditEvent,
     Message,
     ModelRequest,
     PendingInterrupt,
@@ -30,15 +31,18 @@ from interruption.testing.conformance import (
     Plan,
 )
 
+from tests.adapters._common import Effects
+
 NAME = "session"
 
 
 @attrs.define
-class World:
+class World(Effects):
     """What every process of one conversation shares: effects and what was seen."""
 
     where: Path
     transfers: int = 0
+    during: Callable[[], None] | None = None
     seen: list[JSON] = attrs.Factory(list)
 
 
@@ -52,7 +56,7 @@ class SessionHarness:
         @tool(input={"type": "object"}, output={"type": "object"})
         def transfer_money(_ctx: ToolContext[JSON], data: JSON) -> JSON:
             """Send money."""
-            world.transfers += 1
+            world.transfer()
             return {"status": "sent", "input": data}
 
         ask_user = define_interrupt(
@@ -91,9 +95,17 @@ class SessionHarness:
         """How often the transfer ran."""
         return self.world.transfers
 
+    def during_transfer(self, hook: Callable[[], None]) -> None:
+        """Call *hook* inside the next transfer, before its effect."""
+        self.world.during = hook
+
     def seen(self) -> Sequence[JSON]:
         """What the model saw."""
         return tuple(self.world.seen)
+
+    async def audit(self) -> Sequence[AuditEvent]:
+        """The store's audit trail of this conversation."""
+        return await self.store.audit(self.session.id)
 
     async def reopen(self) -> Harness:
         """A new process over the same file."""

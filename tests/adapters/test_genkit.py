@@ -348,6 +348,122 @@ class TestPause:
         assert asyncio.run(load_paused(setup.paused.id, setup.keeper)) == setup.paused
 
 
+def written_by_js(*content: dict[str, JSON]) -> ModelResponse[object]:
+    """A turn Genkit JS paused, read from its wire JSON (``interrupt: {}`` kept)."""
+    return ModelResponse.model_validate(
+        {
+            "finishReason": "interrupted",
+            "message": {"role": "model", "content": list(content)},
+            "request": {"messages": [{"role": "user", "content": [{"text": "go"}]}]},
+        }
+    )
+
+
+def js_part(name: str, tool_input: JSON, ref: str, mark: JSON) -> dict[str, JSON]:
+    """A tool request as Genkit JS writes it, with its ``metadata.interrupt``."""
+    return {
+        "toolRequest": {"name": name, "ref": ref, "input": tool_input},
+        "metadata": {"interrupt": mark},
+    }
+
+
+class TestMarks:
+    """What marks a tool request paused: every form Genkit writes, ``{}`` too."""
+
+    @staticmethod
+    def _pause(response: ModelResponse[object]) -> PausedTurn | None:
+        return asyncio.run(pause(response, MemoryKeeper(), tools=App([]).tools))
+
+    def test_an_empty_mark_is_a_pause(self) -> None:
+        """interrupt({}) in Genkit JS writes {}: a Custom pause with payload {}."""
+        paused = self._pause(written_by_js(js_part("ask_user", "Pay?", "q1", {})))
+        assert paused is not None
+        (pending,) = paused.interrupts
+        assert (pending.ref, pending.kind, pending.payload) == ("q1", Custom(), {})
+        assert pending.accepts.respond == {"enum": ["Yes", "No"], "type": "string"}
+        assert paused.parts[0]["metadata"] == {"interrupt": {}}
+
+    def test_an_empty_mark_beside_another_interrupt(self) -> None:
+        """{} beside an object mark: two pauses, no DecodeError."""
+        response = written_by_js(
+            js_part("ask_user", "Pay?", "q1", {"question": "Pay?"}),
+            js_part("note", {"text": "x"}, "n1", {}),
+        )
+        paused = self._pause(response)
+        assert paused is not None
+        assert [(p.ref, p.payload) for p in paused.interrupts] == [
+            ("q1", {"question": "Pay?"}),
+            ("n1", {}),
+        ]
+
+    @pytest.mark.parametrize("mark", [True, {}, {"question": "Pay?"}])
+    def test_every_mark_genkit_writes_is_a_pause(self, mark: JSON) -> None:
+        """A mark of true or an object, empty or not, is a pause."""
+        paused = self._pause(written_by_js(js_part("ask_user", "Pay?", "q1", mark)))
+        assert paused is not None
+        assert [p.ref for p in paused.interrupts] == ["q1"]
+
+    @pytest.mark.parametrize("mark", [None, False, 0, ""])
+    def test_a_mark_javascript_reads_as_false_is_no_pause(self, mark: JSON) -> None:
+        """A mark Genkit JS reads as false is no pause: nothing is kept."""
+        assert (
+            self._pause(written_by_js(js_part("ask_user", "Pay?", "q1", mark))) is None
+        )
+
+    @pytest.mark.parametrize("mark", [True, {}, {"question": "Pay?"}])
+    def test_a_pending_output_is_a_result_whatever_the_mark(self, mark: JSON) -> None:
+        """A pendingOutput beside a mark is a finished sibling, as Genkit resumes it."""
+        done = js_part("ask_user", "Pay?", "q1", mark)
+        done["metadata"] = {"interrupt": mark, "pendingOutput": "Yes"}
+        response = written_by_js(done, js_part("ask_user", "Now?", "q2", mark=True))
+        paused = self._pause(response)
+        assert paused is not None
+        assert [p.ref for p in paused.interrupts] == ["q2"]
+
+    def test_a_turn_genkit_js_paused_resumes(self) -> None:
+        """An interrupt({}) call is answered and reaches the model, once."""
+        app = App([])
+        keeper, store = MemoryKeeper(), MemoryStore()
+        response = written_by_js(
+            js_part("ask_user", "Pay?", "q1", {}), js_part("note", "x", "n1", {})
+        )
+        paused = asyncio.run(pause(response, keeper, tools=app.tools))
+        assert paused is not None
+        asked, noted = paused.interrupts
+        answer = Resume(respond=[asked.respond("Yes"), noted.respond("noted")])
+        asyncio.run(app.resume(paused.id, answer, keeper, store))
+        assert app.seen == ["Yes", "noted"]
+        with pytest.raises(ResumeRejected) as rejected:
+            asyncio.run(app.resume(paused.id, answer, keeper, store))
+        assert rejected.value.codes == (ProblemCode.CONSUMED,)
+        assert app.seen == ["Yes", "noted"]
+
+    def test_a_sibling_answered_before_a_new_pause_is_a_result(self) -> None:
+        """Genkit Python keeps interrupt: {} on a call it answered; it is no pause."""
+        app = App([])
+        keeper, store = MemoryKeeper(), MemoryStore()
+        response = written_by_js(
+            js_part("note", "x", "n1", {}),
+            js_part("ask_user", "Pay?", "q1", {"question": "Pay?"}),
+        )
+        paused = asyncio.run(pause(response, keeper, tools=app.tools))
+        assert paused is not None
+        noted, asked = paused.interrupts
+        answer = Resume(respond=[noted.respond("noted")], restart=[asked.restart()])
+        again = asyncio.run(app.resume(paused.id, answer, keeper, store))
+        first = again.message.content[0] if again.message is not None else None
+        assert first is not None
+        assert first.metadata is not None
+        assert first.metadata["interrupt"] == {}
+        assert first.metadata["pendingOutput"] == "noted"
+        repaused = asyncio.run(pause(again, keeper, tools=app.tools))
+        assert repaused is not None
+        assert [p.ref for p in repaused.interrupts] == ["q1"]
+        final = Resume(respond=[repaused.interrupts[0].respond("No")])
+        asyncio.run(app.resume(repaused.id, final, keeper, store))
+        assert app.seen == ["noted", "No"]
+
+
 class TestResume:
     def test_approve_runs_the_kept_call(self) -> None:
         """An approval runs the tool once, with the input it paused with."""
@@ -695,6 +811,12 @@ class TestFrameworkAlone:
                 resume_restart=resume_restart,
             )
         )
+
+    def test_an_empty_mark_is_no_interrupt_to_genkit_python(self) -> None:
+        """Genkit Python's response.interrupts skips interrupt: {} (Genkit JS not)."""
+        response = written_by_js(js_part("ask_user", "Pay?", "q1", {}))
+        assert response.interrupts == []
+        assert len(response.tool_requests) == 1
 
     def test_a_changed_input_runs_while_history_shows_the_old(self) -> None:
         """restart_tool(replace_input=...) runs the new input; history keeps the old."""

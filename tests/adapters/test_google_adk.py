@@ -399,6 +399,26 @@ class TestDamagedSessions:
 
 
 class TestResume:
+    def test_a_pause_being_resumed_is_neither_listed_nor_resumable(self) -> None:
+        """Once spent (its continuation running), a pause is not pending, not open."""
+        state = setup([transfer()])
+        paused = asyncio.run(state.pending())
+        (approval,) = paused.interrupts
+        # What `resume` has done by the time ADK runs the call: the keys spent.
+        assert asyncio.run(state.store.spend_all(list(paused.keys.values()), None))
+        listed = pending(
+            state.runner,
+            user_id=USER,
+            session_id=state.session_id,
+            answer_schemas=SCHEMAS,
+            store=state.store,
+        )
+        assert asyncio.run(listed) is None
+        answer = Resume(restart=[approval.approve()])
+        codes = rejected(lambda: asyncio.run(state.resume(answer)))
+        assert codes == (ProblemCode.CONSUMED,)
+        assert state.world.transfers == []
+
     def test_an_approval_runs_the_call_once(self) -> None:
         """Approving runs the original call with its recorded arguments, once."""
         state = setup([transfer()])

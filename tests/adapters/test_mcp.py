@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import time
 from collections.abc import Callable, Mapping
+from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 import mcp_types
@@ -20,6 +23,7 @@ from interruption import (
     Phase,
     ProblemCode,
     Resume,
+    ResumePolicy,
     ResumeRejected,
     ScheduledPause,
     ToolContext,
@@ -29,6 +33,8 @@ from interruption import (
 from interruption.adapters.mcp import (
     ANSWER_FIELD,
     APPROVAL_FORM,
+    DEFAULT_TTL,
+    STATE_REFUSED,
     Dismiss,
     FormSchemaError,
     answer,
@@ -41,19 +47,50 @@ from interruption.adapters.mcp import (
 from interruption.tools import NULL_ONLY
 from mcp import Client
 from mcp.client.session import ClientRequestContext, ElicitationFnT
+from mcp.server import request_state
 from mcp.server.mcpserver import MCPServer
+from mcp.server.request_state import RequestStateSecurity
 from mcp.shared.exceptions import MCPError
 
 YES_NO: Final[dict[str, JSON]] = {"enum": ["Yes", "No"]}
 ARGS: Final[dict[str, JSON]] = {"to": "ACME", "amount": 5}
+KEY: Final = b"k" * 32
+MCP_TTL: Final = 600.0
+"""How long MCP's boundary takes a request state, by default."""
 
 Callback = ElicitationFnT
 
 
-class Bench:
-    """A server with three tools over one store, and what they did."""
+class Clock:
+    """One fake clock for MCP's request-state check and the adapter's policy."""
 
     def __init__(self) -> None:
+        self.at = time.time()
+
+    def time(self) -> float:
+        """Seconds since the epoch, as MCP's boundary reads them."""
+        return self.at
+
+    def now(self) -> datetime:
+        """The same moment, as a `ResumePolicy` reads it."""
+        return datetime.fromtimestamp(self.at, UTC)
+
+    def advance(self, seconds: float) -> None:
+        """Let *seconds* pass."""
+        self.at += seconds
+
+
+class Bench:
+    """A server with four tools over one store, and what they did."""
+
+    def __init__(
+        self,
+        clock: Clock,
+        *,
+        ttl: timedelta = DEFAULT_TTL,
+        security: RequestStateSecurity | None = None,
+        name: str = "bench",
+    ) -> None:
         self.store = MemoryStore()
         self.sent: list[JSON] = []
 
@@ -90,8 +127,13 @@ class Bench:
         )
         ask = define_interrupt("ask", "Ask.", input={"type": "object"}, output=YES_NO)
         tools = [transfer_money, ship, confirm, ask]
+        policy = ResumePolicy(now=clock.now)
         self.server = MCPServer(
-            "bench", tools=[mcp_tool(each, self.store) for each in tools]
+            name,
+            tools=[
+                mcp_tool(each, self.store, policy=policy, ttl=ttl) for each in tools
+            ],
+            request_state_security=security,
         )
 
     async def legacy(
@@ -107,13 +149,37 @@ class Bench:
                 failed = error
         raise failed
 
-    async def first(self, name: str) -> mcp_types.InputRequiredResult:
+    async def first(
+        self, name: str, args: Mapping[str, JSON] = ARGS
+    ) -> mcp_types.InputRequiredResult:
         """Call *name* in the 2026 flow: its input-required result."""
         async with Client(self.server) as client:
             result = await client.session.call_tool(
-                name, dict(ARGS), allow_input_required=True
+                name, dict(args), allow_input_required=True
             )
         assert isinstance(result, mcp_types.InputRequiredResult)
+        return result
+
+    async def raw_retry(
+        self,
+        name: str,
+        state: str | None,
+        responses: dict[str, Any],
+        args: Mapping[str, JSON] = ARGS,
+    ) -> mcp_types.CallToolResult | MCPError:
+        """Retry *name* with *state* and *responses*; the result or the error."""
+        async with Client(self.server) as client:
+            try:
+                result = await client.session.call_tool(
+                    name,
+                    dict(args),
+                    input_responses=responses,
+                    request_state=state,
+                    allow_input_required=True,
+                )
+            except MCPError as error:  # raised outside the client's task group
+                return error
+        assert isinstance(result, mcp_types.CallToolResult)
         return result
 
     async def retry(
@@ -121,26 +187,15 @@ class Bench:
         name: str,
         paused: mcp_types.InputRequiredResult,
         responses: dict[str, Any],
+        args: Mapping[str, JSON] = ARGS,
     ) -> mcp_types.CallToolResult | ResumeRejected:
         """Retry *name* with *responses*; the result or the rejection."""
-        failed: MCPError | None = None
-        async with Client(self.server) as client:
-            try:
-                result = await client.session.call_tool(
-                    name,
-                    dict(ARGS),
-                    input_responses=responses,
-                    request_state=paused.request_state,
-                    allow_input_required=True,
-                )
-            except MCPError as error:
-                failed = error
-        if failed is not None:
-            rejected = rejection_of(failed)
-            assert rejected is not None, failed
+        done = await self.raw_retry(name, paused.request_state, responses, args)
+        if isinstance(done, MCPError):
+            rejected = rejection_of(done)
+            assert rejected is not None, done
             return rejected
-        assert isinstance(result, mcp_types.CallToolResult)
-        return result
+        return done
 
 
 def _human(reply: Resume | Dismiss | Callable[[PendingInterrupt], Resume]) -> Callback:
@@ -176,9 +231,16 @@ def _key(paused: mcp_types.InputRequiredResult) -> str:
     return key
 
 
+@pytest.fixture(name="clock")
+def _clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    clock = Clock()
+    monkeypatch.setattr(request_state, "time", clock)
+    return clock
+
+
 @pytest.fixture(name="bench")
-def _bench() -> Bench:
-    return Bench()
+def _bench(clock: Clock) -> Bench:
+    return Bench(clock)
 
 
 class TestHandshakeFlow:
@@ -265,6 +327,32 @@ class TestHandshakeFlow:
         with pytest.raises(MCPError, match="answer_not_accepted"):
             asyncio.run(bench.legacy("transfer_money", elicitation_callback(handler)))
         assert isinstance(seen[0].kind, ApprovalPending)
+        assert bench.sent == []
+
+    def test_a_handler_reply_that_is_no_answer_fails_the_call(
+        self, bench: Bench
+    ) -> None:
+        """A reply that is no Resume nor a dismissal fails the call, saying so."""
+
+        def handler(_pending: PendingInterrupt) -> Resume:
+            return "maybe"  # type: ignore[return-value]
+
+        with pytest.raises(MCPError, match="expected a Resume") as caught:
+            asyncio.run(bench.legacy("transfer_money", elicitation_callback(handler)))
+        assert rejection_of(caught.value) is None
+        assert bench.sent == []
+
+    def test_the_callbacks_refusal_reaches_the_caller_coded(self, bench: Bench) -> None:
+        """The caller reads the callback's local refusal with rejection_of."""
+
+        def handler(pending: PendingInterrupt) -> Resume:
+            return Resume(respond=[pending.respond("Yes")])  # for an approval
+
+        with pytest.raises(MCPError) as caught:
+            asyncio.run(bench.legacy("transfer_money", elicitation_callback(handler)))
+        rejected = rejection_of(caught.value)
+        assert rejected is not None
+        assert rejected.codes == (ProblemCode.ANSWER_NOT_ACCEPTED,)
         assert bench.sent == []
 
 
@@ -357,6 +445,198 @@ class TestModernFlow:
         done = asyncio.run(bench.retry("ship", paused, {key: sent}))
         assert isinstance(done, mcp_types.CallToolResult)
         assert json.loads(_text(done)) == "shipped to Oslo"
+
+
+def _foreign(state: str) -> MCPServer:
+    """A server of the bench's name and keys whose ``ask`` mints *state* itself."""
+    server = MCPServer("bench", request_state_security=RequestStateSecurity(keys=[KEY]))
+
+    @server.tool(name="ask", structured_output=False)
+    def ask(to: str, amount: int) -> mcp_types.InputRequiredResult:
+        """Pause with a request state of its own."""
+        del to, amount
+        return mcp_types.InputRequiredResult(request_state=state)
+
+    return server
+
+
+def _plaintext(sealed: str | None) -> str:
+    """What a request state sealed under KEY holds, out of MCP's envelope."""
+    assert sealed is not None
+    claims = json.loads(RequestStateSecurity(keys=[KEY]).codec.unseal(sealed))
+    inner = claims["s"]
+    assert isinstance(inner, str)
+    return inner
+
+
+class TestStaleState:
+    """A retry whose request state is past its life, altered, or not the tool's."""
+
+    @staticmethod
+    def _approve(bench: Bench) -> tuple[mcp_types.InputRequiredResult, dict[str, Any]]:
+        """A transfer paused, approved once: its state and the answer."""
+        paused = asyncio.run(bench.first("transfer_money"))
+        responses = {_key(paused): _accept({"decision": "approve"})}
+        done = asyncio.run(bench.retry("transfer_money", paused, responses))
+        assert isinstance(done, mcp_types.CallToolResult)
+        assert not done.is_error
+        return paused, responses
+
+    def test_a_replay_while_mcp_takes_the_state_is_consumed(
+        self, bench: Bench, clock: Clock
+    ) -> None:
+        """A replay just inside the state's life reaches the tool: consumed."""
+        paused, responses = self._approve(bench)
+        clock.advance(MCP_TTL - 1)
+        again = asyncio.run(bench.retry("transfer_money", paused, responses))
+        assert isinstance(again, ResumeRejected)
+        assert again.codes == (ProblemCode.CONSUMED,)
+        assert bench.sent == [ARGS]
+
+    def test_a_replay_after_the_states_life_is_bad_token(
+        self, bench: Bench, clock: Clock
+    ) -> None:
+        """Past MCP's 600 s, MCP refuses the state itself: bad_token; nothing runs."""
+        paused, responses = self._approve(bench)
+        clock.advance(MCP_TTL + 1)
+        again = asyncio.run(bench.retry("transfer_money", paused, responses))
+        assert isinstance(again, ResumeRejected)
+        assert again.codes == (ProblemCode.BAD_TOKEN,)
+        assert "call the tool again" in again.problems[0].message
+        assert bench.sent == [ARGS]
+
+    def test_mcps_own_refusal_is_what_rejection_of_reads(
+        self, bench: Bench, clock: Clock, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        """MCP refuses a dead state with -32602, {"reason": STATE_REFUSED}; logs why."""
+        paused = asyncio.run(bench.first("ask"))
+        clock.advance(MCP_TTL + 1)
+        answer = {_key(paused): _accept({ANSWER_FIELD: "Yes"})}
+        with caplog.at_level(logging.WARNING, logger=request_state.__name__):
+            error = asyncio.run(bench.raw_retry("ask", paused.request_state, answer))
+        assert isinstance(error, MCPError)
+        assert error.code == mcp_types.INVALID_PARAMS
+        assert error.data == {"reason": STATE_REFUSED}
+        assert error.message == "Invalid or expired requestState"
+        assert caplog.messages == ["requestState rejected on tools/call: expired"]
+
+    def test_a_late_first_answer_is_bad_token(self, bench: Bench, clock: Clock) -> None:
+        """An answer after the state's life is refused the same way; nothing runs."""
+        paused = asyncio.run(bench.first("transfer_money"))
+        clock.advance(MCP_TTL + 1)
+        answer = {_key(paused): _accept({"decision": "approve"})}
+        late = asyncio.run(bench.retry("transfer_money", paused, answer))
+        assert isinstance(late, ResumeRejected)
+        assert late.codes == (ProblemCode.BAD_TOKEN,)
+        assert bench.sent == []
+
+    def test_a_pause_past_its_own_ttl_is_expired(self, clock: Clock) -> None:
+        """Past the pause's ttl: a first answer is expired, a replay consumed."""
+        bench = Bench(clock, ttl=timedelta(seconds=60))
+        paused, responses = self._approve(bench)
+        fresh = asyncio.run(bench.first("transfer_money"))
+        clock.advance(61)
+        replay = asyncio.run(bench.retry("transfer_money", paused, responses))
+        late = asyncio.run(
+            bench.retry(
+                "transfer_money",
+                fresh,
+                {_key(fresh): _accept({"decision": "approve"})},
+            )
+        )
+        assert isinstance(replay, ResumeRejected)
+        assert isinstance(late, ResumeRejected)
+        assert replay.codes == (ProblemCode.CONSUMED,)
+        assert late.codes == (ProblemCode.EXPIRED,)
+        assert bench.sent == [ARGS]
+
+    def test_an_altered_state_is_bad_token(self, bench: Bench) -> None:
+        """A state changed by one character is refused by MCP: bad_token."""
+        paused = asyncio.run(bench.first("transfer_money"))
+        assert paused.request_state is not None
+        middle = len(paused.request_state) // 2
+        flipped = "A" if paused.request_state[middle] != "A" else "B"
+        altered = (
+            paused.request_state[:middle] + flipped + paused.request_state[middle + 1 :]
+        )
+        forged = paused.model_copy(update={"request_state": altered})
+        answer = {_key(paused): _accept({"decision": "approve"})}
+        rejected = asyncio.run(bench.retry("transfer_money", forged, answer))
+        assert isinstance(rejected, ResumeRejected)
+        assert rejected.codes == (ProblemCode.BAD_TOKEN,)
+        assert bench.sent == []
+
+    def test_a_state_of_another_tool_is_bad_token(self, bench: Bench) -> None:
+        """The state of one tool's pause sent to another tool: bad_token."""
+        paused = asyncio.run(bench.first("ask"))
+        answer = {_key(paused): _accept({ANSWER_FIELD: "Yes"})}
+        rejected = asyncio.run(bench.retry("confirm", paused, answer))
+        assert isinstance(rejected, ResumeRejected)
+        assert rejected.codes == (ProblemCode.BAD_TOKEN,)
+
+    def test_a_state_with_other_arguments_is_bad_token(self, bench: Bench) -> None:
+        """A retry with other arguments than the paused call's: bad_token."""
+        paused = asyncio.run(bench.first("transfer_money"))
+        answer = {_key(paused): _accept({"decision": "approve"})}
+        other = {**ARGS, "to": "MALLORY"}
+        rejected = asyncio.run(bench.retry("transfer_money", paused, answer, other))
+        assert isinstance(rejected, ResumeRejected)
+        assert rejected.codes == (ProblemCode.BAD_TOKEN,)
+        assert bench.sent == []
+
+    def test_a_state_of_another_server_is_bad_token(self, clock: Clock) -> None:
+        """A state sealed by another server sharing the keys: bad_token."""
+        security = RequestStateSecurity(keys=[KEY])
+        bench = Bench(clock, security=security)
+        other = Bench(clock, security=security, name="other")
+        paused = asyncio.run(other.first("transfer_money"))
+        answer = {_key(paused): _accept({"decision": "approve"})}
+        rejected = asyncio.run(bench.retry("transfer_money", paused, answer))
+        assert isinstance(rejected, ResumeRejected)
+        assert rejected.codes == (ProblemCode.BAD_TOKEN,)
+        assert bench.sent == other.sent == []
+
+    def test_a_state_another_handler_minted_is_bad_token(self, clock: Clock) -> None:
+        """A state MCP passes but the tool never minted (same name, same keys)."""
+        bench = Bench(clock, security=RequestStateSecurity(keys=[KEY]))
+        paused = asyncio.run(_first(_foreign("not a pause of this adapter")))
+        answer = {"elsewhere": _accept({ANSWER_FIELD: "Yes"})}
+        rejected = asyncio.run(bench.retry("ask", paused, answer))
+        assert isinstance(rejected, ResumeRejected)
+        assert rejected.codes == (ProblemCode.BAD_TOKEN,)
+        assert "tool 'ask'" in rejected.problems[0].message
+
+    def test_a_pause_of_other_arguments_is_input_modified(self, clock: Clock) -> None:
+        """A pause of other arguments, minted again for these: input_modified."""
+        bench = Bench(clock, security=RequestStateSecurity(keys=[KEY]))
+        elsewhere = asyncio.run(bench.first("ask", {**ARGS, "to": "MALLORY"}))
+        paused = asyncio.run(_first(_foreign(_plaintext(elsewhere.request_state))))
+        answer = {_key(elsewhere): _accept({ANSWER_FIELD: "Yes"})}
+        rejected = asyncio.run(bench.retry("ask", paused, answer))
+        assert isinstance(rejected, ResumeRejected)
+        assert rejected.codes == (ProblemCode.INPUT_MODIFIED,)
+
+    @pytest.mark.parametrize(
+        "error",
+        [
+            MCPError(mcp_types.INVALID_REQUEST, "x", {"reason": STATE_REFUSED}),
+            MCPError(mcp_types.INVALID_PARAMS, "x", {"reason": "other"}),
+            MCPError(mcp_types.INVALID_PARAMS, "x", STATE_REFUSED),
+        ],
+    )
+    def test_only_mcps_refusal_reads_as_bad_token(self, error: MCPError) -> None:
+        """Another code, reason or data shape is no refused state."""
+        assert rejection_of(error) is None
+
+
+async def _first(server: MCPServer) -> mcp_types.InputRequiredResult:
+    """Call *server*'s ``ask`` in the 2026 flow: its input-required result."""
+    async with Client(server) as client:
+        result = await client.session.call_tool(
+            "ask", dict(ARGS), allow_input_required=True
+        )
+    assert isinstance(result, mcp_types.InputRequiredResult)
+    return result
 
 
 class TestForms:

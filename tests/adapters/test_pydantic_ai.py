@@ -40,7 +40,6 @@ from interruption.adapters.pydantic_ai import (
     pause_sync,
     resume,
     resume_sync,
-    spent_key,
 )
 from interruption.approval import DECISION_SCHEMA
 from pydantic_ai import (
@@ -653,11 +652,26 @@ class TestKeepers:
         assert refused.value.codes == (ProblemCode.CONSUMED,)
         assert world.transfers == [TRANSFER]
 
-    def test_the_spent_key_names_the_adapter_and_run(self) -> None:
-        """Spent keys are distinct per run and never a bare run id."""
-        assert spent_key("r1") != spent_key("r2")
-        assert spent_key("r1") != "r1"
-        assert "pydantic_ai" in spent_key("r1")
+    def test_one_run_kept_twice_is_resumed_once(self) -> None:
+        """A retried pause keeps the run twice; its approval still runs once."""
+        store = MemoryStore()
+        world = World([[transfer()]])
+        agent = world.agent()
+        keeper = MemoryKeeper()
+        result = agent.run_sync("pay")
+        first = pause_sync(result, keeper)
+        again = pause_sync(result, keeper)
+        assert first is not None
+        assert again is not None
+        assert first.id != again.id
+        assert first.key == again.key
+        assert "pydantic_ai" in first.key
+        answer = Resume(restart=[first.interrupts[0].approve()])
+        resume_sync(agent, first.id, answer, keeper, store)
+        with pytest.raises(ResumeRejected) as refused:
+            resume_sync(agent, again.id, answer, keeper, store)
+        assert refused.value.codes == (ProblemCode.CONSUMED,)
+        assert world.transfers == [TRANSFER]
 
     @pytest.mark.parametrize(
         "record",
@@ -675,7 +689,7 @@ class TestKeepers:
         answer = Resume(restart=[Restart("transfer_money", "t1", "approve")])
         with pytest.raises(DecodeError):
             resume_sync(world.agent(), "r1", answer, _Fixed(record), store)
-        assert drive(store.spend(spent_key("r1"), None))
+        assert not store._spent
         assert world.transfers == []
 
 
