@@ -599,6 +599,39 @@ def _loc(path: str, loc: tuple[int | str, ...]) -> str:
     return path
 
 
+async def _screen(  # noqa: PLR0913 - keyword-only inputs
+    resume: Resume,
+    pause: Pause,
+    turn: InterruptedTurn,
+    *,
+    policy: ResumePolicy,
+    checked: ResumePolicy,
+    history: Callable[[], AsyncIterator[StateSnapshot]],
+    tools: Mapping[str, BaseTool],
+) -> None:
+    """The adapter's own refusals, before `admit`: who, a replay, the reviews.
+
+    Raises:
+        ResumeRejected: ``not_authorized`` alone; ``consumed`` for an answer
+            to an earlier pause; or what the reviews forbid, with the core's
+            problems beside it.
+    """
+    await authorize_turn(turn, policy.authorize, policy.principal)
+    if await _answered(resume, pause, history):
+        message = (
+            f"the pause of thread {pause.thread_id!r} that this resume "
+            "answers was already resumed"
+        )
+        raise ResumeRejected.of(ProblemCode.CONSUMED, message)
+    refused = _not_allowed(resume, pause) + _unfit_edits(resume, pause, tools)
+    if refused:
+        try:
+            validate_resume(resume, turn, policy=checked)
+        except ResumeRejected as rejected:
+            raise ResumeRejected([*rejected.problems, *refused]) from None
+        raise ResumeRejected(refused)
+
+
 async def _admit(  # noqa: PLR0913 - keyword-only options
     pause: Pause,
     resume: Resume,
@@ -609,7 +642,11 @@ async def _admit(  # noqa: PLR0913 - keyword-only options
     history: Callable[[], AsyncIterator[StateSnapshot]],
     tools: Mapping[str, BaseTool],
 ) -> ResolvedResume:
-    """Authorize, tell a replay, refuse what the reviews forbid, validate, spend."""
+    """Authorize, tell a replay, refuse what the reviews forbid, validate, spend.
+
+    Every refusal is in the thread's audit trail: `admit` files its own,
+    and those of the steps before it are filed with `refuse`.
+    """
     policy = policy or ResumePolicy()
     interrupts = pause.interrupts
     turn = InterruptedTurn(
@@ -620,26 +657,25 @@ async def _admit(  # noqa: PLR0913 - keyword-only options
         completed=(),
         created_at=policy.now(),
     )
-    await authorize_turn(turn, policy.authorize, policy.principal)
-    if await _answered(resume, pause, history):
-        message = (
-            f"the pause of thread {pause.thread_id!r} that this resume answers "
-            "was already resumed"
-        )
-        rejected = ResumeRejected.of(ProblemCode.CONSUMED, message)
-        raise await refuse(
-            rejected, resume, store, session=pause.thread_id, policy=policy
-        )
     # A batched review takes a decision for every call: never partial.
     partial = policy.allow_partial and pause.mode == "per_call"
     checked = attrs.evolve(policy, authorize=None, allow_partial=partial)
-    refused = _not_allowed(resume, pause) + _unfit_edits(resume, pause, tools)
-    if refused:
-        try:
-            validate_resume(resume, turn, policy=checked)
-        except ResumeRejected as rejected:
-            raise ResumeRejected([*rejected.problems, *refused]) from None
-        raise ResumeRejected(refused)
+    try:
+        await _screen(
+            resume,
+            pause,
+            turn,
+            policy=policy,
+            checked=checked,
+            history=history,
+            tools=tools,
+        )
+    except ResumeRejected as rejected:
+        # Refused before `admit` could: filed in the audit trail as it files.
+        session = pause.thread_id
+        raise await refuse(
+            rejected, resume, store, session=session, policy=policy
+        ) from None
     return await admit(
         resume,
         interrupts,

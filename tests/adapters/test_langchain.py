@@ -425,6 +425,35 @@ class TestResume:
         resume(agent, CONFIG, allowed, store)
         assert RAN == [("lookup", {"query": "rates"})]
 
+    def test_every_refusal_of_the_adapter_is_in_the_audit_trail(self) -> None:
+        """A refused principal, a forbidden decision, an unfit edit: all audited."""
+        gates: dict[str, bool | InterruptOnConfig] = {
+            "transfer_money": {"allowed_decisions": ["reject"]},
+            "schedule": {"allowed_decisions": ["edit"]},
+        }
+        turn = [TWO[0], call("schedule", "s-1", when="2026-01-02")]
+        agent = agent_for([turn], "per_call", gates)
+        calls = by_ref(paused(agent))
+        store = MemoryStore()
+        eve = ResumePolicy(authorize=lambda who, _p: who == "alice", principal="eve")
+        bad = Restart("schedule", "s-1", "approve", {"when": "next friday"})
+        attempts = [
+            (Resume(restart=[calls["c-1"].reject("no")]), eve),
+            (Resume(restart=[calls["c-1"].approve()]), None),
+            (Resume(restart=[calls["c-1"].reject("no"), bad]), None),
+        ]
+        for answer, policy in attempts:
+            with pytest.raises(ResumeRejected):
+                resume(agent, CONFIG, answer, store, policy=policy)
+        trail = asyncio.run(store.audit("t-1"))
+        assert [(event.kind, event.codes) for event in trail] == [
+            ("rejected", ("not_authorized",)),
+            ("rejected", ("missing", "answer_not_accepted")),
+            ("rejected", ("schema_violation",)),
+        ]
+        assert [event.principal for event in trail] == ["eve", None, None]
+        assert RAN == []
+
     def test_forbidden_and_other_problems_travel_together(self) -> None:
         """A forbidden decision is reported with the core's problems, all at once."""
         gates: dict[str, bool | InterruptOnConfig] = {
