@@ -75,6 +75,7 @@ from interruption.validation import (
     authorize_turn,
     pause_key,
     refuse,
+    unspent,
     validate_resume,
 )
 
@@ -757,13 +758,32 @@ def _command(pause: Pause, resolved: ResolvedResume) -> Command[str]:
 # -- the public functions ----------------------------------------------------
 
 
+async def _listed(pause: Pause, store: Store | None) -> Pause | None:
+    """*pause* as listed: None when no review waits; spent reviews left out.
+
+    A review is spent whole (its calls share one key), so `unspent` keeps
+    all of its calls or none.
+    """
+    if store is not None and pause.reviews:
+        live = {p.id for p in await unspent(pause.interrupts, pause.keys, store)}
+        reviews = tuple(r for r in pause.reviews if r.interrupts[0].id in live)
+        pause = attrs.evolve(pause, reviews=reviews)
+    return pause if pause.reviews else None
+
+
 def pending(
     agent: Agent,
     config: RunnableConfig,
     *,
     questions: Mapping[str, JSONSchema] | None = None,
+    store: Store | None = None,
 ) -> Pause | None:
     """Read what the agent's thread waits for, from its latest checkpoint.
+
+    With *store* (the one `resume` spends in), a review already answered
+    is not listed, even while the run it started still goes on and the
+    checkpoint shows it waiting. Must not be called from a running event
+    loop then (use `apending`).
 
     Args:
         agent: The agent (``create_agent(...)`` with a checkpointer).
@@ -771,6 +791,8 @@ def pending(
         questions: Per tool name, the schema of a respond answer, for tools
             whose review allows ``respond``; the answer is a string in any
             case.
+        store: Where `resume` spends reviews; when given, an answered review
+            is not listed.
 
     Returns:
         The pause, or None when the thread waits for no review.
@@ -778,9 +800,12 @@ def pending(
     Raises:
         DecodeError: if the checkpoint holds an interrupt that is not the
             middleware's, or one whose calls cannot be told apart.
+        RuntimeError: if called with *store* from a running event loop.
     """
     pause = _read(agent.get_state(_latest(config)), questions or {}, _tools(agent))
-    return pause if pause.reviews else None
+    if store is None:
+        return pause if pause.reviews else None
+    return run_sync(_listed(pause, store))
 
 
 async def apending(
@@ -788,6 +813,7 @@ async def apending(
     config: RunnableConfig,
     *,
     questions: Mapping[str, JSONSchema] | None = None,
+    store: Store | None = None,
 ) -> Pause | None:
     """`pending`, reading the checkpoint asynchronously.
 
@@ -795,6 +821,8 @@ async def apending(
         agent: The agent (``create_agent(...)`` with a checkpointer).
         config: Names the thread.
         questions: Per tool name, the schema of a respond answer.
+        store: Where `resume` spends reviews; when given, an answered review
+            is not listed.
 
     Returns:
         The pause, or None when the thread waits for no review.
@@ -803,8 +831,7 @@ async def apending(
         DecodeError: as `pending`.
     """
     snapshot = await agent.aget_state(_latest(config))
-    pause = _read(snapshot, questions or {}, _tools(agent))
-    return pause if pause.reviews else None
+    return await _listed(_read(snapshot, questions or {}, _tools(agent)), store)
 
 
 def resume(  # noqa: PLR0913 - keyword-only options

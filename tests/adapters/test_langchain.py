@@ -347,6 +347,23 @@ class TestPending:
         assert later is not None
         assert [p.ref for p in later.interrupts] == ["c-9"]
 
+    def test_with_the_store_an_answered_review_is_not_listed(self, mode: str) -> None:
+        """A review spent already (its run still going) is left out, given the store."""
+        agent = agent_for([TWO], mode)
+        pause = paused(agent)
+        store = MemoryStore()
+        first = pause.reviews[0]
+        asyncio.run(store.spend_all([pause.keys[first.interrupts[0].id]], None))
+        assert pending(agent, CONFIG) == pause
+        left = pending(agent, CONFIG, store=store)
+        later = asyncio.run(langchain.apending(agent, CONFIG, store=store))
+        assert later == left
+        if mode == "batched":
+            assert left is None
+        else:
+            assert left is not None
+            assert left.reviews == pause.reviews[1:]
+
     def test_apending_reads_asynchronously(self, mode: str) -> None:
         """The async reader sees the same pause."""
         agent = agent_for([TWO], mode)
