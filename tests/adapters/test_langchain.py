@@ -1536,6 +1536,9 @@ class TestThroughTheLangGraphAdapter:
 
 
 class TestForgeries:
+    @pytest.mark.parametrize(
+        "gates", [GATES, {"transfer_money": True}], ids=["approvals", "true"]
+    )
     @settings(
         max_examples=25,
         suppress_health_check=[HealthCheck.function_scoped_fixture],
@@ -1562,11 +1565,14 @@ class TestForgeries:
         )
     )
     def test_a_resume_runs_only_what_it_validly_approved(
-        self, entries: Sequence[tuple[str, str, JSON, JSON, bool]]
+        self,
+        gates: dict[str, bool | InterruptOnConfig],
+        entries: Sequence[tuple[str, str, JSON, JSON, bool]],
     ) -> None:
         """Any resume: refused with nothing run, or the approved calls ran as told."""
         RAN.clear()
-        agent = agent_for([TWO])
+        SEEN.clear()
+        agent = agent_for([TWO], gates=gates)
         paused(agent)
         respond = [Respond(n, r, d) for n, r, d, _, as_result in entries if as_result]
         restart = [
@@ -1590,6 +1596,7 @@ class TestForgeries:
             if r.resumed != {"reject": {"reason": "no"}}
         ]
         assert sorted(transfers(), key=repr) == sorted(approved, key=repr)
+        assert [r.output for r in respond] == [s for s in SEEN if s == "yes"]
 
 
 def test_a_missing_extra_names_it() -> None:
