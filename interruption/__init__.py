@@ -277,9 +277,18 @@ __all__ = [
 ]
 
 
+if TYPE_CHECKING:
+    __version__: str
+    """The installed release (``importlib.metadata``), e.g. ``"0.1.0.dev0"``."""
+
 if not TYPE_CHECKING:  # a type checker sees the imports above instead
 
     def __getattr__(name: str) -> object:
+        if name == "__version__":  # read from the installed metadata when asked
+            from importlib.metadata import version  # noqa: PLC0415
+
+            globals()[name] = value = version(__name__)
+            return value
         module = _LAZY.get(name)
         if module is None:
             msg = f"module {__name__!r} has no attribute {name!r}"

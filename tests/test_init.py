@@ -45,6 +45,17 @@ class TestPackage:
         with pytest.raises(AttributeError, match="no attribute 'Nope'"):
             getattr(interruption, "Nope")  # noqa: B009 - a name mypy would refuse
 
+    def test_version_is_the_installed_release(self) -> None:
+        """``interruption.__version__`` is the installed distribution's version."""
+        from importlib.metadata import version  # noqa: PLC0415
+
+        assert interruption.__version__ == version("interruption")
+        check = "import interruption, sys; print('importlib.metadata' in sys.modules)"
+        found = subprocess.run(  # noqa: S603 - our own interpreter and code
+            [sys.executable, "-c", check], capture_output=True, text=True, check=True
+        )
+        assert found.stdout.strip() == "False"  # read when asked, not on import
+
     def test_dir_lists_every_name(self) -> None:
         """``dir()`` shows the lazy names too."""
         assert set(interruption.__all__) <= set(dir(interruption))
