@@ -9,21 +9,25 @@ position*; in ``"per_call"`` mode once per gated call with a
 pause from the agent's checkpoint (never from the client) and shows each
 gated call as its own `PendingInterrupt`:
 
-* a call whose review allows ``approve`` (or allows neither ``approve`` nor
-  ``respond``) is ``ApprovalPending(<tool call id>)``, answered only by
-  ``pending.approve()`` or ``pending.reject(reason)``; when the review
-  allows ``edit`` too, its ``accepts.replace_input`` is the tool's argument
-  schema (the ``tool_call_schema`` the agent's tool shows the model), and
-  an approval with other arguments that fit it,
+* a call whose review does not allow ``respond`` is
+  ``ApprovalPending(<tool call id>)``, answered only by ``pending.approve()``
+  or ``pending.reject(reason)``; when the review allows ``edit`` too, its
+  ``accepts.replace_input`` is the tool's argument schema (the
+  ``tool_call_schema`` the agent's tool shows the model), and an approval
+  with other arguments that fit it,
   ``pending.restart("approve", replace_input=args)``, is the middleware's
   ``edit``;
-* a call whose review allows ``respond`` and not ``approve`` (an
-  ``ask_user`` style tool) is a question, `Custom()`, answered by
-  ``pending.respond(text)`` against a string schema, narrowed per tool with
-  *questions*.
+* a call whose review allows ``respond`` (an ``ask_user`` style tool, or
+  any tool under ``interrupt_on={name: True}``) lets the human answer in
+  the tool's place, which an approval never takes: it is `Custom()`,
+  answered by ``pending.respond(text)`` against a string schema (narrowed
+  per tool with *questions*) and, where the review allows them, by the same
+  decisions as a restart (``pending.restart("approve")``,
+  ``pending.restart({"reject": {"reason": ...}})``, an edit as above).
 
 `resume` authorizes the client's `Resume`, refuses decisions the call's
-review does not allow, validates the rest with `interruption.admit` and
+review does not allow (the middleware's four: ``approve``, ``edit``,
+``reject``, ``respond``), validates the rest with `interruption.admit` and
 spends the pause once in a `Store`; only then does it build the
 middleware's own answer, call by call id, and run the agent from the very
 checkpoint it validated. `from_decisions` turns a reviewer UI's answer in
@@ -35,7 +39,7 @@ from __future__ import annotations
 import copy
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from datetime import datetime
-from typing import Final, Literal, Protocol, TypeAlias, final
+from typing import Final, Protocol, TypeAlias, cast, final
 
 import attrs
 
@@ -47,9 +51,9 @@ from interruption._json import (
     describe,
     is_json,
     json_equal,
-    json_problems,
 )
 from interruption._schemacheck import JSONSchema
+from interruption.adapters import _hitl
 from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
 from interruption.errors import DecodeError, Problem, ProblemCode, ResumeRejected
 from interruption.kinds import ApprovalPending, Custom
@@ -71,6 +75,7 @@ from interruption.validation import (
     authorize_turn,
     pause_key,
     refuse,
+    unspent,
     validate_resume,
 )
 
@@ -83,7 +88,7 @@ try:
     from langchain_core.tools import BaseTool
     from langgraph.prebuilt import ToolNode
     from langgraph.types import Command, StateSnapshot
-    from pydantic import BaseModel
+    from pydantic import BaseModel, ValidationError
 except ImportError as error:  # pragma: no cover - exercised in a subprocess
     msg = (
         "interruption.adapters.langchain needs the [langgraph] extra: "
@@ -105,13 +110,12 @@ __all__ = [
     "resume",
 ]
 
-Mode: TypeAlias = Literal["batched", "per_call"]
+Mode: TypeAlias = _hitl.Mode
 """The middleware's ``interrupt_mode`` that raised a pause."""
 
 DEFAULT_REJECTION: Final = "rejected by the reviewer"
 """The reason `from_decisions` gives a reject decision that carries none."""
 
-_DECISIONS: Final = ("approve", "edit", "reject", "respond")
 _STRING: Final[JSONSchema] = {"type": "string"}
 
 HISTORY: Final = 64
@@ -236,46 +240,21 @@ def _fail(path: str, expected: str, value: object) -> DecodeError:
     return DecodeError([Mismatch(path, expected, describe(value))])
 
 
-def _fields(
-    value: object, path: str, required: frozenset[str], optional: frozenset[str]
-) -> dict[str, JSON]:
-    """*value* as a JSON object with exactly these fields (fail closed)."""
-    if not isinstance(value, dict):
-        raise _fail(path, "an object", value)
-    problems = json_problems(value, path=path)
-    problems += [
-        Mismatch(child_path(path, key), "a field", "nothing")
-        for key in sorted(required - value.keys())
-    ]
-    problems += [
-        Mismatch(child_path(path, key), "no such field", f"unknown field {key!r}")
-        for key in sorted(value.keys() - required - optional)
-    ]
-    if problems:
-        raise DecodeError(problems)
-    return value
-
-
-def _text(value: JSON, path: str, *, empty: bool = False) -> str:
+def _text(value: object, path: str, *, empty: bool = False) -> str:
     if not isinstance(value, str) or (not value and not empty):
         raise _fail(path, "a string" if empty else "a non-empty string", value)
     return value
 
 
-def _args(value: JSON, path: str) -> dict[str, JSON]:
-    if not isinstance(value, dict):
-        raise _fail(path, "an object of arguments", value)
-    return value
-
-
-def _allowed(value: object, path: str) -> frozenset[str]:
-    expected = f"a non-empty array of {', '.join(map(repr, _DECISIONS))}"
-    if not isinstance(value, list) or not value:
-        raise _fail(path, expected, value)
-    for index, decision in enumerate(value):
-        if decision not in _DECISIONS:
+def _allowed(values: list[object], path: str) -> frozenset[str]:
+    """A non-empty set of the middleware's decisions, from its response schema."""
+    expected = f"a non-empty array of {', '.join(map(repr, _hitl.DECISION_TYPES))}"
+    if not values:
+        raise _fail(path, expected, [])
+    for index, decision in enumerate(values):
+        if decision not in _hitl.DECISION_TYPES:
             raise _fail(f"{path}[{index}]", expected, decision)
-    return frozenset(value)
+    return frozenset(str(decision) for decision in values)
 
 
 def _schema_decisions(schema: object, path: str) -> frozenset[str]:
@@ -306,20 +285,25 @@ class _Call:
             "name": self.name,
             "args": self.args,
             "description": self.description,
-            "allowed_decisions": [d for d in _DECISIONS if d in self.allowed],
+            "allowed_decisions": [d for d in _hitl.DECISION_TYPES if d in self.allowed],
         }
         tool = ToolRequest(self.name, self.ref, self.args)
-        if "respond" in self.allowed and "approve" not in self.allowed:
-            declared = questions.get(self.name)
-            answer: JSONSchema = (
-                _STRING if declared is None else {"allOf": [_STRING, declared]}
-            )
-            accepts = Accepts(respond=answer)
-            return PendingInterrupt(self.ref, Custom(), payload, tool, accepts)
-        kind = ApprovalPending(self.ref)
         edit = _args_schema(tools.get(self.name)) if "edit" in self.allowed else None
-        accepts = Accepts(restart=DECISION_SCHEMA, replace_input=edit)
-        return PendingInterrupt(self.ref, kind, payload, tool, accepts)
+        if "respond" not in self.allowed:
+            accepts = Accepts(restart=DECISION_SCHEMA, replace_input=edit)
+            return PendingInterrupt(
+                self.ref, ApprovalPending(self.ref), payload, tool, accepts
+            )
+        # The human may answer in the tool's place: not an approval, which
+        # never takes a result (`PendingInterrupt.allowed`), but a pause that
+        # takes that answer and, where the review allows them, decisions.
+        declared = questions.get(self.name)
+        answer: JSONSchema = (
+            _STRING if declared is None else {"allOf": [_STRING, declared]}
+        )
+        decides = DECISION_SCHEMA if self.allowed - {"respond"} else None
+        accepts = Accepts(respond=answer, restart=decides, replace_input=edit)
+        return PendingInterrupt(self.ref, Custom(), payload, tool, accepts)
 
 
 def _args_schema(tool: BaseTool | None) -> JSONSchema | None:
@@ -330,9 +314,10 @@ def _args_schema(tool: BaseTool | None) -> JSONSchema | None:
     schema. None (no edit can be validated, so none is taken) for a tool
     the agent does not have or a schema of another sort.
     """
+    model = _model(tool)
+    if model is not None:
+        return model.model_json_schema()
     schema = None if tool is None else tool.tool_call_schema
-    if isinstance(schema, type) and issubclass(schema, BaseModel):
-        return schema.model_json_schema()
     if isinstance(schema, dict) and is_json(schema):
         return copy.deepcopy(schema)  # the tool's own stays the tool's
     return None
@@ -344,24 +329,6 @@ def _tools(agent: Agent) -> Mapping[str, BaseTool]:
     return bound.tools_by_name if isinstance(bound, ToolNode) else {}
 
 
-_ACTION: Final[_Shape] = (frozenset({"name", "args"}), frozenset({"description"}))
-_CONFIG: Final[_Shape] = (
-    frozenset({"action_name", "allowed_decisions"}),
-    frozenset({"args_schema"}),
-)
-_Shape: TypeAlias = tuple[frozenset[str], frozenset[str]]
-"""An object's required fields, and its optional ones."""
-
-_REQUEST: Final[_Shape] = (
-    frozenset({"action_requests", "review_configs"}),
-    frozenset(),
-)
-_PER_CALL: Final[_Shape] = (
-    frozenset({"type", "tool_call_id", "name", "args", "description"}),
-    frozenset(),
-)
-
-
 def _tool_calls(values: object) -> list[tuple[object, str, JSON]]:
     """The tool calls of the state's last AI message: (id, name, args)."""
     messages = values.get("messages") if isinstance(values, dict) else None
@@ -371,7 +338,11 @@ def _tool_calls(values: object) -> list[tuple[object, str, JSON]]:
     return [(call.get("id"), call["name"], call["args"]) for call in last.tool_calls]
 
 
-def _batched(value: dict[str, JSON], values: object, path: str) -> list[_Call]:
+def _mismatch(path: str, expected: str, got: str) -> DecodeError:
+    return DecodeError([Mismatch(path, expected, got)])
+
+
+def _batched(request: _hitl.HITLRequest, values: object, path: str) -> list[_Call]:
     """Align an ``HITLRequest``'s actions with the tool calls they stand for.
 
     The middleware gates, in order, the last AI message's calls whose tool
@@ -381,28 +352,18 @@ def _batched(value: dict[str, JSON], values: object, path: str) -> list[_Call]:
     decision never lands on a call of the same name and arguments that was
     not gated.
     """
-    actions, configs = value["action_requests"], value["review_configs"]
-    if not isinstance(actions, list) or not actions:
-        raise _fail(f"{path}.action_requests", "a non-empty array", actions)
-    if not isinstance(configs, list) or len(configs) != len(actions):
+    actions, configs = request.action_requests, request.review_configs
+    if not actions:
+        raise _mismatch(f"{path}.action_requests", "a non-empty array", "[]")
+    if len(configs) != len(actions):
         expected = f"an array of {len(actions)} review configs"
-        raise _fail(f"{path}.review_configs", expected, configs)
-    requested: list[tuple[str, dict[str, JSON], str, frozenset[str]]] = []
-    for index, (action_value, config_value) in enumerate(
-        zip(actions, configs, strict=True)
-    ):
-        where = f"{path}.action_requests[{index}]"
-        action = _fields(action_value, where, *_ACTION)
-        name = _text(action["name"], f"{where}.name")
-        args = _args(action["args"], f"{where}.args")
-        said = _text(action.get("description", ""), f"{where}.description", empty=True)
+        raise _mismatch(f"{path}.review_configs", expected, f"{len(configs)}")
+    for index, (action, config) in enumerate(zip(actions, configs, strict=True)):
         where = f"{path}.review_configs[{index}]"
-        config = _fields(config_value, where, *_CONFIG)
-        if config["action_name"] != name:
-            raise _fail(f"{where}.action_name", repr(name), config["action_name"])
-        allowed = _allowed(config["allowed_decisions"], f"{where}.allowed_decisions")
-        requested.append((name, args, said, allowed))
-    wanted = [(name, canonical(args)) for name, args, _, _ in requested]
+        if config.action_name != action.name:
+            raise _fail(f"{where}.action_name", repr(action.name), config.action_name)
+        _allowed(list(config.allowed_decisions), f"{where}.allowed_decisions")
+    wanted = [(action.name, canonical(action.args)) for action in actions]
     listed = set(wanted)
     gated = [
         (ref, key)
@@ -414,26 +375,28 @@ def _batched(value: dict[str, JSON], values: object, path: str) -> list[_Call]:
             "one action per gated call of the last AI message, in order, "
             "each told apart from the calls not gated by name and arguments"
         )
-        got = f"{len(requested)} actions for {len(gated)} such calls"
-        raise DecodeError([Mismatch(f"{path}.action_requests", expected, got)])
+        got = f"{len(actions)} actions for {len(gated)} such calls"
+        raise _mismatch(f"{path}.action_requests", expected, got)
     calls = []
-    for index, ((ref, _), (name, args, said, allowed)) in enumerate(
-        zip(gated, requested, strict=True)
+    for index, ((ref, _), action, config) in enumerate(
+        zip(gated, actions, configs, strict=True)
     ):
-        where = f"{path}.action_requests[{index}] (its tool call id)"
-        ref_text = _text(ref if isinstance(ref, str) else None, where)
-        calls.append(_Call(ref_text, name, args, said, allowed))
+        if not isinstance(ref, str) or not ref:
+            where = f"{path}.action_requests[{index}] (its tool call id)"
+            raise _fail(where, "a non-empty string", ref)
+        allowed = frozenset(config.allowed_decisions)
+        calls.append(_Call(ref, action.name, action.args, action.description, allowed))
     return calls
 
 
-def _per_call(value: dict[str, JSON], schema: object, path: str) -> _Call:
+def _per_call(value: object, schema: object, path: str) -> _Call:
     """The one call of a ``ToolApprovalRequest``."""
-    value = _fields(value, path, *_PER_CALL)
+    request = _hitl.decode(value, _hitl.ToolApprovalRequest, path)
     return _Call(
-        _text(value["tool_call_id"], f"{path}.tool_call_id"),
-        _text(value["name"], f"{path}.name"),
-        _args(value["args"], f"{path}.args"),
-        _text(value["description"], f"{path}.description", empty=True),
+        request.tool_call_id,
+        request.name,
+        request.args,
+        request.description,
         _schema_decisions(schema, path.replace(".value", ".response_schema")),
     )
 
@@ -463,19 +426,21 @@ def _read(
     for index, interrupt in enumerate(snapshot.interrupts):
         path = f"$.interrupts[{index}].value"
         value = interrupt.value
-        if isinstance(value, dict) and value.get("type") == "tool_approval":
-            modes.add("per_call")
+        mode = _hitl.review_mode(value)
+        if mode == "per_call":
             calls = [_per_call(value, interrupt.response_schema, path)]
-        elif isinstance(value, dict) and "action_requests" in value:
-            modes.add("batched")
-            request = _fields(value, path, *_REQUEST)
+        elif mode == "batched":
+            request = _hitl.decode(value, _hitl.HITLRequest, path)
             calls = _batched(request, snapshot.values, path)
         else:
             expected = f"a {_MIDDLEWARE} HITLRequest or ToolApprovalRequest"
             raise _fail(path, expected, value)
+        modes.add(mode)
         pending = tuple(call.pending(questions, tools) for call in calls)
         allowed = tuple(call.allowed for call in calls)
-        reviews.append(Review(interrupt.id, value, pending, allowed))
+        # Decoded, so JSON: kept as the middleware raised it, for the UIs.
+        request_json = cast("JSON", value)
+        reviews.append(Review(interrupt.id, request_json, pending, allowed))
     if len(modes) > 1:
         raise _fail("$.interrupts", "the interrupts of one interrupt_mode", "both")
     refs = [p.ref for review in reviews for p in review.interrupts]
@@ -531,6 +496,17 @@ def _verb(pending: PendingInterrupt, allowed: frozenset[str], entry: Restart) ->
     return "edit" if spelled and "edit" in allowed else "approve"
 
 
+def _reviewed(
+    pause: Pause,
+) -> dict[tuple[str, str], tuple[PendingInterrupt, frozenset[str]]]:
+    """Each gated call, and the decisions its review allows, by (name, ref)."""
+    return {
+        (pending.name, pending.ref): (pending, allowed)
+        for review in pause.reviews
+        for pending, allowed in zip(review.interrupts, review.allowed, strict=True)
+    }
+
+
 def _not_allowed(resume: Resume, pause: Pause) -> list[Problem]:
     """Decisions the call's review does not allow (the core cannot know).
 
@@ -538,17 +514,12 @@ def _not_allowed(resume: Resume, pause: Pause) -> list[Problem]:
     other arguments, are left to the core (``input_modified``: a rejected
     call runs nothing, so arguments for it can only be a mistake).
     """
-    reviewed = {
-        (pending.name, pending.ref): (pending, allowed)
-        for review in pause.reviews
-        for pending, allowed in zip(review.interrupts, review.allowed, strict=True)
-        if isinstance(pending.kind, ApprovalPending)
-    }
+    reviewed = _reviewed(pause)
     problems = []
     for index, entry in enumerate(resume.restart):
         pending, allowed = reviewed.get((entry.name, entry.ref), (None, frozenset()))
-        if pending is None:
-            continue
+        if pending is None or pending.accepts.restart is None:
+            continue  # the core refuses a restart where none is taken
         try:
             verb = _verb(pending, allowed, entry)
         except DecodeError:
@@ -566,6 +537,102 @@ def _not_allowed(resume: Resume, pause: Pause) -> list[Problem]:
     return problems
 
 
+def _unfit_edits(
+    resume: Resume, pause: Pause, tools: Mapping[str, BaseTool]
+) -> list[Problem]:
+    """Edits whose arguments the tool's own Pydantic model refuses.
+
+    The middleware checks a per-call edit against the tool's
+    ``tool_call_schema`` before LangGraph saves it, and the tool checks a
+    batched one when it runs. The JSON schema the core validates an edit
+    against is that model's, but it cannot say all of it (a ``date`` is a
+    string there, its ``format`` only a note): an edit that fits the schema
+    and not the model would be spent, then refused by LangChain, and the
+    approval lost. The model is asked here, before anything is spent, in
+    both modes.
+    """
+    reviewed = _reviewed(pause)
+    problems = []
+    for index, entry in enumerate(resume.restart):
+        pending, allowed = reviewed.get((entry.name, entry.ref), (None, frozenset()))
+        if pending is None or pending.accepts.replace_input is None:
+            continue  # not a call, or the core refuses any new input for it
+        model = _model(tools.get(pending.name))
+        if model is None:
+            continue  # a JSON-schema tool: its schema is all there is
+        try:
+            verb = _verb(pending, allowed, entry)
+        except DecodeError:
+            continue  # the core reports it: schema_violation
+        if verb != "edit" or not pending.fits(entry):
+            continue  # no edit, or the core reports what is wrong with it
+        try:
+            model.model_validate(entry.input)
+        except ValidationError as error:
+            where = f"$.restart[{index}].input"
+            expected = f"what {pending.name}'s argument model takes"
+            message = "; ".join(
+                str(
+                    Mismatch(
+                        _loc(where, e["loc"]),
+                        f"{expected} ({e['msg']})",
+                        describe(e["input"]),
+                    )
+                )
+                for e in error.errors()
+            )
+            code = ProblemCode.SCHEMA_VIOLATION
+            problems.append(Problem(code, message, index, "restart", pending.id))
+    return problems
+
+
+def _model(tool: BaseTool | None) -> type[BaseModel] | None:
+    """The Pydantic model a tool's edit is checked against, if it has one."""
+    schema = None if tool is None else tool.tool_call_schema
+    if isinstance(schema, type) and issubclass(schema, BaseModel):
+        return schema
+    return None
+
+
+def _loc(path: str, loc: tuple[int | str, ...]) -> str:
+    for part in loc:
+        path = child_path(path, part)
+    return path
+
+
+async def _screen(  # noqa: PLR0913 - keyword-only inputs
+    resume: Resume,
+    pause: Pause,
+    turn: InterruptedTurn,
+    *,
+    policy: ResumePolicy,
+    checked: ResumePolicy,
+    history: Callable[[], AsyncIterator[StateSnapshot]],
+    tools: Mapping[str, BaseTool],
+) -> None:
+    """The adapter's own refusals, before `admit`: who, a replay, the reviews.
+
+    Raises:
+        ResumeRejected: ``not_authorized`` alone; ``consumed`` for an answer
+            to an earlier pause; or what the reviews forbid, with the core's
+            problems beside it.
+    """
+    await authorize_turn(turn, policy.authorize, policy.principal)
+    if await _answered(resume, pause, history):
+        message = (
+            f"the pause of thread {pause.thread_id!r} that this resume "
+            "answers was already resumed"
+        )
+        raise ResumeRejected.of(ProblemCode.CONSUMED, message)
+    refused = _not_allowed(resume, pause) + _unfit_edits(resume, pause, tools)
+    if refused:
+        try:
+            validate_resume(resume, turn, policy=checked)
+        except ResumeRejected as rejected:
+            raise ResumeRejected([*rejected.problems, *refused]) from None
+        raise ResumeRejected(refused)
+
+
 async def _admit(  # noqa: PLR0913 - keyword-only options
     pause: Pause,
     resume: Resume,
@@ -574,8 +641,13 @@ async def _admit(  # noqa: PLR0913 - keyword-only options
     policy: ResumePolicy | None,
     keep_until: datetime | None,
     history: Callable[[], AsyncIterator[StateSnapshot]],
+    tools: Mapping[str, BaseTool],
 ) -> ResolvedResume:
-    """Authorize, tell a replay, refuse what the reviews forbid, validate, spend."""
+    """Authorize, tell a replay, refuse what the reviews forbid, validate, spend.
+
+    Every refusal is in the thread's audit trail: `admit` files its own,
+    and those of the steps before it are filed with `refuse`.
+    """
     policy = policy or ResumePolicy()
     interrupts = pause.interrupts
     turn = InterruptedTurn(
@@ -586,26 +658,25 @@ async def _admit(  # noqa: PLR0913 - keyword-only options
         completed=(),
         created_at=policy.now(),
     )
-    await authorize_turn(turn, policy.authorize, policy.principal)
-    if await _answered(resume, pause, history):
-        message = (
-            f"the pause of thread {pause.thread_id!r} that this resume answers "
-            "was already resumed"
-        )
-        rejected = ResumeRejected.of(ProblemCode.CONSUMED, message)
-        raise await refuse(
-            rejected, resume, store, session=pause.thread_id, policy=policy
-        )
     # A batched review takes a decision for every call: never partial.
     partial = policy.allow_partial and pause.mode == "per_call"
     checked = attrs.evolve(policy, authorize=None, allow_partial=partial)
-    refused = _not_allowed(resume, pause)
-    if refused:
-        try:
-            validate_resume(resume, turn, policy=checked)
-        except ResumeRejected as rejected:
-            raise ResumeRejected([*rejected.problems, *refused]) from None
-        raise ResumeRejected(refused)
+    try:
+        await _screen(
+            resume,
+            pause,
+            turn,
+            policy=policy,
+            checked=checked,
+            history=history,
+            tools=tools,
+        )
+    except ResumeRejected as rejected:
+        # Refused before `admit` could: filed in the audit trail as it files.
+        session = pause.thread_id
+        raise await refuse(
+            rejected, resume, store, session=session, policy=policy
+        ) from None
     return await admit(
         resume,
         interrupts,
@@ -687,20 +758,41 @@ def _command(pause: Pause, resolved: ResolvedResume) -> Command[str]:
 # -- the public functions ----------------------------------------------------
 
 
+async def _listed(pause: Pause, store: Store | None) -> Pause | None:
+    """*pause* as listed: None when no review waits; spent reviews left out.
+
+    A review is spent whole (its calls share one key), so `unspent` keeps
+    all of its calls or none.
+    """
+    if store is not None and pause.reviews:
+        live = {p.id for p in await unspent(pause.interrupts, pause.keys, store)}
+        reviews = tuple(r for r in pause.reviews if r.interrupts[0].id in live)
+        pause = attrs.evolve(pause, reviews=reviews)
+    return pause if pause.reviews else None
+
+
 def pending(
     agent: Agent,
     config: RunnableConfig,
     *,
     questions: Mapping[str, JSONSchema] | None = None,
+    store: Store | None = None,
 ) -> Pause | None:
     """Read what the agent's thread waits for, from its latest checkpoint.
+
+    With *store* (the one `resume` spends in), a review already answered
+    is not listed, even while the run it started still goes on and the
+    checkpoint shows it waiting. Must not be called from a running event
+    loop then (use `apending`).
 
     Args:
         agent: The agent (``create_agent(...)`` with a checkpointer).
         config: Names the thread (``{"configurable": {"thread_id": ...}}``).
         questions: Per tool name, the schema of a respond answer, for tools
-            whose review allows ``respond`` and not ``approve``; the answer
-            is a string in any case.
+            whose review allows ``respond``; the answer is a string in any
+            case.
+        store: Where `resume` spends reviews; when given, an answered review
+            is not listed.
 
     Returns:
         The pause, or None when the thread waits for no review.
@@ -708,9 +800,12 @@ def pending(
     Raises:
         DecodeError: if the checkpoint holds an interrupt that is not the
             middleware's, or one whose calls cannot be told apart.
+        RuntimeError: if called with *store* from a running event loop.
     """
     pause = _read(agent.get_state(_latest(config)), questions or {}, _tools(agent))
-    return pause if pause.reviews else None
+    if store is None:
+        return pause if pause.reviews else None
+    return run_sync(_listed(pause, store))
 
 
 async def apending(
@@ -718,6 +813,7 @@ async def apending(
     config: RunnableConfig,
     *,
     questions: Mapping[str, JSONSchema] | None = None,
+    store: Store | None = None,
 ) -> Pause | None:
     """`pending`, reading the checkpoint asynchronously.
 
@@ -725,6 +821,8 @@ async def apending(
         agent: The agent (``create_agent(...)`` with a checkpointer).
         config: Names the thread.
         questions: Per tool name, the schema of a respond answer.
+        store: Where `resume` spends reviews; when given, an answered review
+            is not listed.
 
     Returns:
         The pause, or None when the thread waits for no review.
@@ -733,8 +831,7 @@ async def apending(
         DecodeError: as `pending`.
     """
     snapshot = await agent.aget_state(_latest(config))
-    pause = _read(snapshot, questions or {}, _tools(agent))
-    return pause if pause.reviews else None
+    return await _listed(_read(snapshot, questions or {}, _tools(agent)), store)
 
 
 def resume(  # noqa: PLR0913 - keyword-only options
@@ -786,7 +883,13 @@ def resume(  # noqa: PLR0913 - keyword-only options
 
     resolved = run_sync(
         _admit(
-            pause, resume, store, policy=policy, keep_until=keep_until, history=history
+            pause,
+            resume,
+            store,
+            policy=policy,
+            keep_until=keep_until,
+            history=history,
+            tools=tools,
         )
     )
     agent.invoke(_command(pause, resolved), _pinned(config, pause))
@@ -830,7 +933,13 @@ async def aresume(  # noqa: PLR0913 - keyword-only options
         return agent.aget_state_history(latest, limit=HISTORY)
 
     resolved = await _admit(
-        pause, resume, store, policy=policy, keep_until=keep_until, history=history
+        pause,
+        resume,
+        store,
+        policy=policy,
+        keep_until=keep_until,
+        history=history,
+        tools=tools,
     )
     await agent.ainvoke(_command(pause, resolved), _pinned(config, pause))
     after = _read(await agent.aget_state(_latest(config)), questions, tools)
@@ -839,68 +948,37 @@ async def aresume(  # noqa: PLR0913 - keyword-only options
 
 # -- answers in the middleware's own shape ------------------------------------
 
-_TYPE: Final = frozenset({"type"})
-_ANSWER: Final[Mapping[str, _Shape]] = {
-    "approve": (_TYPE, frozenset()),
-    "reject": (_TYPE, frozenset({"message"})),
-    "respond": (_TYPE | {"message"}, frozenset()),
-    "edit": (_TYPE | {"edited_action"}, frozenset()),
-}
-_EDITED: Final[_Shape] = (frozenset({"name", "args"}), frozenset())
 
-
-def _entry(pending: PendingInterrupt, decision: JSON, path: str) -> Respond | Restart:
+def _entry(
+    pending: PendingInterrupt, decision: _hitl.Decision, path: str
+) -> Respond | Restart:
     """One of the middleware's decisions, as an entry of a `Resume`."""
-    kind = decision.get("type") if isinstance(decision, dict) else None
-    if not isinstance(kind, str) or kind not in _ANSWER:
-        expected = f"one of {', '.join(map(repr, _DECISIONS))}"
-        raise _fail(f"{path}.type", expected, kind)
-    fields = _fields(decision, path, *_ANSWER[kind])
-    if kind == "approve":
-        return Restart(pending.name, pending.ref, "approve")
-    if kind == "reject":
-        message = _text(fields.get("message", ""), f"{path}.message", empty=True)
-        reason = message or DEFAULT_REJECTION
-        return Restart(pending.name, pending.ref, {"reject": {"reason": reason}})
-    if kind == "respond":
-        return Respond(
-            pending.name,
-            pending.ref,
-            _text(fields["message"], f"{path}.message", empty=True),
-        )
-    edited = _fields(fields["edited_action"], f"{path}.edited_action", *_EDITED)
-    name = _text(edited["name"], f"{path}.edited_action.name")
-    args = _args(edited["args"], f"{path}.edited_action.args")
-    if name != pending.name:
-        raise _fail(f"{path}.edited_action.name", repr(pending.name), name)
-    # An edit is an approval of other arguments: `resume` takes it where the
-    # review allows ``edit`` and they fit the tool's argument schema.
-    return Restart(pending.name, pending.ref, "approve", input=args)
+    match decision:
+        case _hitl.Approve():
+            return Restart(pending.name, pending.ref, "approve")
+        case _hitl.Reject(message=message):
+            reason = message or DEFAULT_REJECTION
+            return Restart(pending.name, pending.ref, {"reject": {"reason": reason}})
+        case _hitl.Respond(message=message):
+            return Respond(pending.name, pending.ref, message)
+        case _hitl.Edit(edited_action=action):  # pragma: no branch - closed union
+            if action.name != pending.name:
+                where = f"{path}.edited_action.name"
+                raise _fail(where, repr(pending.name), action.name)
+            # An edit is an approval of other arguments: `resume` takes it
+            # where the review allows ``edit`` and they fit the tool's schema.
+            return Restart(pending.name, pending.ref, "approve", input=action.args)
 
 
-_Pair: TypeAlias = tuple[PendingInterrupt, JSON, str]
+_Pair: TypeAlias = tuple[PendingInterrupt, _hitl.Decision, str]
 """A gated call, the decision for it, and where the decision sits."""
 
 
 def _positions(
-    review: Review,
-    answer: JSON,
-    path: str,
-    problems: list[Problem],
-    mismatches: list[Mismatch],
+    review: Review, answer: JSON, path: str, problems: list[Problem]
 ) -> list[_Pair]:
     """Pair a batched answer's decisions with the review's calls, by position."""
-    try:
-        body = _fields(answer, path, frozenset({"decisions"}), frozenset())
-    except DecodeError as error:
-        mismatches.extend(error.problems)
-        return []
-    decisions = body["decisions"]
-    if not isinstance(decisions, list):
-        mismatches.append(
-            Mismatch(f"{path}.decisions", "an array", describe(decisions))
-        )
-        return []
+    decisions = _hitl.decode(answer, _hitl.HITLResponse, path).decisions
     for extra in range(len(review.interrupts), len(decisions)):
         message = (
             f"decision {extra} of {review.id!r} has no call: the review "
@@ -952,13 +1030,18 @@ def from_decisions(pause: Pause, answers: Mapping[str, JSON]) -> Resume:
             message = f"no pending review has interrupt id {interrupt_id!r}"
             problems.append(Problem(ProblemCode.UNKNOWN_INTERRUPT, message))
             continue
-        if pause.mode == "per_call":
-            pairs = [(review.interrupts[0], answer, path)]
-        else:
-            pairs = _positions(review, answer, path, problems, mismatches)
-        for pending, decision, where in pairs:
+        try:
+            if pause.mode == "per_call":
+                decision = _hitl.decision(answer, path)
+                pairs = [(review.interrupts[0], decision, path)]
+            else:
+                pairs = _positions(review, answer, path, problems)
+        except DecodeError as error:
+            mismatches.extend(error.problems)
+            continue
+        for pair in pairs:
             try:
-                entries.append(_entry(pending, decision, where))
+                entries.append(_entry(*pair))
             except DecodeError as error:
                 mismatches.extend(error.problems)
     if mismatches:

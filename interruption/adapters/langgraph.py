@@ -45,6 +45,7 @@ import attrs
 from interruption._json import JSON, digest, is_json
 from interruption._schemacheck import SchemaError, check_schema, schema_mismatches
 from interruption._validators import check_payload
+from interruption.adapters._hitl import review_mode
 from interruption.approval import (
     DECISION_SCHEMA,
     ApprovalDecision,
@@ -546,6 +547,11 @@ def _of_interrupt(
         wire = cast("dict[str, JSON]", value[MARK])
         return structure({**wire, "id": found.id}, PendingInterrupt), wire
     payload = cast("JSON", value) if is_json(value) else None
+    if review_mode(value) is not None:
+        # A LangChain HumanInTheLoopMiddleware review: only its own adapter
+        # (interruption.adapters.langchain) applies its rules, so this door
+        # accepts no answer; any is refused before anything is spent.
+        return PendingInterrupt(found.id, Custom(), payload, None, Accepts()), None
     return PendingInterrupt(
         found.id, Custom(), payload, None, Accepts(respond=_ANY)
     ), None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -13,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from interruption import (
     JSON,
+    Accepts,
     ApprovalPending,
     Custom,
     DecodeError,
@@ -30,10 +32,15 @@ from interruption import (
 from interruption.adapters import langchain
 from interruption.adapters import langgraph as langgraph_adapter
 from interruption.adapters.langchain import Pause, from_decisions, pending, resume
+from interruption.approval import DECISION_SCHEMA
 from langchain.agents import create_agent
-from langchain.agents.middleware import HumanInTheLoopMiddleware, InterruptOnConfig
+from langchain.agents.middleware import (
+    AgentState,
+    HumanInTheLoopMiddleware,
+    InterruptOnConfig,
+)
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, ToolCall, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
@@ -41,6 +48,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from langgraph.runtime import Runtime
 from langgraph.types import Interrupt, StateSnapshot, interrupt
 
 from tests.adapters._common import import_error
@@ -116,6 +124,13 @@ def jot(text: str) -> str:
 
 
 @tool
+def schedule(when: dt.date) -> str:
+    """Book a payment for a day; its argument is a date, not any string."""
+    RAN.append(("schedule", {"when": when.isoformat()}))
+    return f"booked for {when}"
+
+
+@tool
 def wild(question: str) -> str:
     """A tool that pauses by itself, not through the middleware."""
     return str(interrupt({"ask": question}))
@@ -124,6 +139,7 @@ def wild(question: str) -> str:
 GATES: Final[dict[str, bool | InterruptOnConfig]] = {
     "transfer_money": {"allowed_decisions": ["approve", "edit", "reject"]},
     "ask_user": {"allowed_decisions": ["respond"]},
+    "schedule": {"allowed_decisions": ["approve", "edit"]},
 }
 TWO: Final = [
     call("transfer_money", "c-1", to="ACME", amount=1),
@@ -145,7 +161,7 @@ def agent_for(
     )
     return create_agent(
         Script(turns=turns),
-        tools=[transfer_money, lookup, ask_user, wild, jot],
+        tools=[transfer_money, lookup, ask_user, wild, jot, schedule],
         middleware=[middleware],
         checkpointer=saver if saver is not None else InMemorySaver(),
     )
@@ -249,6 +265,25 @@ class TestPending:
         }
         assert question.accepts.restart is None
 
+    def test_a_review_that_allows_respond_is_a_question_with_decisions(
+        self, mode: str
+    ) -> None:
+        """interrupt_on True: a Custom pause taking an answer and the decisions."""
+        agent = agent_for([[TWO[0]]], mode, {"transfer_money": True})
+        agent.invoke({"messages": [{"role": "user", "content": "go"}]}, CONFIG)
+        narrow: dict[str, JSON] = {"maxLength": 40}
+        pause = pending(agent, CONFIG, questions={"transfer_money": narrow})
+        assert pause is not None
+        (transfer,) = pause.interrupts
+        schema = transfer_money.tool_call_schema.model_json_schema()  # type: ignore[union-attr]
+        assert transfer.kind == Custom()
+        assert transfer.accepts == Accepts(
+            respond={"allOf": [{"type": "string"}, narrow]},
+            restart=DECISION_SCHEMA,
+            replace_input=schema,
+        )
+        assert transfer.allowed == transfer.accepts
+
     def test_an_undeclared_question_takes_any_string(self) -> None:
         """Without a declared schema a question's answer is any string."""
         agent = agent_for([[call("ask_user", "q-1", question="Pay?")]])
@@ -312,6 +347,23 @@ class TestPending:
         assert later is not None
         assert [p.ref for p in later.interrupts] == ["c-9"]
 
+    def test_with_the_store_an_answered_review_is_not_listed(self, mode: str) -> None:
+        """A review spent already (its run still going) is left out, given the store."""
+        agent = agent_for([TWO], mode)
+        pause = paused(agent)
+        store = MemoryStore()
+        first = pause.reviews[0]
+        asyncio.run(store.spend_all([pause.keys[first.interrupts[0].id]], None))
+        assert pending(agent, CONFIG) == pause
+        left = pending(agent, CONFIG, store=store)
+        later = asyncio.run(langchain.apending(agent, CONFIG, store=store))
+        assert later == left
+        if mode == "batched":
+            assert left is None
+        else:
+            assert left is not None
+            assert left.reviews == pause.reviews[1:]
+
     def test_apending_reads_asynchronously(self, mode: str) -> None:
         """The async reader sees the same pause."""
         agent = agent_for([TWO], mode)
@@ -324,12 +376,14 @@ class TestPending:
         """Each review is spent under the LangGraph adapter's key for its interrupt."""
         agent = agent_for([TWO], mode)
         pause = paused(agent)
-        reviews = {
-            pause_key("langgraph", "t-1", "", pause.checkpoint_id, review.id)
-            for review in pause.reviews
-        }
-        assert set(pause.keys.values()) == reviews
-        assert set(langgraph_adapter._read(agent, CONFIG).keys.values()) == reviews
+        graph = langgraph_adapter._read(agent, CONFIG).keys
+        for review in pause.reviews:
+            key = pause_key("langgraph", "t-1", "", pause.checkpoint_id, review.id)
+            assert graph[review.id] == key
+            assert [pause.keys[p.id] for p in review.interrupts] == [key] * len(
+                review.interrupts
+            )
+        assert len(set(pause.keys.values())) == len(pause.reviews)
 
 
 class TestResume:
@@ -387,6 +441,35 @@ class TestResume:
         allowed = Resume(restart=[calls["c-1"].reject("no"), calls["c-2"].approve()])
         resume(agent, CONFIG, allowed, store)
         assert RAN == [("lookup", {"query": "rates"})]
+
+    def test_every_refusal_of_the_adapter_is_in_the_audit_trail(self) -> None:
+        """A refused principal, a forbidden decision, an unfit edit: all audited."""
+        gates: dict[str, bool | InterruptOnConfig] = {
+            "transfer_money": {"allowed_decisions": ["reject"]},
+            "schedule": {"allowed_decisions": ["edit"]},
+        }
+        turn = [TWO[0], call("schedule", "s-1", when="2026-01-02")]
+        agent = agent_for([turn], "per_call", gates)
+        calls = by_ref(paused(agent))
+        store = MemoryStore()
+        eve = ResumePolicy(authorize=lambda who, _p: who == "alice", principal="eve")
+        bad = Restart("schedule", "s-1", "approve", {"when": "next friday"})
+        attempts = [
+            (Resume(restart=[calls["c-1"].reject("no")]), eve),
+            (Resume(restart=[calls["c-1"].approve()]), None),
+            (Resume(restart=[calls["c-1"].reject("no"), bad]), None),
+        ]
+        for answer, policy in attempts:
+            with pytest.raises(ResumeRejected):
+                resume(agent, CONFIG, answer, store, policy=policy)
+        trail = asyncio.run(store.audit("t-1"))
+        assert [(event.kind, event.codes) for event in trail] == [
+            ("rejected", ("not_authorized",)),
+            ("rejected", ("missing", "answer_not_accepted")),
+            ("rejected", ("schema_violation",)),
+        ]
+        assert [event.principal for event in trail] == ["eve", None, None]
+        assert RAN == []
 
     def test_forbidden_and_other_problems_travel_together(self) -> None:
         """A forbidden decision is reported with the core's problems, all at once."""
@@ -559,6 +642,28 @@ class TestResume:
         resume(agent, CONFIG, Resume(restart=[short]), store)
         assert RAN == [("jot", {"text": "bye"})]
 
+    def test_an_edit_the_tools_model_refuses_is_refused_unspent(
+        self, mode: str
+    ) -> None:
+        """An edit its schema takes and the tool's model refuses is refused, unspent."""
+        agent = agent_for([[call("schedule", "s-1", when="2026-01-02")]], mode)
+        (booking,) = paused(agent).interrupts
+        assert booking.accepts.replace_input is not None
+        store = MemoryStore()
+        bad = Restart("schedule", "s-1", "approve", {"when": "next friday"})
+        with pytest.raises(ResumeRejected) as caught:
+            resume(agent, CONFIG, Resume(restart=[bad]), store)
+        (problem,) = caught.value.problems
+        assert (problem.code, problem.interrupt_id) == (
+            ProblemCode.SCHEMA_VIOLATION,
+            "s-1",
+        )
+        assert problem.message.startswith("$.restart[0].input.when: expected")
+        assert RAN == []
+        good = booking.restart("approve", replace_input={"when": "2026-01-09"})
+        resume(agent, CONFIG, Resume(restart=[good]), store)
+        assert RAN == [("schedule", {"when": "2026-01-09"})]
+
     def test_an_edit_of_a_tool_the_agent_lacks_is_refused(self) -> None:
         """A gated call of a tool the agent does not have takes no edit."""
         gates: dict[str, bool | InterruptOnConfig] = {"ghost": True}
@@ -570,14 +675,102 @@ class TestResume:
             lambda: resume(agent, CONFIG, Resume(restart=[edited]), MemoryStore())
         ) == (ProblemCode.INPUT_MODIFIED,)
 
-    def test_a_result_for_an_approval_is_refused(self) -> None:
-        """A client-made result cannot stand in for an approval."""
-        agent = agent_for([[TWO[0]]], gates={"transfer_money": True})
-        paused(agent)
+    def test_a_result_for_an_approval_is_refused(self, mode: str) -> None:
+        """Where the review does not allow respond, a result is refused, unspent."""
+        agent = agent_for([[TWO[0]]], mode)
+        (transfer,) = paused(agent).interrupts
+        store = MemoryStore()
         forged = Resume(respond=[Respond("transfer_money", "c-1", "sent")])
-        refused = codes(lambda: resume(agent, CONFIG, forged, MemoryStore()))
+        refused = codes(lambda: resume(agent, CONFIG, forged, store))
         assert refused == (ProblemCode.ANSWER_NOT_ACCEPTED,)
         assert SEEN == []
+        resume(agent, CONFIG, Resume(restart=[transfer.approve()]), store)
+        assert transfers() == [{"to": "ACME", "amount": 1}]
+
+    def test_a_review_that_allows_respond_takes_an_answer(self, mode: str) -> None:
+        """interrupt_on True allows respond: the model gets it as the tool's result."""
+        agent = agent_for([[TWO[0]]], mode, {"transfer_money": True})
+        (transfer,) = paused(agent).interrupts
+        answer = Resume(respond=[transfer.respond("paid by cheque")])
+        assert resume(agent, CONFIG, answer, MemoryStore()) is None
+        assert transfers() == []
+        assert SEEN == ["paid by cheque"]
+        (message,) = [
+            m
+            for m in agent.get_state(CONFIG).values["messages"]
+            if isinstance(m, ToolMessage)
+        ]
+        assert (message.tool_call_id, message.status) == ("c-1", "success")
+
+    @pytest.mark.parametrize(
+        ("decide", "ran"),
+        [
+            (lambda p: p.restart("approve"), [{"to": "ACME", "amount": 1}]),
+            (
+                lambda p: p.restart(
+                    "approve", replace_input={"to": "EVE", "amount": 1}
+                ),
+                [{"to": "EVE", "amount": 1}],
+            ),
+            (lambda p: p.restart({"reject": {"reason": "no"}}), []),
+        ],
+        ids=["approve", "edit", "reject"],
+    )
+    def test_a_review_that_allows_respond_takes_its_decisions(
+        self, mode: str, decide: Callable[[PendingInterrupt], Restart], ran: list[JSON]
+    ) -> None:
+        """interrupt_on True takes approve, edit and reject too, each once."""
+        agent = agent_for([[TWO[0]]], mode, {"transfer_money": True})
+        (transfer,) = paused(agent).interrupts
+        store = MemoryStore()
+        answer = Resume(restart=[decide(transfer)])
+        resume(agent, CONFIG, answer, store)
+        assert transfers() == ran
+        assert codes(lambda: resume(agent, CONFIG, answer, store)) == (
+            ProblemCode.CONSUMED,
+        )
+        assert transfers() == ran
+
+    def test_only_the_decisions_a_respond_review_allows(self, mode: str) -> None:
+        """A review of respond and reject refuses an approval, unspent."""
+        gates: dict[str, bool | InterruptOnConfig] = {
+            "transfer_money": {"allowed_decisions": ["respond", "reject"]}
+        }
+        agent = agent_for([[TWO[0]]], mode, gates)
+        (transfer,) = paused(agent).interrupts
+        store = MemoryStore()
+        approve = transfer.restart("approve")
+        edit = Restart("transfer_money", "c-1", "approve", {"to": "EVE", "amount": 1})
+        assert codes(
+            lambda: resume(agent, CONFIG, Resume(restart=[approve]), store)
+        ) == (ProblemCode.ANSWER_NOT_ACCEPTED,)
+        assert codes(lambda: resume(agent, CONFIG, Resume(restart=[edit]), store)) == (
+            ProblemCode.INPUT_MODIFIED,
+        )
+        assert transfers() == []
+        rejected = Resume(restart=[transfer.restart({"reject": {"reason": "no"}})])
+        resume(agent, CONFIG, rejected, store)
+        assert transfers() == []
+        assert any("with reason: no" in seen for seen in SEEN)
+
+    def test_approve_and_respond_in_one_batch(self, mode: str) -> None:
+        """One call approved and one answered in its place, together (LangChain's)."""
+        gates: dict[str, bool | InterruptOnConfig] = {
+            "lookup": {"allowed_decisions": ["approve"]},
+            "ask_user": {"allowed_decisions": ["respond"]},
+        }
+        turn = [
+            call("lookup", "c-1", query="SF"),
+            call("ask_user", "c-2", question="?"),
+        ]
+        agent = agent_for([turn], mode, gates)
+        calls = by_ref(paused(agent))
+        answer = Resume(
+            restart=[calls["c-1"].approve()], respond=[calls["c-2"].respond("Yes")]
+        )
+        resume(agent, CONFIG, answer, MemoryStore())
+        assert RAN == [("lookup", {"query": "SF"})]
+        assert "Yes" in SEEN
 
     def test_a_wrong_count_is_refused(self, mode: str) -> None:
         """Too few answers are missing, one too many is unknown; nothing runs."""
@@ -875,6 +1068,16 @@ class TestDamagedCheckpoints:
                 ".review_configs[0].allowed_decisions[1]",
             ),
             ([request(extra=1)], ".value.extra"),
+            (
+                [
+                    request(
+                        review_configs=[
+                            {"action_name": "transfer_money", "allowed_decisions": []}
+                        ]
+                    )
+                ],
+                ".review_configs[0].allowed_decisions",
+            ),
             ([request(), PER_CALL], "$.interrupts"),
             ([PER_CALL, PER_CALL], "$.interrupts"),
         ],
@@ -898,6 +1101,28 @@ class TestDamagedCheckpoints:
         with pytest.raises(DecodeError) as caught:
             pending(Frozen(snapshot), CONFIG)
         assert caught.value.path == "$.interrupts[0].response_schema"
+
+    def test_a_per_call_schema_of_another_decision_is_refused(self) -> None:
+        """A per-call schema naming a decision the middleware has not is refused."""
+        real = agent_for([[TWO[0]]])
+        paused(real)
+        maybe = {"properties": {"type": {"const": "maybe"}}}
+        snapshot = damaged(real.get_state(CONFIG), PER_CALL, schema=maybe)
+        with pytest.raises(DecodeError) as caught:
+            pending(Frozen(snapshot), CONFIG)
+        assert caught.value.path == (
+            "$.interrupts[0].response_schema.properties.type.const[0]"
+        )
+
+    def test_a_checkpoint_without_its_id_is_refused(self) -> None:
+        """A pause read from a config that names no checkpoint is refused."""
+        real = agent_for([[TWO[0]]])
+        paused(real)
+        snapshot = real.get_state(CONFIG)
+        snapshot = snapshot._replace(config={"configurable": {"thread_id": "t-1"}})
+        with pytest.raises(DecodeError) as caught:
+            pending(Frozen(snapshot), CONFIG)
+        assert caught.value.path == "$.config.configurable.checkpoint_id"
 
     def test_a_single_decision_schema_is_read(self) -> None:
         """A per-call tool allowing one decision lists just that decision."""
@@ -1026,7 +1251,7 @@ class TestFromDecisions:
         ("decision", "where"),
         [
             ({"type": "maybe"}, ".decisions[0].type"),
-            ("approve", ".decisions[0].type"),
+            ("approve", ".decisions[0]"),
             ({"type": "approve", "note": "ok"}, ".decisions[0].note"),
             ({"type": "respond"}, ".decisions[0].message"),
             ({"type": "reject", "message": 3}, ".decisions[0].message"),
@@ -1063,7 +1288,257 @@ class TestFromDecisions:
         assert caught.value.codes == (ProblemCode.UNKNOWN_INTERRUPT,) * 2
 
 
+EDIT_TO_EVE: Final[JSON] = {
+    "type": "edit",
+    "edited_action": {"name": "transfer_money", "args": {"to": "EVE", "amount": 1}},
+}
+
+
+def tool_messages(agent: Any) -> dict[str, ToolMessage]:
+    """The thread's tool messages, by tool call id."""
+    messages = agent.get_state(CONFIG).values["messages"]
+    return {m.tool_call_id: m for m in messages if isinstance(m, ToolMessage)}
+
+
+class TestLangChainsOwnCases:
+    """LangChain's HumanInTheLoopMiddleware tests, run through the adapter."""
+
+    def test_a_false_gate_pauses_nothing(self, mode: str) -> None:
+        """interrupt_on False auto-approves: nothing is pending, the call ran."""
+        agent = agent_for([[TWO[0]]], mode, {"transfer_money": False})
+        agent.invoke({"messages": [{"role": "user", "content": "go"}]}, CONFIG)
+        assert pending(agent, CONFIG) is None
+        assert transfers() == [{"to": "ACME", "amount": 1}]
+
+    @pytest.mark.parametrize(
+        ("decision", "ran", "status", "content"),
+        [
+            ({"type": "approve"}, [{"to": "ACME", "amount": 1}], "success", "to ACME"),
+            (EDIT_TO_EVE, [{"to": "EVE", "amount": 1}], "success", "sent 1 to EVE"),
+            (
+                {"type": "reject", "message": "not now"},
+                [],
+                "error",
+                "User rejected the tool call for `transfer_money` with reason: not now",
+            ),
+            (
+                {"type": "respond", "message": "already sent"},
+                [],
+                "success",
+                "already sent",
+            ),
+        ],
+        ids=["approve", "edit", "reject", "respond"],
+    )
+    def test_each_decision_under_true(
+        self, mode: str, decision: JSON, ran: list[JSON], status: str, content: str
+    ) -> None:
+        """A UI's four decisions under interrupt_on True, as LangChain runs them."""
+        agent = agent_for([[TWO[0]]], mode, {"transfer_money": True})
+        pause = paused(agent)
+        answer = from_decisions(pause, ui_answers(pause, {"c-1": decision}))
+        assert resume(agent, CONFIG, answer, MemoryStore()) is None
+        assert transfers() == ran
+        message = tool_messages(agent)["c-1"]
+        assert message.status == status
+        assert str(message.content).endswith(content)
+        edited = "Executed instead: transfer_money" in str(message.content)
+        assert edited == (decision == EDIT_TO_EVE)
+
+    def test_two_edits_in_one_batch(self, mode: str) -> None:
+        """Two calls edited at once each run with their own new arguments."""
+        agent = agent_for([TWO], mode)
+        pause = paused(agent)
+        edits: dict[str, JSON] = {
+            ref: {
+                "type": "edit",
+                "edited_action": {
+                    "name": "transfer_money",
+                    "args": {"to": "NY", "amount": amount},
+                },
+            }
+            for ref, amount in (("c-1", 10), ("c-3", 30))
+        }
+        answer = from_decisions(pause, ui_answers(pause, edits))
+        resume(agent, CONFIG, answer, MemoryStore())
+        assert sorted(transfers(), key=repr) == [
+            {"to": "NY", "amount": 10},
+            {"to": "NY", "amount": 30},
+        ]
+
+    def test_the_calls_keep_their_order(self, mode: str) -> None:
+        """Auto-approved and reviewed calls stay in the model's order, ids kept."""
+        calls = [
+            call("lookup", "id-a", query="a"),
+            call("transfer_money", "id-b", to="B", amount=2),
+            call("lookup", "id-c", query="c"),
+            call("transfer_money", "id-d", to="D", amount=4),
+        ]
+        agent = agent_for([calls], mode)
+        pause = paused(agent)
+        decisions: dict[str, JSON] = {"id-b": EDIT_TO_EVE, "id-d": {"type": "approve"}}
+        answer = from_decisions(pause, ui_answers(pause, decisions))
+        resume(agent, CONFIG, answer, MemoryStore())
+        messages = agent.get_state(CONFIG).values["messages"]
+        model_call = next(m for m in messages if isinstance(m, AIMessage))
+        assert [c["id"] for c in model_call.tool_calls] == [c["id"] for c in calls]
+        assert sorted(transfers(), key=repr) == [
+            {"to": "D", "amount": 4},
+            {"to": "EVE", "amount": 1},
+        ]
+
+    def test_the_review_description_is_shown(self, mode: str) -> None:
+        """A static, a callable and the default description reach the payload."""
+
+        def described(
+            tool_call: ToolCall, state: AgentState[Any], runtime: Runtime[Any]
+        ) -> str:
+            del state, runtime  # LangChain's factory signature, by name
+            return f"Custom: {tool_call['name']} with args {tool_call['args']}"
+
+        gates: dict[str, bool | InterruptOnConfig] = {
+            "transfer_money": InterruptOnConfig(
+                allowed_decisions=["approve"], description=described
+            ),
+            "lookup": {"allowed_decisions": ["approve"], "description": "Static"},
+            "jot": {"allowed_decisions": ["approve"]},
+        }
+        turn = [*TWO[:2], call("jot", "j-1", text="hi")]
+        calls = by_ref(paused(agent_for([turn], mode, gates)))
+        said = {ref: p.payload["description"] for ref, p in calls.items()}  # type: ignore[call-overload,index]
+        assert said == {
+            "c-1": "Custom: transfer_money with args {'to': 'ACME', 'amount': 1}",
+            "c-2": "Static",
+            "j-1": (
+                "Tool execution requires approval\n\nTool: jot\nArgs: {'text': 'hi'}"
+            ),
+        }
+
+    def test_a_ui_respond_the_review_forbids_is_refused(self, mode: str) -> None:
+        """A respond where the review allows approve, edit, reject: refused, unspent."""
+        agent = agent_for([[TWO[0]]], mode)
+        pause = paused(agent)
+        store = MemoryStore()
+        respond: JSON = {"type": "respond", "message": "synthetic"}
+        answer = from_decisions(pause, ui_answers(pause, {"c-1": respond}))
+        assert codes(lambda: resume(agent, CONFIG, answer, store)) == (
+            ProblemCode.ANSWER_NOT_ACCEPTED,
+        )
+        approve: JSON = {"type": "approve"}
+        answer = from_decisions(pause, ui_answers(pause, {"c-1": approve}))
+        resume(agent, CONFIG, answer, store)
+        assert transfers() == [{"to": "ACME", "amount": 1}]
+
+    def test_a_malformed_edit_is_refused_then_a_good_one_runs(self, mode: str) -> None:
+        """An edit without its action is malformed; the call waits, then runs once."""
+        agent = agent_for([[TWO[0]]], mode, {"transfer_money": True})
+        pause = paused(agent)
+        with pytest.raises(DecodeError) as caught:
+            from_decisions(pause, ui_answers(pause, {"c-1": {"type": "edit"}}))
+        assert caught.value.path.endswith(".edited_action")
+        answer = from_decisions(pause, ui_answers(pause, {"c-1": EDIT_TO_EVE}))
+        resume(agent, CONFIG, answer, MemoryStore())
+        assert transfers() == [{"to": "EVE", "amount": 1}]
+
+    def test_an_undeclared_edit_argument_is_passed_on(self, mode: str) -> None:
+        """An argument the tool does not declare is let through, and ignored."""
+        agent = agent_for([[TWO[0]]], mode)
+        (transfer,) = paused(agent).interrupts
+        extra: JSON = {"to": "EVE", "amount": 5, "memo": "x"}
+        answer = Resume(restart=[transfer.restart("approve", replace_input=extra)])
+        resume(agent, CONFIG, answer, MemoryStore())
+        assert transfers() == [{"to": "EVE", "amount": 5}]
+
+    def test_too_few_ui_decisions_are_missing(self) -> None:
+        """A batch with no decision for its call is missing, not run."""
+        agent = agent_for([[TWO[0]]])
+        pause = paused(agent)
+        answer = from_decisions(pause, {pause.reviews[0].id: {"decisions": []}})
+        assert codes(lambda: resume(agent, CONFIG, answer, MemoryStore())) == (
+            ProblemCode.MISSING,
+        )
+        assert RAN == []
+
+    def test_an_empty_tool_call_id_is_refused(self, mode: str) -> None:
+        """LangChain runs a call with an empty id; the adapter refuses to guess it."""
+        agent = agent_for([[call("transfer_money", "", to="A", amount=1)]], mode)
+        agent.invoke({"messages": [{"role": "user", "content": "go"}]}, CONFIG)
+        with pytest.raises(DecodeError) as caught:
+            pending(agent, CONFIG)
+        where = ".tool_call_id" if mode == "per_call" else "(its tool call id)"
+        assert caught.value.path.endswith(where)
+        assert RAN == []
+
+
+def graph_answer(pause: Pause, decision: JSON) -> Resume:
+    """What a LangGraph adapter client sends for a one-call review."""
+    (review,) = pause.reviews
+    body: JSON = decision if pause.mode == "per_call" else {"decisions": [decision]}
+    return Resume(respond=[Respond("custom", review.id, body)])
+
+
+class TestThroughTheLangGraphAdapter:
+    def test_a_review_is_listed_accepting_no_answer(self, mode: str) -> None:
+        """The LangGraph adapter shows each review as raised, taking no answer."""
+        agent = agent_for([TWO], mode)
+        pause = paused(agent)
+        seen = langgraph_adapter.pending(agent, CONFIG, MemoryStore())
+        assert [(p.id, p.kind, p.payload) for p in seen] == [
+            (review.id, Custom(), review.request) for review in pause.reviews
+        ]
+        assert [p.accepts for p in seen] == [Accepts()] * len(pause.reviews)
+
+    def test_a_review_gets_the_same_rules_through_both_doors(self, mode: str) -> None:
+        """A forbidden edit is refused by both doors, unspent; approval runs once."""
+        gates: dict[str, bool | InterruptOnConfig] = {
+            "transfer_money": {"allowed_decisions": ["approve", "reject"]}
+        }
+        agent = agent_for([[TWO[0]]], mode, gates)
+        pause = paused(agent)
+        (transfer,) = pause.interrupts
+        store = MemoryStore()
+
+        def through_graph(decision: JSON) -> tuple[ProblemCode, ...]:
+            answer = graph_answer(pause, decision)
+            return codes(lambda: langgraph_adapter.resume(agent, CONFIG, answer, store))
+
+        assert through_graph(EDIT_TO_EVE) == (ProblemCode.ANSWER_NOT_ACCEPTED,)
+        edit = from_decisions(pause, ui_answers(pause, {"c-1": EDIT_TO_EVE}))
+        assert codes(lambda: resume(agent, CONFIG, edit, store)) == (
+            ProblemCode.INPUT_MODIFIED,
+        )
+        assert through_graph({"type": "approve"}) == (ProblemCode.ANSWER_NOT_ACCEPTED,)
+        assert transfers() == []
+        answer = Resume(restart=[transfer.approve()])
+        assert resume(agent, CONFIG, answer, store) is None
+        assert transfers() == [{"to": "ACME", "amount": 1}]
+        assert codes(lambda: resume(agent, CONFIG, answer, store)) == (
+            ProblemCode.CONSUMED,
+        )
+        with pytest.raises(ResumeRejected):
+            langgraph_adapter.resume(
+                agent, CONFIG, graph_answer(pause, {"type": "approve"}), store
+            )
+        assert transfers() == [{"to": "ACME", "amount": 1}]
+
+    @pytest.mark.parametrize(
+        "value",
+        [
+            {"action_requests": "damaged"},
+            {"type": "tool_approval"},
+            {"action_requests": [], "review_configs": [], "extra": 1},
+        ],
+    )
+    def test_a_damaged_review_is_still_a_review(self, value: JSON) -> None:
+        """Whatever its state, a review is not taken for a plain interrupt."""
+        shown, wire = langgraph_adapter._of_interrupt(Interrupt(value, "i-1"))
+        assert (shown.accepts, wire) == (Accepts(), None)
+
+
 class TestForgeries:
+    @pytest.mark.parametrize(
+        "gates", [GATES, {"transfer_money": True}], ids=["approvals", "true"]
+    )
     @settings(
         max_examples=25,
         suppress_health_check=[HealthCheck.function_scoped_fixture],
@@ -1090,11 +1565,14 @@ class TestForgeries:
         )
     )
     def test_a_resume_runs_only_what_it_validly_approved(
-        self, entries: Sequence[tuple[str, str, JSON, JSON, bool]]
+        self,
+        gates: dict[str, bool | InterruptOnConfig],
+        entries: Sequence[tuple[str, str, JSON, JSON, bool]],
     ) -> None:
         """Any resume: refused with nothing run, or the approved calls ran as told."""
         RAN.clear()
-        agent = agent_for([TWO])
+        SEEN.clear()
+        agent = agent_for([TWO], gates=gates)
         paused(agent)
         respond = [Respond(n, r, d) for n, r, d, _, as_result in entries if as_result]
         restart = [
@@ -1118,6 +1596,7 @@ class TestForgeries:
             if r.resumed != {"reject": {"reason": "no"}}
         ]
         assert sorted(transfers(), key=repr) == sorted(approved, key=repr)
+        assert [r.output for r in respond] == [s for s in SEEN if s == "yes"]
 
 
 def test_a_missing_extra_names_it() -> None:
