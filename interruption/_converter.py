@@ -34,7 +34,6 @@ import attrs
 from interruption._json import (
     JSON,
     MAX_DEPTH,
-    FieldError,
     Mismatch,
     child_path,
     describe,
@@ -52,6 +51,7 @@ from interruption._validators import (
 )
 from interruption.errors import (
     DecodeError,
+    FieldError,
     Interrupted,
     PayloadError,
     Problem,

@@ -96,25 +96,6 @@ class Mismatch:
         return f"{self.path}: expected {self.expected}, got {self.got}"
 
 
-class FieldError(ValueError):
-    """A record field got a value it does not accept (raised at construction).
-
-    Attributes:
-        field: The field's name.
-        expected: What it accepts.
-        got: What it got.
-    """
-
-    def __init__(self, field: str, expected: str, got: str) -> None:
-        super().__init__(f"{field}: expected {expected}, got {got}")
-        self.field = field
-        self.expected = expected
-        self.got = got
-
-    def __reduce__(self) -> tuple[type[FieldError], tuple[str, str, str]]:
-        return type(self), (self.field, self.expected, self.got)
-
-
 def describe(value: object) -> str:
     """Describe *value* for a message: short JSON for scalars, else a noun."""
     if value is None:

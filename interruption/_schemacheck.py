@@ -39,9 +39,22 @@ from jsonschema_rs import ValidationErrorKind as Kind
 
 from interruption._json import JSON, Mismatch, child_path, describe
 from interruption._parse import ENCODE
+from interruption.errors import SchemaError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+
+__all__ = [
+    "JSONSchema",
+    "SchemaError",
+    "SchemaGroups",
+    "check_schema",
+    "conforming_groups",
+    "conforms",
+    "group_check",
+    "schema_mismatches",
+    "shared",
+]
 
 JSONSchema: TypeAlias = dict[str, JSON]
 """A JSON Schema document (Draft 2020-12), as a JSON object."""
@@ -57,20 +70,6 @@ _META_SCHEMA: Final = "https://json-schema.org/draft/2020-12/schema"
 _A_PATTERN: Final = (
     "an ECMA-262 pattern without lookaround or backreferences, within the size limit"
 )
-
-
-class SchemaError(ValueError):
-    """A schema this library will not run: invalid, unresolvable or too slow.
-
-    Attributes:
-        mismatches: Every problem found, with JSON paths into the schema.
-        message: The problems, joined with ``"; "``.
-    """
-
-    def __init__(self, mismatches: Sequence[Mismatch]) -> None:
-        self.mismatches = tuple(mismatches)
-        self.message = "; ".join(str(mismatch) for mismatch in self.mismatches)
-        super().__init__(self.message)
 
 
 def check_schema(schema: JSONSchema) -> None:

@@ -4,8 +4,9 @@ Built on `attrs.validators`: a field that may be left out composes
 ``attrs.validators.optional`` with the validator of its value. What attrs
 does not have is written here once: a string whose `TypeError` reads
 ``field: expected a string, got 5`` (attrs' ``instance_of`` words it as a
-tuple), a non-empty string (a `FieldError`, which the codec turns into a JSON
-path) and a JSON value (a `PayloadError` naming every path that is not JSON).
+tuple) and holds valid Unicode (the text JSON can carry, as a payload's
+strings), a non-empty string (a `FieldError`, which the codec turns into a
+JSON path) and a JSON value (a `PayloadError` naming every path that is not JSON).
 
 The codec builds records from JSON it has already checked through a fast
 path that skips these validators (see `interruption._converter`), so they
@@ -18,16 +19,15 @@ from typing import TYPE_CHECKING, Final
 
 import attrs
 
+if TYPE_CHECKING:
+    from interruption.errors import FieldError, PayloadError
+
 from interruption._json import (
     JSON,
-    FieldError,
     describe,
     is_json,
     json_problems,
 )
-
-if TYPE_CHECKING:
-    from interruption.errors import PayloadError
 
 __all__ = [
     "DECODED",
@@ -44,11 +44,17 @@ __all__ = [
 
 
 def _not_json(value: object, path: str) -> PayloadError:
-    # errors.py imports this module (for `check_payload`): its error is looked
-    # up when one is raised, never at import.
+    # errors.py imports this module (for `check_payload`), through kinds.py
+    # too: its errors are looked up when one is raised, never at import.
     from interruption.errors import PayloadError  # noqa: PLC0415
 
     return PayloadError(json_problems(value, path=path))
+
+
+def _refused(field: str, expected: str, got: str) -> FieldError:
+    from interruption.errors import FieldError  # noqa: PLC0415 - as _not_json
+
+    return FieldError(field, expected, got)
 
 
 def check_payload(payload: object) -> JSON:
@@ -99,7 +105,7 @@ def json_object(
     if _OBJECTS.get(id(value)) is value:
         return
     if type(value) is not dict:
-        raise FieldError(attribute.name, "a JSON object", describe(value))
+        raise _refused(attribute.name, "a JSON object", describe(value))
     if not is_json(value):
         raise _not_json(value, f"$.{attribute.name}")
     if len(_OBJECTS) >= _OBJECTS_LIMIT:
@@ -112,27 +118,36 @@ def _not_a_string(attribute: attrs.Attribute[str], value: object) -> TypeError:
 
 
 def string(_instance: object, attribute: attrs.Attribute[str], value: str) -> None:
-    """Validate that a field holds a `str` (``""`` included).
+    """Validate that a field holds a `str` of valid Unicode (``""`` included).
+
+    The text a JSON string can hold, as a payload's strings: a lone
+    surrogate has no UTF-8 form, so no wire form.
 
     Raises:
         TypeError: if *value* is not a string, naming the field, what it
             expected and what it got (``note: expected a string, got 5``).
+        PayloadError: if it holds a lone surrogate, at ``$.`` the field.
     """
     if not isinstance(value, str):
         raise _not_a_string(attribute, value)
+    if not is_json(value):
+        raise _not_json(value, f"$.{attribute.name}")
 
 
 def non_empty(_instance: object, attribute: attrs.Attribute[str], value: str) -> None:
-    """Validate that a field holds a non-empty `str`.
+    """Validate that a field holds a non-empty `str` of valid Unicode.
 
     Raises:
         TypeError: as `string`, if *value* is not a string.
         FieldError: if it is empty.
+        PayloadError: as `string`, if it holds a lone surrogate.
     """
     if not isinstance(value, str):
         raise _not_a_string(attribute, value)
     if not value:
-        raise FieldError(attribute.name, "a non-empty string", "''")
+        raise _refused(attribute.name, "a non-empty string", "''")
+    if not is_json(value):
+        raise _not_json(value, f"$.{attribute.name}")
 
 
 NON_EMPTY: Final = {"json_schema": {"minLength": 1}}

@@ -14,8 +14,9 @@ from typing import ClassVar, Literal, TypeAlias, final
 
 import attrs
 
-from interruption._json import JSON, FieldError, describe
+from interruption._json import JSON, describe
 from interruption._validators import NON_EMPTY, non_empty
+from interruption.errors import FieldError
 
 __all__ = ["Confirm", "Input", "Prompt"]
 

@@ -17,7 +17,7 @@ from typing import Final, TypeVar, final
 import attrs
 
 from interruption._decisions import DECISIONS, decision_mismatches
-from interruption._json import JSON, FieldError, json_equal
+from interruption._json import JSON, json_equal
 from interruption._schemacheck import (
     JSONSchema,
     SchemaGroups,
@@ -40,7 +40,7 @@ from interruption.approval import (
     Reject,
     decision_to_json,
 )
-from interruption.errors import Problem, ProblemCode, ResumeRejected
+from interruption.errors import FieldError, Problem, ProblemCode, ResumeRejected
 from interruption.kinds import ApprovalPending, InterruptionKind, tag_of
 from interruption.parts import Message, ToolRequest, ToolResponse
 from interruption.wire import structure
@@ -284,6 +284,7 @@ class PendingInterrupt:
         """Refuse a paused tool call; the model is told *reason*.
 
         Raises:
+            FieldError: if *reason* is empty (an `InterruptionError` too).
             ResumeRejected: if this interrupt takes no approval decision.
         """
         return self._decide(Reject(reason))

@@ -46,6 +46,7 @@ from datetime import timedelta
 from typing import (
     TYPE_CHECKING,
     Any,
+    ClassVar,
     Generic,
     Literal,
     NoReturn,
@@ -121,6 +122,8 @@ class ToolContractError(InterruptionError, ValueError):
         problems: Every `Mismatch` found, at ``$.input...`` or
             ``$.output...``.
     """
+
+    code: ClassVar[str] = "tool_contract_error"
 
     def __init__(
         self, side: Literal["input", "output"], problems: Iterable[Mismatch]

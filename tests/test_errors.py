@@ -10,19 +10,23 @@ from hypothesis import given
 from hypothesis import strategies as st
 from interruption import (
     JSON,
+    Accepts,
     ApprovalPending,
     Custom,
     DecodeError,
+    FieldError,
     Interrupted,
     InterruptionError,
     InterruptionKind,
     Mismatch,
     PayloadError,
+    PendingInterrupt,
     Phase,
     Problem,
     ProblemCode,
     ResumeRejected,
     ScheduledPause,
+    SchemaError,
     dumps,
     interrupt,
     interrupt_with,
@@ -313,6 +317,88 @@ class TestInterruptionError:
     ) -> None:
         """``except ValueError`` / ``except TypeError`` catch the matching failure."""
         assert issubclass(cls, std)
+
+
+class TestCodes:
+    """Every failure a caller can meet is public, with a stable code."""
+
+    @staticmethod
+    def _public_failures() -> list[type[InterruptionError]]:
+        import interruption  # noqa: PLC0415 - every public name, lazy ones too
+
+        found = [getattr(interruption, name) for name in interruption.__all__]
+        return [
+            cls
+            for cls in found
+            if isinstance(cls, type) and issubclass(cls, InterruptionError)
+        ]
+
+    def test_each_public_failure_has_its_own_code(self) -> None:
+        """Each exported failure declares a snake_case code no other one has."""
+        failures = self._public_failures()
+        codes = [cls.__dict__.get("code") for cls in failures]
+        assert all(isinstance(code, str) and code.isidentifier() for code in codes)
+        assert all(code == code.lower() for code in codes if isinstance(code, str))
+        assert len(set(codes)) == len(codes)
+        assert {FieldError, SchemaError} <= set(failures)
+
+    def test_codes_are_stable(self) -> None:
+        """The codes of the core's failures are these strings, for good."""
+        assert {cls.__name__: cls.code for cls in self._public_failures()} == {
+            "ContinuationUnfinished": "continuation_unfinished",
+            "DecodeError": "decode_error",
+            "FieldError": "field_error",
+            "InterruptionError": "interruption_error",
+            "PauseRefused": "pause_refused",
+            "PayloadError": "payload_error",
+            "ResumeRejected": "resume_rejected",
+            "SchemaError": "schema_error",
+            "SessionBusy": "session_busy",
+            "SessionPaused": "session_paused",
+            "ToolContractError": "tool_contract_error",
+        }
+
+    def test_an_instance_carries_its_class_code(self) -> None:
+        """An error's code is its class's, whatever its problems."""
+        error = DecodeError([Mismatch("$", "a", "b")])
+        assert error.code == "decode_error"
+        assert ResumeRejected.of(ProblemCode.MISSING, "m").code == "resume_rejected"
+
+    def test_rejecting_with_no_reason_is_a_library_error(self) -> None:
+        """``reject("")`` raises a FieldError, an InterruptionError naming the field."""
+        pending = PendingInterrupt(
+            "call-1", ApprovalPending("call-1"), None, None, Accepts()
+        )
+        with pytest.raises(InterruptionError) as caught:
+            pending.reject("")
+        assert isinstance(caught.value, FieldError)
+        assert isinstance(caught.value, ValueError)
+        assert (caught.value.code, caught.value.path) == ("field_error", "$.reason")
+        assert (caught.value.expected, caught.value.got) == ("a non-empty string", "''")
+
+    def test_an_unusable_schema_is_a_library_error(self) -> None:
+        """A schema that cannot run raises SchemaError, an InterruptionError."""
+        pending = PendingInterrupt(
+            "q-1", Custom(), None, None, Accepts(respond={"type": 5})
+        )
+        with pytest.raises(InterruptionError) as caught:
+            pending.respond("Yes")
+        assert isinstance(caught.value, SchemaError)
+        assert isinstance(caught.value, ValueError)
+        assert caught.value.code == "schema_error"
+        assert caught.value.path == "$.type"
+        assert caught.value.mismatches == caught.value.problems
+        assert caught.value.message == str(caught.value.problems[0])
+
+    def test_field_error_pickles(self) -> None:
+        """A field error survives pickling with its pieces."""
+        error = pickle.loads(pickle.dumps(FieldError("node", "x", "y")))  # noqa: S301 - our own bytes
+        assert (error.field, error.expected, error.got, error.path) == (
+            "node",
+            "x",
+            "y",
+            "$.node",
+        )
 
 
 class TestDecodeError:

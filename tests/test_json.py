@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from interruption import (
     JSON,
     Custom,
+    FieldError,
     Interrupted,
     Mismatch,
     PayloadError,
@@ -19,7 +20,6 @@ from interruption import (
 from interruption._json import (
     MAX_DEPTH,
     MAX_SAFE_INTEGER,
-    FieldError,
     child_path,
     describe,
     is_json,

@@ -4,14 +4,18 @@ import typing
 import attrs
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 from interruption import (
     ApprovalPending,
     Custom,
+    FieldError,
     InterruptionKind,
+    PayloadError,
     Phase,
     ScheduledPause,
+    dumps,
+    loads,
 )
-from interruption._json import FieldError
 from interruption.kinds import KINDS, tag_of
 
 from tests.strategies import kinds
@@ -173,3 +177,47 @@ class TestModule:
             "ScheduledPause",
             "tag_of",
         ]
+
+
+class TestKindText:
+    """Kind fields hold the text a payload's strings may hold: valid Unicode."""
+
+    @pytest.mark.parametrize(
+        ("build", "field"),
+        [
+            (ApprovalPending, "tool_use_id"),
+            (lambda text: ScheduledPause(Phase.BEFORE, text), "node"),
+        ],
+    )
+    @pytest.mark.parametrize("text", ["\ud800", "tu-\udfff", "\udc00x\ud83d"])
+    def test_lone_surrogate_is_refused_at_construction(
+        self, build: typing.Callable[[str], InterruptionKind], field: str, text: str
+    ) -> None:
+        """A lone surrogate in a kind field is a PayloadError at that field."""
+        with pytest.raises(PayloadError) as caught:
+            build(text)
+        assert (caught.value.path, caught.value.expected, caught.value.got) == (
+            f"$.{field}",
+            "a string of valid Unicode",
+            "a lone surrogate",
+        )
+
+    @given(
+        st.text(
+            st.characters() | st.characters(categories=["Cs"]),  # lone surrogates
+            min_size=1,
+            max_size=4,
+        )
+    )
+    def test_a_kind_built_is_a_kind_that_travels(self, text: str) -> None:
+        """Whatever text builds a kind, its UTF-8 wire form reads back equal."""
+        for build in (
+            ApprovalPending,
+            lambda node: ScheduledPause(Phase.AFTER, node),
+        ):
+            try:
+                kind = build(text)
+            except PayloadError:
+                continue
+            data = dumps(kind).encode("utf-8")
+            assert loads(data, type(kind)) == kind

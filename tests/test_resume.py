@@ -29,8 +29,9 @@ from interruption import (
     loads,
     unstructure,
 )
-from interruption._json import MAX_DEPTH, FieldError
+from interruption._json import MAX_DEPTH
 from interruption.approval import DECISION_SCHEMA
+from interruption.errors import FieldError
 from interruption.validation import ResumePolicy, validate_resume
 
 NOW = datetime(2026, 11, 21, 23, 0, tzinfo=UTC)
