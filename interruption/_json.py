@@ -13,7 +13,7 @@ import hashlib
 import json
 import math
 import typing
-from typing import TYPE_CHECKING, Final, TypeAlias
+from typing import TYPE_CHECKING, Final, NoReturn, TypeAlias
 
 import attrs
 import rfc8785
@@ -36,6 +36,107 @@ def is_json_type(tp: object) -> bool:
         and typing.get_origin(args[-2]) is list
         and typing.get_origin(args[-1]) is dict
     )
+
+
+def _immutable(self: object, *_args: object, **_kwargs: object) -> NoReturn:
+    msg = (
+        f"a {type(self).__name__} is JSON a record owns, and never changes: "
+        "copy it (dict(value), list(value)) to change the copy"
+    )
+    raise TypeError(msg)
+
+
+class FrozenObject(dict[str, "JSON"]):
+    """A JSON object that cannot change: part of the JSON a record owns.
+
+    A `dict` in every way but change (`json`, orjson and RFC 8785 encode it
+    as one); every method that would change it raises `TypeError`. Copy it
+    (``dict(value)``) to get one that can change.
+    """
+
+    __slots__ = ()
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        return type(self), (dict(self),)
+
+    def __copy__(self) -> FrozenObject:
+        return self
+
+    def __deepcopy__(self, memo: object) -> FrozenObject:
+        return self
+
+
+class FrozenArray(list["JSON"]):
+    """A JSON array that cannot change: part of the JSON a record owns.
+
+    A `list` in every way but change; see `FrozenObject`.
+    """
+
+    __slots__ = ()
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        return type(self), (list(self),)
+
+    def __copy__(self) -> FrozenArray:
+        return self
+
+    def __deepcopy__(self, memo: object) -> FrozenArray:
+        return self
+
+
+for _name in (
+    "__setitem__",
+    "__delitem__",
+    "__ior__",
+    "clear",
+    "pop",
+    "popitem",
+    "setdefault",
+    "update",
+):
+    setattr(FrozenObject, _name, _immutable)
+for _name in (
+    "__setitem__",
+    "__delitem__",
+    "__iadd__",
+    "__imul__",
+    "append",
+    "extend",
+    "insert",
+    "pop",
+    "remove",
+    "clear",
+    "sort",
+    "reverse",
+):
+    setattr(FrozenArray, _name, _immutable)
+del _name
+
+
+def frozen(value: JSON) -> JSON:
+    """A deep copy of *value*, a JSON value, that cannot change.
+
+    Objects become `FrozenObject`, arrays `FrozenArray`; scalars are
+    immutable already and stay as they are.
+    """
+    if isinstance(value, dict):
+        return FrozenObject({key: frozen(item) for key, item in value.items()})
+    if isinstance(value, list):
+        return FrozenArray([frozen(item) for item in value])
+    return value
+
+
+def owned(value: JSON) -> JSON:
+    """A deep copy of *value*, a JSON value: a record's own, shared with no one.
+
+    Objects and arrays are copied (as `dict` and `list`), scalars are kept
+    (they are immutable), so nothing the caller holds is part of the copy.
+    """
+    if isinstance(value, dict):
+        return {key: owned(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [owned(item) for item in value]
+    return value
 
 
 MAX_DEPTH: Final = 64
@@ -147,7 +248,7 @@ _SCALAR_TYPES: Final = frozenset({type(None), bool, str, float, int})
 def is_json(value: object, max_depth: int = MAX_DEPTH) -> bool:  # noqa: C901
     """Tell, fast, whether *value* is a JSON value (see `json_problems`)."""
     kind = type(value)
-    if kind is dict:
+    if kind is dict or kind is FrozenObject:
         if max_depth <= 0:
             return False
         for key, item in value.items():  # type: ignore[attr-defined]
@@ -156,7 +257,7 @@ def is_json(value: object, max_depth: int = MAX_DEPTH) -> bool:  # noqa: C901
             if not key.isascii() and _has_lone_surrogate(key):
                 return False
         return True
-    if kind is list:
+    if kind is list or kind is FrozenArray:
         if max_depth <= 0:
             return False
         return all(is_json(item, max_depth - 1) for item in value)  # type: ignore[attr-defined]

@@ -18,6 +18,7 @@ import attrs
 
 from interruption._decisions import DECISIONS, decision_mismatches
 from interruption._json import JSON, json_equal
+from interruption._parse import ENCODE
 from interruption._schemacheck import (
     JSONSchema,
     SchemaGroups,
@@ -25,14 +26,16 @@ from interruption._schemacheck import (
     conforms,
     group_check,
     schema_mismatches,
-    shared,
+    schema_value,
+    text_of,
 )
 from interruption._validators import (
-    DECODED,
     NON_EMPTY,
-    json_value,
+    input_json,
     non_empty,
-    optional_json_object,
+    output_json,
+    payload_json,
+    resumed_json,
 )
 from interruption.approval import (
     DECISION_SCHEMA,
@@ -60,10 +63,24 @@ T = TypeVar("T")
 E = TypeVar("E", "Respond", "Restart")
 
 
-_SHARED: Final = {DECODED: shared}
-"""A decoded schema is the one object kept for its spelling (`shared`): the
-interrupts of a turn read back from a store then share their tool's schema,
-and `validate_resume` checks all their answers in one call."""
+def respond_schema(value: JSONSchema | None) -> JSONSchema | None:
+    """Convert `Accepts.respond`: None, or the schema's value (`schema_value`).
+
+    Raises:
+        FieldError: if *value* is not a JSON object.
+        PayloadError: naming every path in it that is not JSON.
+    """
+    return None if value is None else schema_value(value, "respond")
+
+
+def restart_schema(value: JSONSchema | None) -> JSONSchema | None:
+    """Convert `Accepts.restart` (see `respond_schema`)."""
+    return None if value is None else schema_value(value, "restart")
+
+
+def replace_input_schema(value: JSONSchema | None) -> JSONSchema | None:
+    """Convert `Accepts.replace_input` (see `respond_schema`)."""
+    return None if value is None else schema_value(value, "replace_input")
 
 
 @final
@@ -74,8 +91,11 @@ class Accepts:
     ``None`` means the answer is not accepted at all; a schema (``{}`` for
     any JSON) means it is, if it fits.
 
-    A schema is a JSON object, checked when the record is built and then
-    remembered (compiled) by identity: do not change it in place.
+    A schema is a JSON object, checked when the record is built. The record
+    keeps its own deep-frozen copy (a `dict` that raises `TypeError` on any
+    change): changing the dict handed over changes neither the record nor
+    any verdict, and schemas spelled alike share one immutable value, whose
+    compiled check is found by its JSON text.
 
     Attributes:
         respond: The schema of a client-supplied result (the tool's output
@@ -86,14 +106,10 @@ class Accepts:
             input, or None when the input must stay as it was.
     """
 
-    respond: JSONSchema | None = attrs.field(
-        default=None, validator=optional_json_object, metadata=_SHARED
-    )
-    restart: JSONSchema | None = attrs.field(
-        default=None, validator=optional_json_object, metadata=_SHARED
-    )
+    respond: JSONSchema | None = attrs.field(default=None, converter=respond_schema)
+    restart: JSONSchema | None = attrs.field(default=None, converter=restart_schema)
     replace_input: JSONSchema | None = attrs.field(
-        default=None, validator=optional_json_object, metadata=_SHARED
+        default=None, converter=replace_input_schema
     )
 
 
@@ -110,7 +126,7 @@ class Respond:
 
     name: str = attrs.field(validator=non_empty, metadata=NON_EMPTY)
     ref: str = attrs.field(validator=non_empty, metadata=NON_EMPTY)
-    output: JSON = attrs.field(validator=json_value)
+    output: JSON = attrs.field(converter=output_json)
 
 
 @final
@@ -129,8 +145,8 @@ class Restart:
 
     name: str = attrs.field(validator=non_empty, metadata=NON_EMPTY)
     ref: str = attrs.field(validator=non_empty, metadata=NON_EMPTY)
-    resumed: JSON = attrs.field(default=None, validator=json_value)
-    input: JSON = attrs.field(default=None, validator=json_value)
+    resumed: JSON = attrs.field(default=None, converter=resumed_json)
+    input: JSON = attrs.field(default=None, converter=input_json)
 
 
 def _tuple_of_responds(entries: Iterable[Respond]) -> tuple[Respond, ...]:
@@ -168,7 +184,7 @@ class ExpiryAnswer:
         output: The tool result it stands for.
     """
 
-    output: JSON = attrs.field(validator=json_value)
+    output: JSON = attrs.field(converter=output_json)
 
 
 @final
@@ -189,7 +205,7 @@ class PendingInterrupt:
 
     id: str = attrs.field(validator=non_empty, metadata=NON_EMPTY)
     kind: InterruptionKind
-    payload: JSON = attrs.field(validator=json_value)
+    payload: JSON = attrs.field(converter=payload_json)
     tool: ToolRequest | None
     accepts: Accepts
     expires_at: datetime | None = None
@@ -378,7 +394,8 @@ class PendingInterrupt:
         answer, _, name = field.partition(".")
         where = "$" if index is None else f"$.{answer}[{index}]"
         path = f"{where}.{name}"
-        found = decision_mismatches(value, path) if schema is DECISION_SCHEMA else []
+        decision = text_of(schema) == _DECISION_TEXT
+        found = decision_mismatches(value, path) if decision else []
         message = "; ".join(str(mismatch) for mismatch in found)
         if found and found[0].path != path:  # a part of a decision: say the whole
             message += f" (a decision is {DECISIONS})"
@@ -446,7 +463,7 @@ class Gathered:
     groups: SchemaGroups
 
 
-def gather_checks(  # noqa: C901, PLR0912 - one pass, its steps in line
+def gather_checks(
     interrupts: Sequence[PendingInterrupt],
     by_ref: Mapping[str, Respond | Restart],
     *,
@@ -510,11 +527,7 @@ def gather_checks(  # noqa: C901, PLR0912 - one pass, its steps in line
                 return None
         if schema is None:
             return None
-        group = groups.get(id(schema))  # `group_check`, in line: once per entry
-        if group is None:
-            groups[id(schema)] = (schema, [value])
-        else:
-            group[1].append(value)
+        group_check(groups, value, schema)
     return Gathered(_but(interrupts, unanswered), paired, unanswered, groups)
 
 
@@ -566,6 +579,9 @@ def answer_key(pending: PendingInterrupt) -> tuple[str, str]:
     ref = tool.ref
     return tool.name, ref if ref is not None else pending.id
 
+
+_DECISION_TEXT: Final = ENCODE(DECISION_SCHEMA)
+"""The text of `DECISION_SCHEMA`: a schema spelled so is worded as a decision."""
 
 APPROVAL_ONLY: Final = Accepts(restart=DECISION_SCHEMA)
 """What every pause of the approval kind accepts, whoever raised it: a

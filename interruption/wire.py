@@ -24,7 +24,7 @@ from interruption._converter import (
     structure_checked,
     structure_detailed,
 )
-from interruption._json import DOCUMENT_DEPTH, JSON, MAX_DEPTH
+from interruption._json import DOCUMENT_DEPTH, JSON, MAX_DEPTH, owned
 from interruption._parse import (
     ENCODE,
     SMALL,
@@ -115,12 +115,16 @@ def structure(data: JSON, cls: type[T], *, max_depth: int = DOCUMENT_DEPTH) -> T
         max_depth: How deeply arrays and objects may nest (as in `loads`).
 
     Returns:
-        The record.
+        The record, sharing nothing with *data*: changing *data* afterwards
+        changes no record.
 
     Raises:
         DecodeError: if *data* is not JSON or does not fit *cls*.
     """
-    return structure_checked(data, cls, check_depth(data, max_depth))
+    within = check_depth(data, max_depth)
+    # The decoder keeps the values it is handed (they are its own when
+    # parsed): these are the caller's, so it gets a copy.
+    return structure_checked(owned(data), cls, within)
 
 
 def unstructure(obj: object) -> JSON:
@@ -130,7 +134,9 @@ def unstructure(obj: object) -> JSON:
         obj: A record of this library (or any attrs class of JSON fields).
 
     Returns:
-        Plain dicts, lists and scalars, ready for any JSON encoder.
+        Dicts, lists and scalars, ready for any JSON encoder. A JSON field's
+        value is the record's own, not a copy: a schema's cannot change,
+        and a payload or an input is read, not changed.
     """
     return plain(obj)
 

@@ -41,7 +41,7 @@ from interruption._converter import (
     trusted_each,
 )
 from interruption._json import DOCUMENT_DEPTH, MAX_DEPTH, describe
-from interruption._validators import json_value, non_empty, optional_string
+from interruption._validators import non_empty, optional_string, payload_json
 from interruption.wire import MAX_BYTES
 from jsonschema import Draft202012Validator
 
@@ -986,7 +986,7 @@ class BadDefault:
     """A record whose default its own validator refuses."""
 
     name: str = attrs.field(default="", validator=non_empty)
-    data: JSON = attrs.field(default=NOT_JSON, validator=json_value)
+    data: JSON = attrs.field(default=NOT_JSON, converter=payload_json)
 
 
 @attrs.frozen
