@@ -284,4 +284,4 @@ class TestEntelixDifferences:
         assert loads(fits, ApprovalPending).tool_use_id.startswith("x")
         with pytest.raises(DecodeError, match="at most 1048576 bytes"):
             loads(fits.replace('"x', '"xx', 1), ApprovalPending)
-        assert loads(fits + " ", ApprovalPending, max_bytes=MAX_BYTES + 1)
+        assert loads(fits + " ", ApprovalPending, max_bytes=MAX_BYTES + 1).tool_use_id
