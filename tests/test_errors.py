@@ -506,6 +506,16 @@ class TestProblem:
         )
 
 
+class TestProblemText:
+    @pytest.mark.parametrize("field", ["message", "answer", "interrupt_id"])
+    def test_a_lone_surrogate_is_refused(self, field: str) -> None:
+        """A problem's text must have a wire form: no lone surrogate anywhere."""
+        words = {"message": "m", "answer": "respond", "interrupt_id": "call-1"}
+        with pytest.raises(PayloadError) as caught:
+            Problem(ProblemCode.MISSING, **{**words, field: "x\ud800"})  # type: ignore[arg-type]
+        assert caught.value.path == f"$.{field}"
+
+
 class TestProblemCode:
     def test_codes_are_the_designs(self) -> None:
         """The codes are stable strings, exactly the design's table."""

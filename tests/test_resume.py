@@ -828,3 +828,16 @@ class TestOwnedJSON:
         with pytest.raises(TypeError):
             respond["type"] = "string"
         assert not pending.fits(Respond("ask_user", "call-2", "Maybe"))
+
+    def test_a_schema_deepened_after_use_still_saves_what_reads_back(self) -> None:
+        """A schema nested past MAX_DEPTH after its first use is not what is saved."""
+        schema: dict[str, JSON] = {"enum": ["Yes", "No"]}
+        pending = attrs.evolve(QUESTION, accepts=Accepts(respond=schema))
+        assert not pending.fits(Respond("ask_user", "call-2", "Maybe"))
+        deep: JSON = "Maybe"
+        for _ in range(MAX_DEPTH + 5):
+            deep = [deep]
+        schema["enum"] = [deep]
+        again = loads(dumps(pending), PendingInterrupt)
+        assert again == pending
+        assert again.accepts.respond == {"enum": ["Yes", "No"]}
