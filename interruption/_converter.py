@@ -42,7 +42,7 @@ from interruption._json import (
 )
 from interruption._schema import DATETIME_DOC, describe_type, record_tag, union_members
 from interruption._validators import (
-    JSON_FIELDS,
+    DECODED,
     non_empty,
     optional_non_empty,
     optional_string,
@@ -765,27 +765,29 @@ class _Fast:
             return ""  # the field's hook builds exactly a *tp* (a class)
         return None
 
-    def _owned(self, tp: object, field: attrs.Attribute[object]) -> bool:
-        """Whether *field*'s converter would only copy a value the decoder owns.
+    def _converter(self, field: attrs.Attribute[object]) -> object:
+        """What *field*'s converter must still do here: a function, or None.
 
-        A converter of `JSON_FIELDS` checks a JSON value and copies it, so
-        that the record shares nothing with its caller. The values this path
-        is handed are the decoder's own (parsed from text, or copied by
-        `wire.structure`) and, when *json_checked*, JSON within `MAX_DEPTH`:
-        the record may keep them as they are. A default stands in for a
-        left-out value: it must be a JSON scalar (immutable) to be kept too.
+        A converter of `DECODED` checks a JSON value and copies it (a JSON
+        field), or builds a value of it (a schema), so that the record
+        shares nothing with its caller. The values this path is handed are
+        the decoder's own (parsed from text, or copied by `wire.structure`)
+        and, when *json_checked*, JSON within `MAX_DEPTH`: what is left is
+        `DECODED`'s. A default stands in for a left-out value: it must be a
+        JSON scalar (immutable, and JSON) for that to hold of it too.
         """
         converter: object = field.converter
         default = field.default
-        return (
+        if (
             self.json_checked
-            and converter in JSON_FIELDS
-            and is_json_type(tp)
+            and converter in DECODED
             and (
                 default is attrs.NOTHING
                 or (type(default) in _JSON_SCALARS and is_json(default))
             )
-        )
+        ):
+            return DECODED[converter]
+        return converter
 
     def _record(self, cls: type, *, tag_checked: bool = False) -> Hook:
         names: dict[str, object] = {}
@@ -853,8 +855,9 @@ class _Fast:
                 names[f"{p}d{index}"] = default
                 body += [f"if {key} in {x}:", f" {p}n += 1", *_indent(read)]
                 body.append(f"else: {y} = {p}d{index}")
-            if field.converter is not None and not self._owned(tp, field):
-                names[f"{p}c{index}"] = field.converter
+            converter = self._converter(field)
+            if converter is not None:
+                names[f"{p}c{index}"] = converter
                 body.append(f"{y} = {p}c{index}({y})")
             redundant = self._redundant(tp, field)
             if redundant is None:

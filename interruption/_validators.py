@@ -16,11 +16,13 @@ only for records built in Python.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from interruption.errors import FieldError, PayloadError
 
 from interruption._json import (
@@ -32,7 +34,7 @@ from interruption._json import (
 )
 
 __all__ = [
-    "JSON_FIELDS",
+    "DECODED",
     "NON_EMPTY",
     "check_payload",
     "input_json",
@@ -90,7 +92,7 @@ def input_json(value: JSON) -> JSON:
     the field: the record keeps a copy of what it is given (`owned`), so
     nothing the caller still holds is part of it. The decoder hands records
     values it made itself, checked as JSON within `MAX_DEPTH`, and skips
-    them (`JSON_FIELDS`, see `interruption._converter`).
+    them (`DECODED`, see `interruption._converter`).
 
     Raises:
         PayloadError: naming the path of every value that is not JSON,
@@ -114,8 +116,13 @@ def resumed_json(value: JSON) -> JSON:
     return _owned_json(value, "$.resumed")
 
 
-JSON_FIELDS: Final = frozenset({input_json, output_json, payload_json, resumed_json})
-"""The converters of JSON fields: each only checks and copies its value."""
+DECODED: Final[dict[object, Callable[[Any], object] | None]] = dict.fromkeys(
+    (input_json, output_json, payload_json, resumed_json)
+)
+"""Converters of JSON fields, and what is left of each for a value the
+decoder made itself and checked as JSON within `MAX_DEPTH`: None for nothing
+(a JSON field keeps such a value as it is). A module whose records have
+converters of their own adds them (`interruption.resume`: its schemas)."""
 
 
 def _not_a_string(attribute: attrs.Attribute[str], value: object) -> TypeError:
