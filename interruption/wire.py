@@ -24,7 +24,15 @@ from interruption._converter import (
     structure_checked,
     structure_detailed,
 )
-from interruption._json import DOCUMENT_DEPTH, JSON, MAX_DEPTH, owned
+from interruption._json import (
+    DOCUMENT_DEPTH,
+    JSON,
+    MAX_DEPTH,
+    STORED_DEPTH,
+    Mismatch,
+    json_problems,
+    owned,
+)
 from interruption._parse import (
     ENCODE,
     SMALL,
@@ -34,6 +42,7 @@ from interruption._parse import (
     parse_within,
 )
 from interruption._schema import schema_of
+from interruption.errors import PayloadError
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -148,9 +157,22 @@ def dumps(obj: object) -> str:
         obj: A record of this library (or any attrs class of JSON fields).
 
     Returns:
-        The JSON document.
+        The JSON document (its text is valid Unicode: it encodes as UTF-8).
+
+    Raises:
+        PayloadError: if a field of *obj* holds what JSON cannot (a lone
+            surrogate in a string, an integer beyond I-JSON, an object
+            key that is not a string), naming every path. A record of
+            this library refuses such values when it is built.
     """
-    return ENCODE(unstructure(obj))
+    value = unstructure(obj)
+    try:
+        return ENCODE(value)
+    except (TypeError, ValueError) as error:  # orjson's error is a TypeError
+        found = json_problems(value, max_depth=STORED_DEPTH) or [
+            Mismatch("$", "a JSON value", f"{type(error).__name__}: {error}")
+        ]
+        raise PayloadError(found) from None
 
 
 def json_schema(cls: type[Any]) -> dict[str, JSON]:
