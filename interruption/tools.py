@@ -64,6 +64,7 @@ from interruption._schemacheck import (
     SchemaError,
     check_schema,
     schema_mismatches,
+    schema_value,
 )
 from interruption._validators import check_payload
 from interruption.errors import Interrupted, InterruptionError
@@ -212,7 +213,9 @@ def _schema_of(
 ) -> JSONSchema:
     if isinstance(spec, type):
         return json_schema(spec)
-    schema = dict(check_payload(dict(spec)))  # type: ignore[arg-type]
+    # The tool's own immutable copy: what the caller does to *spec* later
+    # changes neither its checks nor the schemas its pauses accept.
+    schema: JSONSchema = schema_value(dict(spec), what)
     try:
         check_schema(schema)
     except SchemaError as error:

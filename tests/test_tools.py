@@ -348,6 +348,24 @@ class TestDefineInterrupt:
             asyncio.run(ask.call(ToolContext("ask_user", "r"), {"q": "?"}))
         assert caught.value == Interrupted(Custom(), {"q": "?"})
 
+    def test_a_tool_keeps_its_own_schemas(self) -> None:
+        """Changing the dicts a tool was defined with changes nothing it checks."""
+        output: dict[str, JSON] = {"enum": ["Yes", "No"]}
+        given_input: dict[str, JSON] = {"type": "object", "required": ["q"]}
+        ask = define_interrupt("ask", "Ask", input=given_input, output=output)
+        output["enum"].append("Maybe")  # type: ignore[union-attr]
+        given_input["required"] = []
+        assert ask.output_schema == {"enum": ["Yes", "No"]}
+        assert ask.input_schema == {"type": "object", "required": ["q"]}
+        with pytest.raises(TypeError):
+            ask.output_schema["enum"].append("Maybe")  # type: ignore[union-attr]
+        pending = PendingInterrupt(
+            "r", Custom(), None, None, Accepts(respond=ask.output_schema)
+        )
+        assert pending.fits(pending.respond("Yes"))
+        with pytest.raises(InterruptionError):
+            pending.respond("Maybe")
+
     def test_classes_give_schemas(self) -> None:
         """Class specs are turned into their JSON Schemas."""
         ask = define_interrupt("ask", "Ask", input=Transfer, output=Receipt)
