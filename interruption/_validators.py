@@ -2,7 +2,8 @@
 
 Built on `attrs.validators`: a field that may be left out composes
 ``attrs.validators.optional`` with the validator of its value. What attrs
-does not have is written here once: a string whose `TypeError` reads
+does not have is written here once: a string whose `FieldTypeError` (a
+`TypeError`) reads
 ``field: expected a string, got 5`` (attrs' ``instance_of`` words it as a
 tuple) and holds valid Unicode (the text JSON can carry, as a payload's
 strings), a non-empty string (a `FieldError`, which the codec turns into a
@@ -23,7 +24,7 @@ import attrs
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from interruption.errors import FieldError, PayloadError
+    from interruption.errors import FieldError, FieldTypeError, PayloadError
 
 from interruption._json import (
     JSON,
@@ -45,6 +46,7 @@ __all__ = [
     "payload_json",
     "resumed_json",
     "string",
+    "wrong_type",
 ]
 
 
@@ -125,8 +127,19 @@ decoder made itself and checked as JSON within `MAX_DEPTH`: None for nothing
 converters of their own adds them (`interruption.resume`: its schemas)."""
 
 
-def _not_a_string(attribute: attrs.Attribute[str], value: object) -> TypeError:
-    return TypeError(f"{attribute.name}: expected a string, got {describe(value)}")
+def wrong_type(field: str, expected: str, value: object) -> FieldTypeError:
+    """The error of field *field*, which takes *expected*, given *value*.
+
+    Returns:
+        A `FieldTypeError` (raise it), its ``got`` in `describe`'s words.
+    """
+    from interruption.errors import FieldTypeError  # noqa: PLC0415 - as _not_json
+
+    return FieldTypeError(field, expected, describe(value))
+
+
+def _not_a_string(attribute: attrs.Attribute[str], value: object) -> FieldTypeError:
+    return wrong_type(attribute.name, "a string", value)
 
 
 def string(_instance: object, attribute: attrs.Attribute[str], value: str) -> None:
@@ -136,8 +149,9 @@ def string(_instance: object, attribute: attrs.Attribute[str], value: str) -> No
     surrogate has no UTF-8 form, so no wire form.
 
     Raises:
-        TypeError: if *value* is not a string, naming the field, what it
-            expected and what it got (``note: expected a string, got 5``).
+        FieldTypeError: if *value* is not a string (a `TypeError` too),
+            naming the field, what it expected and what it got (``note:
+            expected a string, got 5``).
         PayloadError: if it holds a lone surrogate, at ``$.`` the field.
     """
     if not isinstance(value, str):
@@ -150,7 +164,7 @@ def non_empty(_instance: object, attribute: attrs.Attribute[str], value: str) ->
     """Validate that a field holds a non-empty `str` of valid Unicode.
 
     Raises:
-        TypeError: as `string`, if *value* is not a string.
+        FieldTypeError: as `string`, if *value* is not a string.
         FieldError: if it is empty.
         PayloadError: as `string`, if it holds a lone surrogate.
     """

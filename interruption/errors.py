@@ -9,6 +9,7 @@
         ├── DecodeError (+ ValueError)    wire input is malformed
         ├── PayloadError (+ TypeError)    a payload is not JSON (raise site)
         ├── FieldError (+ ValueError)     a record field got a value it refuses
+        │   └── FieldTypeError (+ TypeError) ... a value of a type it does not take
         ├── SchemaError (+ ValueError)    a JSON Schema this library will not run
         ├── PauseRefused (+ ValueError)   a tool raised a pause the loop refuses
         ├── SessionBusy (+ RuntimeError)  a session cannot take new messages yet
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DecodeError",
     "FieldError",
+    "FieldTypeError",
     "Interrupted",
     "InterruptionError",
     "Mismatch",
@@ -174,7 +176,6 @@ class SchemaError(_MismatchError, ValueError):
         return "; ".join(str(mismatch) for mismatch in self.problems)
 
 
-@final
 class FieldError(InterruptionError, ValueError):
     """A record field got a value it does not accept (raised at construction).
 
@@ -207,6 +208,17 @@ class FieldError(InterruptionError, ValueError):
 
     def __reduce__(self) -> tuple[type[FieldError], tuple[str, str, str]]:
         return type(self), (self.field, self.expected, self.got)
+
+
+@final
+class FieldTypeError(FieldError, TypeError):
+    """A record field got a value of a type it does not take (``5`` for a string).
+
+    A `FieldError` and a `TypeError` both: ``except FieldError`` and ``except
+    TypeError`` catch it. Its pieces are a `FieldError`'s.
+    """
+
+    code: ClassVar[str] = "field_type_error"
 
 
 class SessionBusy(InterruptionError, RuntimeError):
@@ -394,18 +406,16 @@ class Interrupted(BaseException):
 
     Raises:
         PayloadError: if *payload* is not a JSON value.
-        TypeError: if *kind* is not an `InterruptionKind`.
+        FieldTypeError: if *kind* is not an `InterruptionKind` (a
+            `TypeError` too).
     """
 
     __slots__ = ("_kind", "_payload")
 
     def __init__(self, kind: InterruptionKind, payload: JSON = None) -> None:
         if not isinstance(kind, KINDS):
-            msg = (
-                "kind: expected Custom, ApprovalPending or ScheduledPause, "
-                f"got {type(kind).__name__}"
-            )
-            raise TypeError(msg)
+            expected = "Custom, ApprovalPending or ScheduledPause"
+            raise FieldTypeError("kind", expected, type(kind).__name__)
         super().__init__(kind, check_payload(payload))
         self._kind = kind
         self._payload = payload

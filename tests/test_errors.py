@@ -3,7 +3,8 @@ import copy
 import json
 import math
 import pickle
-from typing import NoReturn
+from collections.abc import Callable
+from typing import Any, NoReturn
 
 import pytest
 from hypothesis import given
@@ -12,9 +13,11 @@ from interruption import (
     JSON,
     Accepts,
     ApprovalPending,
+    Confirm,
     Custom,
     DecodeError,
     FieldError,
+    FieldTypeError,
     Interrupted,
     InterruptionError,
     InterruptionKind,
@@ -37,6 +40,9 @@ from interruption._json import MAX_DEPTH
 from interruption._schemacheck import conforms
 
 from tests.strategies import interrupteds, json_values, kinds
+
+WRONG: Any = 5
+"""A value of the wrong type for any field (typed Any: the checks are run-time)."""
 
 
 @pytest.fixture(name="paused")
@@ -348,6 +354,7 @@ class TestCodes:
             "ContinuationUnfinished": "continuation_unfinished",
             "DecodeError": "decode_error",
             "FieldError": "field_error",
+            "FieldTypeError": "field_type_error",
             "InterruptionError": "interruption_error",
             "PauseRefused": "pause_refused",
             "PayloadError": "payload_error",
@@ -389,6 +396,41 @@ class TestCodes:
         assert caught.value.path == "$.type"
         assert caught.value.mismatches == caught.value.problems
         assert caught.value.message == str(caught.value.problems[0])
+
+    @pytest.mark.parametrize(
+        ("build", "field", "expected"),
+        [
+            (lambda: ApprovalPending(WRONG), "tool_use_id", "a string"),
+            (
+                lambda: ScheduledPause(WRONG, "n"),
+                "phase",
+                "Phase.BEFORE or Phase.AFTER",
+            ),
+            (
+                lambda: Interrupted(WRONG),
+                "kind",
+                "Custom, ApprovalPending or ScheduledPause",
+            ),
+            (lambda: Confirm("t", "q", [WRONG]), "choices", "strings"),
+            (lambda: Problem(ProblemCode.MISSING, WRONG), "message", "a string"),
+        ],
+    )
+    def test_a_value_of_the_wrong_type_is_a_library_error(
+        self, build: Callable[[], object], field: str, expected: str
+    ) -> None:
+        """A field given the wrong type raises FieldTypeError: a TypeError and ours."""
+        with pytest.raises(FieldTypeError) as caught:
+            build()
+        error = caught.value
+        assert isinstance(error, TypeError)
+        assert isinstance(error, FieldError)
+        assert isinstance(error, InterruptionError)
+        assert (error.code, error.field, error.expected) == (
+            "field_type_error",
+            field,
+            expected,
+        )
+        assert str(error).startswith(f"{field}: expected {expected}, got ")
 
     def test_field_error_pickles(self) -> None:
         """A field error survives pickling with its pieces."""

@@ -10,6 +10,7 @@ from interruption import (
     Custom,
     DecodeError,
     FieldError,
+    FieldTypeError,
     Interrupted,
     InterruptedTurn,
     InterruptionError,
@@ -142,6 +143,8 @@ def refused(error: FieldError) -> tuple[str, str, str, str]:
 library_failure: InterruptionError = FieldError("reason", "a non-empty string", "''")
 value_error: ValueError = SchemaError([Mismatch("$.type", "a type", "5")])
 assert_type(FieldError.code, str)
+wrong_type: FieldError = FieldTypeError("note", "a string", "5")
+also_a_type_error: TypeError = FieldTypeError("note", "a string", "5")
 FieldError("reason", "a non-empty string")  # type: ignore[call-arg]
 ResumeRejected.of(ProblemCode.CONSUMED, "spent", "call-1")  # type: ignore[call-arg]
 ResumeRejected.of("consumed", "spent")  # type: ignore[arg-type]
