@@ -391,7 +391,9 @@ def canonical(value: JSON) -> bytes:
     the order of keys beyond the BMP: only then is the value walked, those
     floats given ECMAScript's spelling (`_MAYBE_DIFFERENT`) and those keys
     sorted by UTF-16 code units, and written again. This costs about what
-    parsing the text costs. Without orjson, the `rfc8785` package writes it.
+    parsing the text costs. A whole float (``100.0``) is respelled in the
+    text itself when no string holds the bytes that mark one. Without
+    orjson, the `rfc8785` package writes it.
 
     Args:
         value: A JSON value (see `json_problems`).
@@ -417,14 +419,31 @@ def canonical(value: JSON) -> bytes:
         and _ASTRAL.search(text) is not None
         and _ASTRAL_KEY.search(text) is not None
     )
-    if (
-        by_units
-        or text.endswith(b".0")  # a bare float: 100.0
-        or any(spelling in text for spelling in _MAYBE_DIFFERENT)
-    ):
+    exponents = any(spelling in text for spelling in _MAYBE_EXPONENT)
+    whole = text.endswith(b".0") or any(spelling in text for spelling in _MAYBE_WHOLE)
+    if whole and not (by_units or exponents):
+        # Each ``.0`` outside a string is a whole float's: dropped in place.
+        strings = b"".join(_STRINGS.findall(text))
+        if not any(spelling in strings for spelling in _MAYBE_WHOLE):
+            return _whole_floats_respelled(text)
+    if by_units or exponents or whole:
         respelled = _Respelled(by_units=by_units).value(value)
         # Keys in code unit order are written as they are; else orjson sorts.
         text = orjson.dumps(respelled, option=_STRICT if by_units else _SORTED)
+    return text
+
+
+def _whole_floats_respelled(text: bytes) -> bytes:
+    """*text*, orjson's, with ``N.0`` written ``N`` (``-0.0``: ``0``).
+
+    Only for a text whose strings hold none of `_MAYBE_WHOLE`: every ``.0``
+    before a comma, a bracket, a brace or the end then ends a whole float
+    (orjson writes one so below 1e16, and ``-0`` only for ``-0.0``).
+    """
+    for end in (b",", b"]", b"}"):
+        text = text.replace(b"-0.0" + end, b"0" + end).replace(b".0" + end, end)
+    if text.endswith(b".0"):
+        text = b"0" if text == b"-0.0" else text[:-2]
     return text
 
 
@@ -434,22 +453,18 @@ _ORJSON_DEPTH: Final = 255
 CANONICAL_DEPTH: Final = 512
 """How deeply a value `canonical` writes may nest (far beyond any record's)."""
 
-_MAYBE_DIFFERENT: Final = (
-    b".0,",
-    b".0]",
-    b".0}",
-    b"e+16",
-    b"e+17",
-    b"e+18",
-    b"e+19",
-    b"e+20",
-    b"e-6",
-)
-"""Bytes of orjson's text where it may spell a float otherwise than ECMAScript:
-``100.0`` (``100``), ``1.5e+16`` (``15000000000000000``), ``4.5e-6``
-(``0.0000045``), besides a text that ends in ``.0``. Each is found at C
-speed; a string or a longer exponent may hold the same bytes, which only
-costs a walk."""
+_MAYBE_WHOLE: Final = (b".0,", b".0]", b".0}")
+"""Bytes of orjson's text where it may write a whole float as ECMAScript does
+not: ``100.0`` (``100``); so may a text that ends in ``.0``."""
+
+_MAYBE_EXPONENT: Final = (b"e+16", b"e+17", b"e+18", b"e+19", b"e+20", b"e-6")
+"""Bytes of orjson's text where it may write an exponent where ECMAScript
+writes digits: ``1.5e+16`` (``15000000000000000``), ``4.5e-6``
+(``0.0000045``). Both are found at C speed; a string or a longer exponent
+may hold the same bytes, which only costs a walk."""
+
+_STRINGS: Final = re.compile(rb'"(?:[^"\\]|\\.)*"')
+"""A JSON string (a key, or a value) in the text orjson writes."""
 
 _ASTRAL: Final = re.compile(rb"[\xf0-\xf4]")
 """The first byte of a character beyond the BMP, in UTF-8."""

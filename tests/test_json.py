@@ -294,6 +294,13 @@ class TestCanonicalIsRFC8785:
         for value in values:
             assert canonical(value) == rfc8785.dumps(value)
 
+    @pytest.mark.parametrize(
+        "value", ["1.0,", "e+16", "x-0.0]", 1.0, -0.0, 1e16, True, None, 7]
+    )
+    def test_bare_scalars(self, value: JSON) -> None:
+        """A document that is one scalar, even one spelled like a trigger."""
+        assert canonical(value) == rfc8785.dumps(value)
+
     def test_keys_beyond_the_bmp_sort_by_code_units(self) -> None:
         """U+1F600 sorts before U+E000 (its surrogates do), at every depth."""
         value: JSON = {"\ue000": 1, "\U0001f600": [{"\uffff": 1, "\U00010000": 2}]}
