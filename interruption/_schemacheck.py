@@ -137,6 +137,11 @@ class _MultipleOf:
             raise ValueError(self.expected)
 
 
+_MASK: Final = "the value"
+"""What the engine writes for a value in its messages. Its words are never
+this module's (they come from each error's kind), and a rejected value of a
+megabyte would otherwise be written into two messages per error."""
+
 _KEYWORDS: Final[dict[str, type[jsonschema_rs.KeywordValidator]]] = {
     "multipleOf": _MultipleOf
 }
@@ -147,7 +152,11 @@ def _compile(
     schema: JSONSchema, retriever: jsonschema_rs.RetrieverProtocol
 ) -> jsonschema_rs.Validator:
     return jsonschema_rs.Draft202012Validator(
-        schema, retriever=retriever, pattern_options=_PATTERNS, keywords=_KEYWORDS
+        schema,
+        retriever=retriever,
+        pattern_options=_PATTERNS,
+        keywords=_KEYWORDS,
+        mask=_MASK,
     )
 
 

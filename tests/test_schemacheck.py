@@ -665,3 +665,14 @@ class TestCheckSchema:
                 "$defs": {"a": {"$ref": "#/$defs/a"}},
             }
         )
+
+
+class TestEngineMessages:
+    def test_a_rejected_value_is_never_written_into_the_engine_messages(self) -> None:
+        """The engine masks values in its own messages: a large one costs no text."""
+        value: JSON = list(range(10_000))
+        error = next(_schemacheck._fast('{"enum":["Yes","No"]}').iter_errors(value))
+        assert "9999" not in error.message
+        assert schema_mismatches(value, {"enum": ["Yes", "No"]}) == [
+            Mismatch("$", "one of 'Yes', 'No'", "an array")
+        ]
