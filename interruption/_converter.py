@@ -913,8 +913,9 @@ def trusted(cls: type[T]) -> Callable[..., T]:
     its validators: for values known to pass them (or a class without any).
 
     Args:
-        cls: An attrs class whose ``__init__`` only sets its fields, all of
-            them without a converter.
+        cls: An attrs class whose ``__init__`` only sets its fields, each
+            without a converter, or given values its converters made (a
+            record's own JSON, taken from a record of this library).
 
     Returns:
         ``make(*fields) -> cls``.
