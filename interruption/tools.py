@@ -58,7 +58,7 @@ from typing import (
 
 import attrs
 
-from interruption._json import JSON, Mismatch
+from interruption._json import JSON, Mismatch, owned
 from interruption._schemacheck import (
     JSONSchema,
     SchemaError,
@@ -269,8 +269,8 @@ class Tool(Generic[I, O, R]):
         Raises:
             DecodeError: if the input does not fit the input class.
         """
-        if self.input_type is None:
-            return data  # type: ignore[return-value]
+        if self.input_type is None:  # a copy: the record's own JSON stays as it is
+            return owned(data)  # type: ignore[return-value]
         return structure(data, self.input_type)
 
     def parse_resumed(self, data: JSON) -> R | None:
@@ -279,8 +279,8 @@ class Tool(Generic[I, O, R]):
         Raises:
             DecodeError: if it does not fit the resume class.
         """
-        if self.resume_type is None:
-            return data  # type: ignore[return-value]
+        if self.resume_type is None:  # a copy, as parse_input's
+            return owned(data)  # type: ignore[return-value]
         return structure(data, self.resume_type)
 
     async def call(self, ctx: ToolContext[R], data: JSON) -> JSON:

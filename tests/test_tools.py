@@ -17,6 +17,7 @@ from interruption import (
     PayloadError,
     PendingInterrupt,
     Phase,
+    Restart,
     ScheduledPause,
     Tool,
     ToolContext,
@@ -365,6 +366,25 @@ class TestDefineInterrupt:
         assert pending.fits(pending.respond("Yes"))
         with pytest.raises(InterruptionError):
             pending.respond("Maybe")
+
+    def test_a_tool_that_changes_its_input_changes_no_record(self) -> None:
+        """A JSON-input tool gets copies: changing them leaves the call as it was."""
+
+        @tool(input={"type": "object"}, output={}, resume={})
+        def meddle(ctx: ToolContext[JSON], data: JSON) -> JSON:
+            assert isinstance(data, dict)
+            data["amount"] = 0
+            if isinstance(ctx.resumed, dict):
+                ctx.resumed.clear()
+            return None
+
+        request = ToolRequest("meddle", "r", {"amount": 125000})
+        restart = Restart("meddle", "r", {"ok": True})
+        resumed = meddle.parse_resumed(restart.resumed)
+        context: ToolContext[JSON] = ToolContext("meddle", "r", resumed=resumed)
+        asyncio.run(meddle.call(context, request.input))
+        assert request.input == {"amount": 125000}
+        assert restart.resumed == {"ok": True}
 
     def test_classes_give_schemas(self) -> None:
         """Class specs are turned into their JSON Schemas."""
