@@ -21,6 +21,11 @@ the builders on `PendingInterrupt`. Its entries cycle through four answers:
 
 The targets, at 100 entries: the full check within 5x the raw parse, and
 within 2x pydantic's ``validate_json`` of the same bytes (issue 9).
+
+A rejection is timed too, as a `Session` pays for it (``loads``,
+``validate_resume``, the RFC 8785 digest its audit trail keeps), for a
+wire-valid resume of one answer holding 100,000 numbers, against ``loads``
+of the same bytes: its ratio is printed, measured in the same run.
 Pass ``-p`` / ``--profile`` for a cProfile of the full check.
 """
 
@@ -54,9 +59,11 @@ from interruption import (
     ToolRequest,
     ToolResponse,
     define_interrupt,
+    digest,
     dumps,
     loads,
     tool,
+    unstructure,
     validate_resume,
 )
 from interruption._converter import structure_checked
@@ -558,6 +565,89 @@ def reject_growth_table(works: Sequence[Workload]) -> str:
     return table(header, rows)
 
 
+LARGE_ENTRIES: Final = 100_000
+"""Numbers in the one answer of each large resume (about 0.4 to 0.8 MB)."""
+
+
+def _large_resumes(work: Workload) -> dict[str, bytes]:
+    """Wire-valid resumes of one entry each, far too large for its schema.
+
+    Each answers *work*'s first question (``{"enum": ["Yes", "No"]}``) with
+    an array of `LARGE_ENTRIES` numbers: it parses, and is rejected.
+    """
+    question = work.turn.interrupts[0]
+    name, ref = question.name, question.ref
+    shapes: dict[str, list[JSON]] = {
+        "floats": [(index * 7919 % 99_991 + 1) / 1e5 for index in range(LARGE_ENTRIES)],
+        "whole floats": [float(index) for index in range(LARGE_ENTRIES)],
+        "integers": list(range(LARGE_ENTRIES)),
+    }
+    return {
+        shape: dumps(Resume(respond=[Respond(name, ref, numbers)])).encode()
+        for shape, numbers in shapes.items()
+    }
+
+
+def recorded_rejection(raw: bytes, turn: InterruptedTurn) -> str:
+    """A rejection as a `Session` records it: decode, refuse, digest for the audit.
+
+    Returns:
+        The digest the audit trail keeps (`Session`'s ``_digest``).
+    """
+    resume = loads(raw, Resume)
+    try:
+        validate_resume(resume, turn)
+    except ResumeRejected:
+        return digest(unstructure(resume))
+    msg = "a resume far too large for its schema was accepted"
+    raise AssertionError(msg)
+
+
+def large_rejection_table(work: Workload) -> tuple[str, float]:
+    """A large resume's rejection, digest included, against parsing it.
+
+    Returns:
+        The table, and the worst ratio of rejection to ``loads``.
+    """
+    rows = []
+    worst = 0.0
+    for shape, raw in _large_resumes(work).items():
+        resume = loads(raw, Resume)
+        floor, parse, reject = best_us(
+            functools.partial(orjson.loads, raw),
+            functools.partial(loads, raw, Resume),
+            functools.partial(recorded_rejection, raw, work.turn),
+            repeats=max(5, REPEATS // 6),
+        )
+        alone = best_us(
+            functools.partial(digest, unstructure(resume)), repeats=max(5, REPEATS // 6)
+        )[0]
+        worst = max(worst, reject / parse)
+        rows.append(
+            [
+                shape,
+                f"{len(raw):,}",
+                f"{floor / 1000:,.1f}",
+                f"{parse / 1000:,.1f}",
+                f"{reject / 1000:,.1f}",
+                f"{alone / 1000:,.1f}",
+                _ratio(reject / parse),
+                _ratio(reject / floor),
+            ]
+        )
+    header = [
+        f"one answer of {LARGE_ENTRIES:,}",
+        "bytes",
+        "orjson ms",
+        "loads ms",
+        "reject ms",
+        "digest ms",
+        "reject/loads",
+        "reject/orjson",
+    ]
+    return table(header, rows), worst
+
+
 def stage_table(work: Workload) -> str:
     """Break the full check down; shares are of the full check."""
     timed = stages(work)
@@ -600,6 +690,13 @@ def main() -> None:
     print(growth_table(list(works.values())))
     print("\ngrowth, reject path: every entry unknown, every interrupt missing\n")
     print(reject_growth_table(list(works.values())))
+    print(
+        "\nrejecting a large resume, as a Session does (loads, validate_resume, "
+        "the audit digest), against parsing it\n"
+    )
+    text, worst = large_rejection_table(main_work)
+    print(text)
+    print(f"\nworst rejection / loads of the same bytes: {worst:.2f}x")
     print(f"\nwhere the time goes, {main_work.size} entries\n")
     print(stage_table(main_work))
     print(f"\n{machine_load()}")

@@ -34,24 +34,23 @@ import attrs
 from interruption._json import (
     JSON,
     MAX_DEPTH,
-    FieldError,
     Mismatch,
     child_path,
     describe,
+    is_json,
     is_json_type,
 )
 from interruption._schema import DATETIME_DOC, describe_type, record_tag, union_members
 from interruption._validators import (
     DECODED,
-    json_value,
     non_empty,
-    optional_json_object,
     optional_non_empty,
     optional_string,
     string,
 )
 from interruption.errors import (
     DecodeError,
+    FieldError,
     Interrupted,
     PayloadError,
     Problem,
@@ -482,6 +481,8 @@ def _str_or_none(tp: object) -> bool:
 
 _INSTANCE_OF: Final = type(attrs.validators.instance_of(int))
 
+_JSON_SCALARS: Final = frozenset({types.NoneType, bool, int, float, str})
+
 _SCALARS: Final[dict[object, str]] = {
     str: "type({x}) is not str",
     int: "type({x}) is not int",
@@ -489,13 +490,6 @@ _SCALARS: Final[dict[object, str]] = {
     types.NoneType: "{x} is not None",
 }
 """The test, in generated code, that a value is NOT of a scalar field type."""
-
-
-def _json_object_or_none(tp: object) -> bool:
-    """Whether *tp* is ``dict[str, JSON] | None`` (a schema field)."""
-    members = union_members(tp) or ()
-    rest = [member for member in members if member is not types.NoneType]
-    return len(rest) == 1 < len(members) and _json_object(rest[0])
 
 
 def _json_object(tp: object) -> bool:
@@ -767,15 +761,33 @@ class _Fast:
             return ""
         if _str_or_none(tp) and validator is optional_non_empty:
             return "{x} is not None and not {x}"
-        if validator is json_value and is_json_type(tp) and self.json_checked:
-            return ""  # the whole document is JSON within MAX_DEPTH
-        if validator is optional_json_object and _json_object_or_none(tp):
-            # The field's own test, type(x) is dict; JSON within MAX_DEPTH
-            # when the whole document is.
-            return "" if self.json_checked else None
         if isinstance(validator, _INSTANCE_OF) and validator.type is tp:  # type: ignore[attr-defined]
             return ""  # the field's hook builds exactly a *tp* (a class)
         return None
+
+    def _converter(self, field: attrs.Attribute[object]) -> object:
+        """What *field*'s converter must still do here: a function, or None.
+
+        A converter of `DECODED` checks a JSON value and copies it (a JSON
+        field), or builds a value of it (a schema), so that the record
+        shares nothing with its caller. The values this path is handed are
+        the decoder's own (parsed from text, or copied by `wire.structure`)
+        and, when *json_checked*, JSON within `MAX_DEPTH`: what is left is
+        `DECODED`'s. A default stands in for a left-out value: it must be a
+        JSON scalar (immutable, and JSON) for that to hold of it too.
+        """
+        converter: object = field.converter
+        default = field.default
+        if (
+            self.json_checked
+            and converter in DECODED
+            and (
+                default is attrs.NOTHING
+                or (type(default) in _JSON_SCALARS and is_json(default))
+            )
+        ):
+            return DECODED[converter]
+        return converter
 
     def _record(self, cls: type, *, tag_checked: bool = False) -> Hook:
         names: dict[str, object] = {}
@@ -828,7 +840,6 @@ class _Fast:
             read = [
                 f"{y} = {x}[{key}]",
                 *self._value(y, tp, f"{p}h{index}", names),
-                *_decoded(field, y, f"{p}e{index}", names),
             ]
             default = field.default
             if default is attrs.NOTHING:
@@ -844,8 +855,9 @@ class _Fast:
                 names[f"{p}d{index}"] = default
                 body += [f"if {key} in {x}:", f" {p}n += 1", *_indent(read)]
                 body.append(f"else: {y} = {p}d{index}")
-            if field.converter is not None:
-                names[f"{p}c{index}"] = field.converter
+            converter = self._converter(field)
+            if converter is not None:
+                names[f"{p}c{index}"] = converter
                 body.append(f"{y} = {p}c{index}({y})")
             redundant = self._redundant(tp, field)
             if redundant is None:
@@ -863,21 +875,6 @@ class _Fast:
             del body[count]
             check = f"if len({x}) != {required}: raise _Reject"
         return [*body, check, *build, *after, f"{x} = {o}"]
-
-
-def _decoded(
-    field: attrs.Attribute[object], y: str, name: str, names: dict[str, object]
-) -> list[str]:
-    """The line that passes *field*'s decoded value in *y* on, if any.
-
-    A field whose metadata names a `DECODED` function (a schema: the one
-    object kept for its spelling) hands it every non-None value.
-    """
-    decoded = field.metadata.get(DECODED)
-    if decoded is None:
-        return []
-    names[name] = decoded
-    return [f"if {y} is not None: {y} = {name}({y})"]
 
 
 def _assign(  # noqa: PLR0913, PLR0917 - the parts of one generated line
@@ -916,8 +913,9 @@ def trusted(cls: type[T]) -> Callable[..., T]:
     its validators: for values known to pass them (or a class without any).
 
     Args:
-        cls: An attrs class whose ``__init__`` only sets its fields, all of
-            them without a converter.
+        cls: An attrs class whose ``__init__`` only sets its fields, each
+            without a converter, or given values its converters made (a
+            record's own JSON, taken from a record of this library).
 
     Returns:
         ``make(*fields) -> cls``.

@@ -369,7 +369,10 @@ def _exact(raw: bytes, max_depth: int) -> tuple[JSON, int]:
 
 
 def _stdlib_dumps(value: JSON) -> str:
-    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    if not text.isascii():
+        text.encode("utf-8")  # a lone surrogate raises, as orjson does
+    return text
 
 
 def _orjson_dumps(value: JSON) -> str:

@@ -22,14 +22,21 @@ three rules hold for all of them:
   engine, whose float arithmetic has changed between releases.
 
 Schemas are Draft 2020-12 whatever their ``$schema`` says, and are checked
-against the Draft 2020-12 meta-schema. A validator is compiled once per
-distinct schema and cached.
+against the Draft 2020-12 meta-schema.
+
+A schema a record holds is a value (`Schema`): a deep-frozen copy of what it
+was given, found by its JSON text, its compiled check found by that text
+too. Every cache here is keyed by a schema's text, never by an object's
+identity: what a caller does to the dict it handed over changes no record
+and no verdict, and two records whose schemas are spelled alike share one
+immutable value.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import typing
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Final, TypeAlias
@@ -37,11 +44,36 @@ from typing import TYPE_CHECKING, Final, TypeAlias
 import jsonschema_rs
 from jsonschema_rs import ValidationErrorKind as Kind
 
-from interruption._json import JSON, Mismatch, child_path, describe
+from interruption._json import (
+    JSON,
+    FrozenObject,
+    Mismatch,
+    child_path,
+    describe,
+    frozen,
+    is_json,
+    json_problems,
+)
 from interruption._parse import ENCODE
+from interruption.errors import FieldError, PayloadError, SchemaError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+
+__all__ = [
+    "JSONSchema",
+    "Schema",
+    "SchemaError",
+    "SchemaGroups",
+    "check_schema",
+    "conforming_groups",
+    "conforms",
+    "decoded_schema",
+    "group_check",
+    "schema_mismatches",
+    "schema_value",
+    "text_of",
+]
 
 JSONSchema: TypeAlias = dict[str, JSON]
 """A JSON Schema document (Draft 2020-12), as a JSON object."""
@@ -57,20 +89,6 @@ _META_SCHEMA: Final = "https://json-schema.org/draft/2020-12/schema"
 _A_PATTERN: Final = (
     "an ECMA-262 pattern without lookaround or backreferences, within the size limit"
 )
-
-
-class SchemaError(ValueError):
-    """A schema this library will not run: invalid, unresolvable or too slow.
-
-    Attributes:
-        mismatches: Every problem found, with JSON paths into the schema.
-        message: The problems, joined with ``"; "``.
-    """
-
-    def __init__(self, mismatches: Sequence[Mismatch]) -> None:
-        self.mismatches = tuple(mismatches)
-        self.message = "; ".join(str(mismatch) for mismatch in self.mismatches)
-        super().__init__(self.message)
 
 
 def check_schema(schema: JSONSchema) -> None:
@@ -119,6 +137,11 @@ class _MultipleOf:
             raise ValueError(self.expected)
 
 
+_MASK: Final = "the value"
+"""What the engine writes for a value in its messages. Its words are never
+this module's (they come from each error's kind), and a rejected value of a
+megabyte would otherwise be written into two messages per error."""
+
 _KEYWORDS: Final[dict[str, type[jsonschema_rs.KeywordValidator]]] = {
     "multipleOf": _MultipleOf
 }
@@ -129,7 +152,11 @@ def _compile(
     schema: JSONSchema, retriever: jsonschema_rs.RetrieverProtocol
 ) -> jsonschema_rs.Validator:
     return jsonschema_rs.Draft202012Validator(
-        schema, retriever=retriever, pattern_options=_PATTERNS, keywords=_KEYWORDS
+        schema,
+        retriever=retriever,
+        pattern_options=_PATTERNS,
+        keywords=_KEYWORDS,
+        mask=_MASK,
     )
 
 
@@ -181,69 +208,86 @@ def _schema_problems(
             return list(_mismatches(error, where, "$"))
 
 
-_Cached: TypeAlias = tuple[JSONSchema, jsonschema_rs.Validator | None, str]
-"""A schema, its compiled check (None: "null only") and its JSON text."""
+@typing.final
+class Schema(FrozenObject):
+    """A JSON Schema as a record holds it: an immutable value, known by its text.
 
-_BY_IDENTITY: dict[int, _Cached] = {}
-_BY_IDENTITY_LIMIT: Final = 4096
+    A deep-frozen copy (`FrozenObject`, `FrozenArray` inside) of the schema
+    its *text* spells, that text kept beside it: its compiled check is found
+    by that text (`_compiled`), never by the object. Build one with
+    `schema_value`.
+
+    Attributes:
+        text: The schema's compact JSON text (`ENCODE`): its identity.
+    """
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        parsed: dict[str, JSON] = json.loads(text)
+        super().__init__({key: frozen(item) for key, item in parsed.items()})
+        self.text = text
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        return _schema_of_text, (self.text,)
 
 
-def _cached(schema: JSONSchema) -> _Cached:
-    """*schema*, its compiled check and its text, found by identity first.
+_SCHEMAS: Final = 4096
+"""How many distinct schemas (by text) are kept as values at once."""
 
-    Schemas are usually the same dict objects over and over (a turn's
-    `Accepts`), so identity saves re-encoding them; the entry keeps the
-    schema alive, so an id is never reused while cached.
+
+@functools.lru_cache(maxsize=_SCHEMAS)
+def _schema_of_text(text: str) -> Schema:
+    """The one `Schema` kept for *text*: immutable, so safe to share."""
+    return Schema(text)
+
+
+def schema_value(value: object, field: str = "schema") -> Schema:
+    """The `Schema` of *value*: its deep-frozen copy, found by its text.
+
+    Args:
+        value: A JSON object (a `Schema` is returned as it is).
+        field: The record field it is for, to name in errors.
+
+    Returns:
+        An immutable value equal to *value* and sharing nothing with it.
 
     Raises:
-        SchemaError: see `check_schema` (never cached: the next call fails
-            the same way).
+        FieldError: if *value* is not a JSON object (a `dict`).
+        PayloadError: naming every path in it that is not JSON (or nests
+            deeper than `MAX_DEPTH`), from ``$.`` *field*.
     """
-    cached = _BY_IDENTITY.get(id(schema))
-    if cached is not None and cached[0] is schema:
-        return cached
-    key = ENCODE(schema)
-    check = None if key == _NULL else _fast(key)
-    if len(_BY_IDENTITY) >= _BY_IDENTITY_LIMIT:
-        _BY_IDENTITY.clear()
-    cached = _BY_IDENTITY[id(schema)] = (schema, check, key)
-    return cached
+    kind = type(value)
+    if kind is Schema:
+        return value  # type: ignore[return-value]
+    if kind is not dict and kind is not FrozenObject:
+        raise FieldError(field, "a JSON object", describe(value))
+    if not is_json(value):
+        raise PayloadError(json_problems(value, path=f"$.{field}"))
+    return _schema_of_text(ENCODE(value))  # type: ignore[arg-type]
 
 
-_SHARED: dict[str, JSONSchema] = {}
-_SHARED_LIMIT: Final = 4096
+def decoded_schema(value: JSONSchema | None) -> Schema | None:
+    """`schema_value` of a value the decoder made and checked, or None.
 
-
-def shared(schema: JSONSchema) -> JSONSchema:
-    """The one object kept for every schema spelled like *schema*.
-
-    A record read from its wire form (a turn from a store or a sealed
-    token) holds a dict of its own per schema, however many of its
-    interrupts share one; checks are grouped and cached by schema object
-    (`conforming_groups`, `_cached`), so the decoder hands out one object
-    per spelling instead: a turn's hundred answers to one tool are checked
-    in one call, and a schema met again is not encoded again. The text is
-    the key, so schemas that differ in anything (``1`` and ``1.0``, the
-    order of keys) are never taken for one another. Like every schema a
-    record holds, it is never changed in place.
+    What is left of a schema field's converter (`DECODED`) when the value
+    is proven a JSON object within `MAX_DEPTH`: found by its text.
     """
-    key = ENCODE(schema)
-    found = _SHARED.get(key)
-    if found is not None:
-        return found
-    if len(_SHARED) >= _SHARED_LIMIT:
-        _SHARED.clear()
-    _SHARED[key] = schema
-    return schema
+    return None if value is None else _schema_of_text(ENCODE(value))
 
 
-def _checker(schema: JSONSchema) -> jsonschema_rs.Validator | None:
-    """The compiled check of *schema*; None means "null only".
+def text_of(schema: JSONSchema) -> str:
+    """The JSON text that identifies *schema*: a `Schema`'s own, else encoded."""
+    return schema.text if type(schema) is Schema else ENCODE(schema)
+
+
+def _checker(text: str) -> jsonschema_rs.Validator | None:
+    """The compiled check of the schema *text* spells; None means "null only".
 
     Raises:
         SchemaError: see `check_schema`.
     """
-    return _cached(schema)[1]
+    return None if text == _NULL else _fast(text)
 
 
 _EACH: Final = "urn:interruption:each"
@@ -288,25 +332,35 @@ def conforms(value: JSON, schema: JSONSchema) -> bool:
     Raises:
         SchemaError: if *schema* cannot be run (see `check_schema`).
     """
-    if schema == {}:  # not `not schema`: a `false` schema accepts nothing
+    return _conforms(value, text_of(schema))
+
+
+def _conforms(value: JSON, text: str) -> bool:
+    """`conforms`, for the schema *text* spells.
+
+    Raises:
+        SchemaError: if it cannot be run.
+    """
+    if text == "{}":  # not falsiness: a `false` schema accepts nothing
         return True
-    check = _checker(schema)
+    check = _checker(text)
     if check is None:
         return value is None
     return check.is_valid(value)
 
 
-SchemaGroups: TypeAlias = dict[int, tuple[JSONSchema, list[JSON]]]
-"""Values to check, grouped by the schema they must satisfy (keyed by its id)."""
+SchemaGroups: TypeAlias = dict[str, list[JSON]]
+"""Values to check, grouped by the schema they must satisfy (keyed by its text)."""
 
 
 def group_check(groups: SchemaGroups, value: JSON, schema: JSONSchema) -> None:
     """Add the check that *value* satisfies *schema* to *groups*."""
-    group = groups.get(id(schema))
+    text = text_of(schema)
+    group = groups.get(text)
     if group is None:
-        groups[id(schema)] = (schema, [value])
+        groups[text] = [value]
     else:
-        group[1].append(value)
+        group.append(value)
 
 
 def conforming_groups(groups: SchemaGroups) -> bool:
@@ -319,21 +373,21 @@ def conforming_groups(groups: SchemaGroups) -> bool:
     Raises:
         SchemaError: if a schema cannot be run (see `check_schema`).
     """
-    return all(_all_conform(values, schema) for schema, values in groups.values())
+    return all(_all_conform(values, text) for text, values in groups.items())
 
 
-def _all_conform(values: list[JSON], schema: JSONSchema) -> bool:
-    """Whether every one of *values* satisfies *schema*, as `conforms` says.
+def _all_conform(values: list[JSON], text: str) -> bool:
+    """Whether every one of *values* satisfies the schema *text* spells.
 
     Raises:
-        SchemaError: if *schema* cannot be run.
+        SchemaError: if the schema cannot be run.
     """
-    if schema == {}:
+    if text == "{}":
         return True
-    _, check, key = _cached(schema)
+    check = _checker(text)
     if check is None:
         return all(value is None for value in values)
-    every = _for_all(key) if len(values) > 1 else None
+    every = _for_all(text) if len(values) > 1 else None
     if every is not None:
         return every.is_valid(values)
     is_valid = check.is_valid
@@ -351,9 +405,10 @@ def schema_mismatches(
     Raises:
         SchemaError: if *schema* cannot be run (see `check_schema`).
     """
-    if conforms(value, schema):
+    text = text_of(schema)
+    if _conforms(value, text):
         return []
-    check = _checker(schema)
+    check = _checker(text)
     if check is None:
         return [Mismatch(path, "a value of type null", describe(value))]
     return _sorted(check.iter_errors(value), path) or [  # pragma: no cover

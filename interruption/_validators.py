@@ -2,53 +2,66 @@
 
 Built on `attrs.validators`: a field that may be left out composes
 ``attrs.validators.optional`` with the validator of its value. What attrs
-does not have is written here once: a string whose `TypeError` reads
+does not have is written here once: a string whose `FieldTypeError` (a
+`TypeError`) reads
 ``field: expected a string, got 5`` (attrs' ``instance_of`` words it as a
-tuple), a non-empty string (a `FieldError`, which the codec turns into a JSON
-path) and a JSON value (a `PayloadError` naming every path that is not JSON).
+tuple) and holds valid Unicode (the text JSON can carry, as a payload's
+strings), a non-empty string (a `FieldError`, which the codec turns into a
+JSON path) and a JSON field (`input_json` and its like, converters: a `PayloadError`
+naming every path that is not JSON, else the record's own copy).
 
 The codec builds records from JSON it has already checked through a fast
-path that skips these validators (see `interruption._converter`), so they
-run only for records built in Python.
+path that skips these checks (see `interruption._converter`), so they run
+only for records built in Python.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from interruption.errors import FieldError, FieldTypeError, PayloadError
+
 from interruption._json import (
     JSON,
-    FieldError,
     describe,
     is_json,
     json_problems,
+    owned,
 )
-
-if TYPE_CHECKING:
-    from interruption.errors import PayloadError
 
 __all__ = [
     "DECODED",
     "NON_EMPTY",
     "check_payload",
-    "json_object",
-    "json_value",
+    "input_json",
     "non_empty",
-    "optional_json_object",
     "optional_non_empty",
     "optional_string",
+    "output_json",
+    "payload_json",
+    "resumed_json",
     "string",
+    "wrong_type",
 ]
 
 
 def _not_json(value: object, path: str) -> PayloadError:
-    # errors.py imports this module (for `check_payload`): its error is looked
-    # up when one is raised, never at import.
+    # errors.py imports this module (for `check_payload`), through kinds.py
+    # too: its errors are looked up when one is raised, never at import.
     from interruption.errors import PayloadError  # noqa: PLC0415
 
     return PayloadError(json_problems(value, path=path))
+
+
+def _refused(field: str, expected: str, got: str) -> FieldError:
+    from interruption.errors import FieldError  # noqa: PLC0415 - as _not_json
+
+    return FieldError(field, expected, got)
 
 
 def check_payload(payload: object) -> JSON:
@@ -62,91 +75,112 @@ def check_payload(payload: object) -> JSON:
     raise _not_json(payload, "$")
 
 
-def json_value(
-    instance: object, attribute: attrs.Attribute[JSON], value: object
-) -> None:
-    """Validate that a record field holds a JSON value.
+def _owned_json(value: object, path: str) -> JSON:
+    """A copy of *value*, once checked to be JSON (see `input_json`).
+
+    Raises:
+        PayloadError: naming the path of every value that is not JSON,
+            from *path*.
+    """
+    if not is_json(value):
+        raise _not_json(value, path)
+    return owned(value)  # type: ignore[arg-type]  # checked just above
+
+
+def input_json(value: JSON) -> JSON:
+    """Convert a record's ``input`` field: a checked copy of *value*.
+
+    Every JSON field of a record has a converter like this one, named for
+    the field: the record keeps a copy of what it is given (`owned`), so
+    nothing the caller still holds is part of it. The decoder hands records
+    values it made itself, checked as JSON within `MAX_DEPTH`, and skips
+    them (`DECODED`, see `interruption._converter`).
 
     Raises:
         PayloadError: naming the path of every value that is not JSON,
             starting at the field (``$.input.amount``).
     """
-    del instance
-    if not is_json(value):
-        raise _not_json(value, f"$.{attribute.name}")
+    return _owned_json(value, "$.input")
 
 
-_OBJECTS: dict[int, object] = {}
-_OBJECTS_LIMIT: Final = 1024
+def output_json(value: JSON) -> JSON:
+    """Convert a record's ``output`` field (see `input_json`)."""
+    return _owned_json(value, "$.output")
 
 
-def json_object(
-    instance: object, attribute: attrs.Attribute[dict[str, JSON]], value: object
-) -> None:
-    """Validate that a record field holds a JSON object (a schema).
+def payload_json(value: JSON) -> JSON:
+    """Convert a record's ``payload`` field (see `input_json`)."""
+    return _owned_json(value, "$.payload")
 
-    An object already found to be one is known by its identity: the same
-    schema (a tool's) is given to a record at every pause, and is not walked
-    again. The table keeps what it knows alive (so an id is never reused
-    while kept) and forgets everything when full.
 
-    Raises:
-        FieldError: if *value* is not a dict.
-        PayloadError: naming the path of every value in it that is not JSON
-            (or that nests deeper than `MAX_DEPTH`).
+def resumed_json(value: JSON) -> JSON:
+    """Convert a record's ``resumed`` field (see `input_json`)."""
+    return _owned_json(value, "$.resumed")
+
+
+DECODED: Final[dict[object, Callable[[Any], object] | None]] = dict.fromkeys(
+    (input_json, output_json, payload_json, resumed_json)
+)
+"""Converters of JSON fields, and what is left of each for a value the
+decoder made itself and checked as JSON within `MAX_DEPTH`: None for nothing
+(a JSON field keeps such a value as it is). A module whose records have
+converters of their own adds them (`interruption.resume`: its schemas)."""
+
+
+def wrong_type(field: str, expected: str, value: object) -> FieldTypeError:
+    """The error of field *field*, which takes *expected*, given *value*.
+
+    Returns:
+        A `FieldTypeError` (raise it), its ``got`` in `describe`'s words.
     """
-    del instance
-    if _OBJECTS.get(id(value)) is value:
-        return
-    if type(value) is not dict:
-        raise FieldError(attribute.name, "a JSON object", describe(value))
-    if not is_json(value):
-        raise _not_json(value, f"$.{attribute.name}")
-    if len(_OBJECTS) >= _OBJECTS_LIMIT:
-        _OBJECTS.clear()
-    _OBJECTS[id(value)] = value
+    from interruption.errors import FieldTypeError  # noqa: PLC0415 - as _not_json
+
+    return FieldTypeError(field, expected, describe(value))
 
 
-def _not_a_string(attribute: attrs.Attribute[str], value: object) -> TypeError:
-    return TypeError(f"{attribute.name}: expected a string, got {describe(value)}")
+def _not_a_string(attribute: attrs.Attribute[str], value: object) -> FieldTypeError:
+    return wrong_type(attribute.name, "a string", value)
 
 
 def string(_instance: object, attribute: attrs.Attribute[str], value: str) -> None:
-    """Validate that a field holds a `str` (``""`` included).
+    """Validate that a field holds a `str` of valid Unicode (``""`` included).
+
+    The text a JSON string can hold, as a payload's strings: a lone
+    surrogate has no UTF-8 form, so no wire form.
 
     Raises:
-        TypeError: if *value* is not a string, naming the field, what it
-            expected and what it got (``note: expected a string, got 5``).
+        FieldTypeError: if *value* is not a string (a `TypeError` too),
+            naming the field, what it expected and what it got (``note:
+            expected a string, got 5``).
+        PayloadError: if it holds a lone surrogate, at ``$.`` the field.
     """
     if not isinstance(value, str):
         raise _not_a_string(attribute, value)
+    if not is_json(value):
+        raise _not_json(value, f"$.{attribute.name}")
 
 
 def non_empty(_instance: object, attribute: attrs.Attribute[str], value: str) -> None:
-    """Validate that a field holds a non-empty `str`.
+    """Validate that a field holds a non-empty `str` of valid Unicode.
 
     Raises:
-        TypeError: as `string`, if *value* is not a string.
+        FieldTypeError: as `string`, if *value* is not a string.
         FieldError: if it is empty.
+        PayloadError: as `string`, if it holds a lone surrogate.
     """
     if not isinstance(value, str):
         raise _not_a_string(attribute, value)
     if not value:
-        raise FieldError(attribute.name, "a non-empty string", "''")
+        raise _refused(attribute.name, "a non-empty string", "''")
+    if not is_json(value):
+        raise _not_json(value, f"$.{attribute.name}")
 
 
 NON_EMPTY: Final = {"json_schema": {"minLength": 1}}
 """Field metadata: the schema of a field validated by `non_empty`."""
 
-DECODED: Final = "decoded"
-"""Field metadata key: a function the fast decoder passes a non-None decoded
-value through (it returns an equal value, like `_schemacheck.shared`)."""
-
 optional_non_empty: Final = attrs.validators.optional(non_empty)
 """None, or a non-empty `str` (`non_empty`)."""
-
-optional_json_object: Final = attrs.validators.optional(json_object)
-"""None, or a JSON object (`json_object`)."""
 
 optional_string: Final = attrs.validators.optional(string)
 """None, or any `str` (`string`)."""

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Final, Protocol, TypeAlias, TypeVar, final, overload
+from typing import Final, Protocol, TypeAlias, TypeVar, cast, final, overload
 
 import attrs
 
-from interruption._json import JSON, Mismatch, describe
+from interruption._json import JSON, Mismatch, describe, frozen
 from interruption._validators import NON_EMPTY, non_empty, optional_string
 from interruption.errors import DecodeError
 from interruption.parts import ToolRequest
@@ -95,7 +95,7 @@ class Approver(Protocol):
         """Decide about *request* (its name, ref and input)."""
 
 
-DECISION_SCHEMA: Final[dict[str, JSON]] = {
+_DECISION_SCHEMA: dict[str, JSON] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "ApprovalDecision",
     "oneOf": [
@@ -127,7 +127,8 @@ DECISION_SCHEMA: Final[dict[str, JSON]] = {
         },
     ],
 }
-"""The JSON Schema of a decision's wire form."""
+DECISION_SCHEMA: Final = cast("dict[str, JSON]", frozen(_DECISION_SCHEMA))
+"""The JSON Schema of a decision's wire form (frozen: it decides approvals)."""
 
 
 def decision_to_json(decision: ApprovalDecision) -> JSON:

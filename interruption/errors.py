@@ -8,6 +8,9 @@
     └── InterruptionError                 base of every failure raised here
         ├── DecodeError (+ ValueError)    wire input is malformed
         ├── PayloadError (+ TypeError)    a payload is not JSON (raise site)
+        ├── FieldError (+ ValueError)     a record field got a value it refuses
+        │   └── FieldTypeError (+ TypeError) ... a value of a type it does not take
+        ├── SchemaError (+ ValueError)    a JSON Schema this library will not run
         ├── PauseRefused (+ ValueError)   a tool raised a pause the loop refuses
         ├── SessionBusy (+ RuntimeError)  a session cannot take new messages yet
         │   ├── SessionPaused             its turn awaits answers (resume it)
@@ -19,6 +22,10 @@
 `Interrupted` derives from `BaseException`, like `asyncio.CancelledError`, so
 that a tool body's ``except Exception:`` cannot swallow a pause.
 
+Every failure has a stable `InterruptionError.code` (``"decode_error"``,
+``"schema_error"``, ...), its class's own, so that a web handler can map
+codes to statuses without matching class names.
+
 Failures carry their pieces as attributes (`Mismatch.path`, `.expected`,
 `.got`; `Problem.code`), so no caller parses a message, and several problems
 travel together, never only the first.
@@ -27,12 +34,12 @@ travel together, never only the first.
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING, NoReturn, Self, final
+from typing import TYPE_CHECKING, ClassVar, NoReturn, Self, final
 
 import attrs
 
 from interruption._json import JSON, Mismatch, json_equal
-from interruption._validators import check_payload
+from interruption._validators import check_payload, optional_string, string
 from interruption.kinds import (
     KINDS,
     ApprovalPending,
@@ -47,6 +54,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DecodeError",
+    "FieldError",
+    "FieldTypeError",
     "Interrupted",
     "InterruptionError",
     "Mismatch",
@@ -54,6 +63,7 @@ __all__ = [
     "Problem",
     "ProblemCode",
     "ResumeRejected",
+    "SchemaError",
     "interrupt",
     "interrupt_with",
 ]
@@ -67,7 +77,14 @@ def _render(problems: tuple[Mismatch, ...]) -> str:
 
 
 class InterruptionError(Exception):
-    """The base of every failure this library raises."""
+    """The base of every failure this library raises.
+
+    Attributes:
+        code: A stable string naming the failure's class (``"decode_error"``),
+            the same for every instance; each subclass has its own.
+    """
+
+    code: ClassVar[str] = "interruption_error"
 
 
 class _MismatchError(InterruptionError):
@@ -113,6 +130,8 @@ class DecodeError(_MismatchError, ValueError):
         got: What it held instead.
     """
 
+    code: ClassVar[str] = "decode_error"
+
 
 @final
 class PayloadError(_MismatchError, TypeError):
@@ -125,6 +144,82 @@ class PayloadError(_MismatchError, TypeError):
         got: What it held instead.
     """
 
+    code: ClassVar[str] = "payload_error"
+
+
+@final
+class SchemaError(_MismatchError, ValueError):
+    """A JSON Schema this library will not run: invalid, unresolvable or too slow.
+
+    Raised when a schema is checked (`Tool` schemas, `check` of a turn file)
+    or first used to check a value (`validate_resume`, the builders of
+    `PendingInterrupt`).
+
+    Attributes:
+        problems: Every `Mismatch` found, with JSON paths into the schema.
+        path: The first problem's JSON path (``$.minLength``).
+        expected: What the first problem's spot should have held.
+        got: What it held instead.
+        message: The problems, joined with ``"; "``.
+    """
+
+    code: ClassVar[str] = "schema_error"
+
+    @property
+    def mismatches(self) -> tuple[Mismatch, ...]:
+        """The problems (the name this error has always had for them)."""
+        return self.problems
+
+    @property
+    def message(self) -> str:
+        """Every problem, joined with ``"; "``."""
+        return "; ".join(str(mismatch) for mismatch in self.problems)
+
+
+class FieldError(InterruptionError, ValueError):
+    """A record field got a value it does not accept (raised at construction).
+
+    Decoding reports the same problem as a `DecodeError` at the field's path.
+
+    Args:
+        field: The field's name.
+        expected: What it accepts.
+        got: What it got.
+
+    Attributes:
+        field: The field's name.
+        path: The field as a JSON path of its record (``$.node``).
+        expected: What it accepts.
+        got: What it got.
+    """
+
+    code: ClassVar[str] = "field_error"
+
+    def __init__(self, field: str, expected: str, got: str) -> None:
+        super().__init__(f"{field}: expected {expected}, got {got}")
+        self.field = field
+        self.expected = expected
+        self.got = got
+
+    @property
+    def path(self) -> str:
+        """The field as a JSON path of its record, like ``$.node``."""
+        return f"$.{self.field}"
+
+    def __reduce__(self) -> tuple[type[FieldError], tuple[str, str, str]]:
+        return type(self), (self.field, self.expected, self.got)
+
+
+@final
+class FieldTypeError(FieldError, TypeError):
+    """A record field got a value of a type it does not take (``5`` for a string).
+
+    A `FieldError` and a `TypeError` both: ``except FieldError`` and ``except
+    TypeError`` catch it. Its pieces are a `FieldError`'s.
+    """
+
+    code: ClassVar[str] = "field_type_error"
+
 
 class SessionBusy(InterruptionError, RuntimeError):
     """A session cannot take new messages now (a web handler's 409).
@@ -132,6 +227,8 @@ class SessionBusy(InterruptionError, RuntimeError):
     Attributes:
         session: The session's id.
     """
+
+    code: ClassVar[str] = "session_busy"
 
     def __init__(self, session: str, message: str) -> None:
         super().__init__(message)
@@ -142,10 +239,14 @@ class SessionBusy(InterruptionError, RuntimeError):
 class SessionPaused(SessionBusy):
     """The session's turn awaits answers: resume it (or let it expire)."""
 
+    code: ClassVar[str] = "session_paused"
+
 
 @final
 class ContinuationUnfinished(SessionBusy):
     """A continuation is unfinished: wait for it, or `recover` after a crash."""
+
+    code: ClassVar[str] = "continuation_unfinished"
 
 
 @final
@@ -163,6 +264,8 @@ class PauseRefused(InterruptionError, ValueError):
         ref: The tool call's ref.
         kind: The refused pause's kind.
     """
+
+    code: ClassVar[str] = "pause_refused"
 
     def __init__(
         self, name: str, ref: str, kind: InterruptionKind, message: str
@@ -225,10 +328,10 @@ class Problem:
     """
 
     code: ProblemCode
-    message: str
+    message: str = attrs.field(validator=string)
     index: int | None = None
-    answer: str | None = None
-    interrupt_id: str | None = None
+    answer: str | None = attrs.field(default=None, validator=optional_string)
+    interrupt_id: str | None = attrs.field(default=None, validator=optional_string)
 
     def __str__(self) -> str:
         if self.answer is not None:
@@ -245,9 +348,11 @@ class ResumeRejected(InterruptionError, ValueError):
     """A resume does not fit what is pending; every problem is listed.
 
     Attributes:
-        problems: Every `Problem` found, in entry order.
+        problems: Every `Problem` found, in entry order (each with its own
+            `Problem.code`).
     """
 
+    code: ClassVar[str] = "resume_rejected"
     problems: tuple[Problem, ...]
 
     def __init__(self, problems: Iterable[Problem]) -> None:
@@ -301,18 +406,16 @@ class Interrupted(BaseException):
 
     Raises:
         PayloadError: if *payload* is not a JSON value.
-        TypeError: if *kind* is not an `InterruptionKind`.
+        FieldTypeError: if *kind* is not an `InterruptionKind` (a
+            `TypeError` too).
     """
 
     __slots__ = ("_kind", "_payload")
 
     def __init__(self, kind: InterruptionKind, payload: JSON = None) -> None:
         if not isinstance(kind, KINDS):
-            msg = (
-                "kind: expected Custom, ApprovalPending or ScheduledPause, "
-                f"got {type(kind).__name__}"
-            )
-            raise TypeError(msg)
+            expected = "Custom, ApprovalPending or ScheduledPause"
+            raise FieldTypeError("kind", expected, type(kind).__name__)
         super().__init__(kind, check_payload(payload))
         self._kind = kind
         self._payload = payload

@@ -15,7 +15,7 @@ from typing import ClassVar, Final, Literal, TypeAlias, final
 
 import attrs
 
-from interruption._validators import NON_EMPTY, non_empty
+from interruption._validators import NON_EMPTY, non_empty, wrong_type
 
 __all__ = [
     "ApprovalPending",
@@ -41,8 +41,7 @@ def _a_phase(
     _instance: object, attribute: attrs.Attribute[Phase], value: Phase
 ) -> None:
     if not isinstance(value, Phase):
-        msg = f"{attribute.name}: expected Phase.BEFORE or Phase.AFTER, got {value!r}"
-        raise TypeError(msg)
+        raise wrong_type(attribute.name, "Phase.BEFORE or Phase.AFTER", value)
 
 
 @final

@@ -22,9 +22,10 @@ import attrs
 from interruption._json import JSON
 from interruption._validators import (
     NON_EMPTY,
-    json_value,
+    input_json,
     non_empty,
     optional_non_empty,
+    output_json,
     string,
 )
 
@@ -74,7 +75,7 @@ class ToolRequest:
     ref: str | None = attrs.field(
         default=None, validator=optional_non_empty, metadata=NON_EMPTY
     )
-    input: JSON = attrs.field(default=None, validator=json_value)
+    input: JSON = attrs.field(default=None, converter=input_json)
 
 
 @final
@@ -92,7 +93,7 @@ class ToolResponse:
 
     name: str = attrs.field(validator=non_empty, metadata=NON_EMPTY)
     ref: str = attrs.field(validator=non_empty, metadata=NON_EMPTY)
-    output: JSON = attrs.field(validator=json_value)
+    output: JSON = attrs.field(converter=output_json)
 
 
 Part: TypeAlias = Text | ToolRequest | ToolResponse

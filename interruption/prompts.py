@@ -14,8 +14,9 @@ from typing import ClassVar, Literal, TypeAlias, final
 
 import attrs
 
-from interruption._json import JSON, FieldError, describe
-from interruption._validators import NON_EMPTY, non_empty
+from interruption._json import JSON
+from interruption._validators import NON_EMPTY, non_empty, wrong_type
+from interruption.errors import FieldError
 
 __all__ = ["Confirm", "Input", "Prompt"]
 
@@ -24,8 +25,7 @@ def _choices(value: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     choices = tuple(value)
     for choice in choices:
         if not isinstance(choice, str):
-            msg = f"choices: expected strings, got {describe(choice)}"
-            raise TypeError(msg)
+            raise wrong_type("choices", "strings", choice)
     return choices
 
 

@@ -17,22 +17,27 @@ from typing import Final, TypeVar, final
 import attrs
 
 from interruption._decisions import DECISIONS, decision_mismatches
-from interruption._json import JSON, FieldError, json_equal
+from interruption._json import JSON, json_equal
+from interruption._parse import ENCODE
 from interruption._schemacheck import (
     JSONSchema,
     SchemaGroups,
     conforming_groups,
     conforms,
+    decoded_schema,
     group_check,
     schema_mismatches,
-    shared,
+    schema_value,
+    text_of,
 )
 from interruption._validators import (
     DECODED,
     NON_EMPTY,
-    json_value,
+    input_json,
     non_empty,
-    optional_json_object,
+    output_json,
+    payload_json,
+    resumed_json,
 )
 from interruption.approval import (
     DECISION_SCHEMA,
@@ -40,7 +45,7 @@ from interruption.approval import (
     Reject,
     decision_to_json,
 )
-from interruption.errors import Problem, ProblemCode, ResumeRejected
+from interruption.errors import FieldError, Problem, ProblemCode, ResumeRejected
 from interruption.kinds import ApprovalPending, InterruptionKind, tag_of
 from interruption.parts import Message, ToolRequest, ToolResponse
 from interruption.wire import structure
@@ -60,10 +65,31 @@ T = TypeVar("T")
 E = TypeVar("E", "Respond", "Restart")
 
 
-_SHARED: Final = {DECODED: shared}
-"""A decoded schema is the one object kept for its spelling (`shared`): the
-interrupts of a turn read back from a store then share their tool's schema,
-and `validate_resume` checks all their answers in one call."""
+def respond_schema(value: JSONSchema | None) -> JSONSchema | None:
+    """Convert `Accepts.respond`: None, or the schema's value (`schema_value`).
+
+    Raises:
+        FieldError: if *value* is not a JSON object.
+        PayloadError: naming every path in it that is not JSON.
+    """
+    return None if value is None else schema_value(value, "respond")
+
+
+def restart_schema(value: JSONSchema | None) -> JSONSchema | None:
+    """Convert `Accepts.restart` (see `respond_schema`)."""
+    return None if value is None else schema_value(value, "restart")
+
+
+def replace_input_schema(value: JSONSchema | None) -> JSONSchema | None:
+    """Convert `Accepts.replace_input` (see `respond_schema`)."""
+    return None if value is None else schema_value(value, "replace_input")
+
+
+DECODED.update(
+    dict.fromkeys(
+        (respond_schema, restart_schema, replace_input_schema), decoded_schema
+    )
+)
 
 
 @final
@@ -74,8 +100,11 @@ class Accepts:
     ``None`` means the answer is not accepted at all; a schema (``{}`` for
     any JSON) means it is, if it fits.
 
-    A schema is a JSON object, checked when the record is built and then
-    remembered (compiled) by identity: do not change it in place.
+    A schema is a JSON object, checked when the record is built. The record
+    keeps its own deep-frozen copy (a `dict` that raises `TypeError` on any
+    change): changing the dict handed over changes neither the record nor
+    any verdict, and schemas spelled alike share one immutable value, whose
+    compiled check is found by its JSON text.
 
     Attributes:
         respond: The schema of a client-supplied result (the tool's output
@@ -86,14 +115,10 @@ class Accepts:
             input, or None when the input must stay as it was.
     """
 
-    respond: JSONSchema | None = attrs.field(
-        default=None, validator=optional_json_object, metadata=_SHARED
-    )
-    restart: JSONSchema | None = attrs.field(
-        default=None, validator=optional_json_object, metadata=_SHARED
-    )
+    respond: JSONSchema | None = attrs.field(default=None, converter=respond_schema)
+    restart: JSONSchema | None = attrs.field(default=None, converter=restart_schema)
     replace_input: JSONSchema | None = attrs.field(
-        default=None, validator=optional_json_object, metadata=_SHARED
+        default=None, converter=replace_input_schema
     )
 
 
@@ -110,7 +135,7 @@ class Respond:
 
     name: str = attrs.field(validator=non_empty, metadata=NON_EMPTY)
     ref: str = attrs.field(validator=non_empty, metadata=NON_EMPTY)
-    output: JSON = attrs.field(validator=json_value)
+    output: JSON = attrs.field(converter=output_json)
 
 
 @final
@@ -129,8 +154,8 @@ class Restart:
 
     name: str = attrs.field(validator=non_empty, metadata=NON_EMPTY)
     ref: str = attrs.field(validator=non_empty, metadata=NON_EMPTY)
-    resumed: JSON = attrs.field(default=None, validator=json_value)
-    input: JSON = attrs.field(default=None, validator=json_value)
+    resumed: JSON = attrs.field(default=None, converter=resumed_json)
+    input: JSON = attrs.field(default=None, converter=input_json)
 
 
 def _tuple_of_responds(entries: Iterable[Respond]) -> tuple[Respond, ...]:
@@ -168,7 +193,7 @@ class ExpiryAnswer:
         output: The tool result it stands for.
     """
 
-    output: JSON = attrs.field(validator=json_value)
+    output: JSON = attrs.field(converter=output_json)
 
 
 @final
@@ -189,7 +214,7 @@ class PendingInterrupt:
 
     id: str = attrs.field(validator=non_empty, metadata=NON_EMPTY)
     kind: InterruptionKind
-    payload: JSON = attrs.field(validator=json_value)
+    payload: JSON = attrs.field(converter=payload_json)
     tool: ToolRequest | None
     accepts: Accepts
     expires_at: datetime | None = None
@@ -284,6 +309,7 @@ class PendingInterrupt:
         """Refuse a paused tool call; the model is told *reason*.
 
         Raises:
+            FieldError: if *reason* is empty (an `InterruptionError` too).
             ResumeRejected: if this interrupt takes no approval decision.
         """
         return self._decide(Reject(reason))
@@ -377,7 +403,8 @@ class PendingInterrupt:
         answer, _, name = field.partition(".")
         where = "$" if index is None else f"$.{answer}[{index}]"
         path = f"{where}.{name}"
-        found = decision_mismatches(value, path) if schema is DECISION_SCHEMA else []
+        decision = text_of(schema) == _DECISION_TEXT
+        found = decision_mismatches(value, path) if decision else []
         message = "; ".join(str(mismatch) for mismatch in found)
         if found and found[0].path != path:  # a part of a decision: say the whole
             message += f" (a decision is {DECISIONS})"
@@ -445,7 +472,7 @@ class Gathered:
     groups: SchemaGroups
 
 
-def gather_checks(  # noqa: C901, PLR0912 - one pass, its steps in line
+def gather_checks(
     interrupts: Sequence[PendingInterrupt],
     by_ref: Mapping[str, Respond | Restart],
     *,
@@ -509,11 +536,7 @@ def gather_checks(  # noqa: C901, PLR0912 - one pass, its steps in line
                 return None
         if schema is None:
             return None
-        group = groups.get(id(schema))  # `group_check`, in line: once per entry
-        if group is None:
-            groups[id(schema)] = (schema, [value])
-        else:
-            group[1].append(value)
+        group_check(groups, value, schema)
     return Gathered(_but(interrupts, unanswered), paired, unanswered, groups)
 
 
@@ -565,6 +588,9 @@ def answer_key(pending: PendingInterrupt) -> tuple[str, str]:
     ref = tool.ref
     return tool.name, ref if ref is not None else pending.id
 
+
+_DECISION_TEXT: Final = ENCODE(DECISION_SCHEMA)
+"""The text of `DECISION_SCHEMA`: a schema spelled so is worded as a decision."""
 
 APPROVAL_ONLY: Final = Accepts(restart=DECISION_SCHEMA)
 """What every pause of the approval kind accepts, whoever raised it: a

@@ -46,6 +46,7 @@ from datetime import timedelta
 from typing import (
     TYPE_CHECKING,
     Any,
+    ClassVar,
     Generic,
     Literal,
     NoReturn,
@@ -57,12 +58,13 @@ from typing import (
 
 import attrs
 
-from interruption._json import JSON, Mismatch
+from interruption._json import JSON, Mismatch, owned
 from interruption._schemacheck import (
     JSONSchema,
     SchemaError,
     check_schema,
     schema_mismatches,
+    schema_value,
 )
 from interruption._validators import check_payload
 from interruption.errors import Interrupted, InterruptionError
@@ -121,6 +123,8 @@ class ToolContractError(InterruptionError, ValueError):
         problems: Every `Mismatch` found, at ``$.input...`` or
             ``$.output...``.
     """
+
+    code: ClassVar[str] = "tool_contract_error"
 
     def __init__(
         self, side: Literal["input", "output"], problems: Iterable[Mismatch]
@@ -209,7 +213,9 @@ def _schema_of(
 ) -> JSONSchema:
     if isinstance(spec, type):
         return json_schema(spec)
-    schema = dict(check_payload(dict(spec)))  # type: ignore[arg-type]
+    # The tool's own immutable copy: what the caller does to *spec* later
+    # changes neither its checks nor the schemas its pauses accept.
+    schema: JSONSchema = schema_value(dict(spec), what)
     try:
         check_schema(schema)
     except SchemaError as error:
@@ -263,8 +269,8 @@ class Tool(Generic[I, O, R]):
         Raises:
             DecodeError: if the input does not fit the input class.
         """
-        if self.input_type is None:
-            return data  # type: ignore[return-value]
+        if self.input_type is None:  # a copy: the record's own JSON stays as it is
+            return owned(data)  # type: ignore[return-value]
         return structure(data, self.input_type)
 
     def parse_resumed(self, data: JSON) -> R | None:
@@ -273,8 +279,8 @@ class Tool(Generic[I, O, R]):
         Raises:
             DecodeError: if it does not fit the resume class.
         """
-        if self.resume_type is None:
-            return data  # type: ignore[return-value]
+        if self.resume_type is None:  # a copy, as parse_input's
+            return owned(data)  # type: ignore[return-value]
         return structure(data, self.resume_type)
 
     async def call(self, ctx: ToolContext[R], data: JSON) -> JSON:

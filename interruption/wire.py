@@ -24,7 +24,15 @@ from interruption._converter import (
     structure_checked,
     structure_detailed,
 )
-from interruption._json import DOCUMENT_DEPTH, JSON, MAX_DEPTH
+from interruption._json import (
+    DOCUMENT_DEPTH,
+    JSON,
+    MAX_DEPTH,
+    STORED_DEPTH,
+    Mismatch,
+    json_problems,
+    owned,
+)
 from interruption._parse import (
     ENCODE,
     SMALL,
@@ -34,6 +42,7 @@ from interruption._parse import (
     parse_within,
 )
 from interruption._schema import schema_of
+from interruption.errors import PayloadError
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -115,12 +124,16 @@ def structure(data: JSON, cls: type[T], *, max_depth: int = DOCUMENT_DEPTH) -> T
         max_depth: How deeply arrays and objects may nest (as in `loads`).
 
     Returns:
-        The record.
+        The record, sharing nothing with *data*: changing *data* afterwards
+        changes no record.
 
     Raises:
         DecodeError: if *data* is not JSON or does not fit *cls*.
     """
-    return structure_checked(data, cls, check_depth(data, max_depth))
+    within = check_depth(data, max_depth)
+    # The decoder keeps the values it is handed (they are its own when
+    # parsed): these are the caller's, so it gets a copy.
+    return structure_checked(owned(data), cls, within)
 
 
 def unstructure(obj: object) -> JSON:
@@ -130,7 +143,9 @@ def unstructure(obj: object) -> JSON:
         obj: A record of this library (or any attrs class of JSON fields).
 
     Returns:
-        Plain dicts, lists and scalars, ready for any JSON encoder.
+        Dicts, lists and scalars, ready for any JSON encoder. A JSON field's
+        value is the record's own, not a copy: a schema's cannot change,
+        and a payload or an input is read, not changed.
     """
     return plain(obj)
 
@@ -142,9 +157,22 @@ def dumps(obj: object) -> str:
         obj: A record of this library (or any attrs class of JSON fields).
 
     Returns:
-        The JSON document.
+        The JSON document (its text is valid Unicode: it encodes as UTF-8).
+
+    Raises:
+        PayloadError: if a field of *obj* holds what JSON cannot (a lone
+            surrogate in a string, an integer beyond I-JSON, an object
+            key that is not a string), naming every path. A record of
+            this library refuses such values when it is built.
     """
-    return ENCODE(unstructure(obj))
+    value = unstructure(obj)
+    try:
+        return ENCODE(value)
+    except (TypeError, ValueError) as error:  # orjson's error is a TypeError
+        found = json_problems(value, max_depth=STORED_DEPTH) or [
+            Mismatch("$", "a JSON value", f"{type(error).__name__}: {error}")
+        ]
+        raise PayloadError(found) from None
 
 
 def json_schema(cls: type[Any]) -> dict[str, JSON]:

@@ -3,26 +3,33 @@ import copy
 import json
 import math
 import pickle
-from typing import NoReturn
+from collections.abc import Callable
+from typing import Any, NoReturn
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from interruption import (
     JSON,
+    Accepts,
     ApprovalPending,
+    Confirm,
     Custom,
     DecodeError,
+    FieldError,
+    FieldTypeError,
     Interrupted,
     InterruptionError,
     InterruptionKind,
     Mismatch,
     PayloadError,
+    PendingInterrupt,
     Phase,
     Problem,
     ProblemCode,
     ResumeRejected,
     ScheduledPause,
+    SchemaError,
     dumps,
     interrupt,
     interrupt_with,
@@ -33,6 +40,9 @@ from interruption._json import MAX_DEPTH
 from interruption._schemacheck import conforms
 
 from tests.strategies import interrupteds, json_values, kinds
+
+WRONG: Any = 5
+"""A value of the wrong type for any field (typed Any: the checks are run-time)."""
 
 
 @pytest.fixture(name="paused")
@@ -315,6 +325,124 @@ class TestInterruptionError:
         assert issubclass(cls, std)
 
 
+class TestCodes:
+    """Every failure a caller can meet is public, with a stable code."""
+
+    @staticmethod
+    def _public_failures() -> list[type[InterruptionError]]:
+        import interruption  # noqa: PLC0415 - every public name, lazy ones too
+
+        found = [getattr(interruption, name) for name in interruption.__all__]
+        return [
+            cls
+            for cls in found
+            if isinstance(cls, type) and issubclass(cls, InterruptionError)
+        ]
+
+    def test_each_public_failure_has_its_own_code(self) -> None:
+        """Each exported failure declares a snake_case code no other one has."""
+        failures = self._public_failures()
+        codes = [cls.__dict__.get("code") for cls in failures]
+        assert all(isinstance(code, str) and code.isidentifier() for code in codes)
+        assert all(code == code.lower() for code in codes if isinstance(code, str))
+        assert len(set(codes)) == len(codes)
+        assert {FieldError, SchemaError} <= set(failures)
+
+    def test_codes_are_stable(self) -> None:
+        """The codes of the core's failures are these strings, for good."""
+        assert {cls.__name__: cls.code for cls in self._public_failures()} == {
+            "ContinuationUnfinished": "continuation_unfinished",
+            "DecodeError": "decode_error",
+            "FieldError": "field_error",
+            "FieldTypeError": "field_type_error",
+            "InterruptionError": "interruption_error",
+            "PauseRefused": "pause_refused",
+            "PayloadError": "payload_error",
+            "ResumeRejected": "resume_rejected",
+            "SchemaError": "schema_error",
+            "SessionBusy": "session_busy",
+            "SessionPaused": "session_paused",
+            "ToolContractError": "tool_contract_error",
+        }
+
+    def test_an_instance_carries_its_class_code(self) -> None:
+        """An error's code is its class's, whatever its problems."""
+        error = DecodeError([Mismatch("$", "a", "b")])
+        assert error.code == "decode_error"
+        assert ResumeRejected.of(ProblemCode.MISSING, "m").code == "resume_rejected"
+
+    def test_rejecting_with_no_reason_is_a_library_error(self) -> None:
+        """``reject("")`` raises a FieldError, an InterruptionError naming the field."""
+        pending = PendingInterrupt(
+            "call-1", ApprovalPending("call-1"), None, None, Accepts()
+        )
+        with pytest.raises(InterruptionError) as caught:
+            pending.reject("")
+        assert isinstance(caught.value, FieldError)
+        assert isinstance(caught.value, ValueError)
+        assert (caught.value.code, caught.value.path) == ("field_error", "$.reason")
+        assert (caught.value.expected, caught.value.got) == ("a non-empty string", "''")
+
+    def test_an_unusable_schema_is_a_library_error(self) -> None:
+        """A schema that cannot run raises SchemaError, an InterruptionError."""
+        pending = PendingInterrupt(
+            "q-1", Custom(), None, None, Accepts(respond={"type": 5})
+        )
+        with pytest.raises(InterruptionError) as caught:
+            pending.respond("Yes")
+        assert isinstance(caught.value, SchemaError)
+        assert isinstance(caught.value, ValueError)
+        assert caught.value.code == "schema_error"
+        assert caught.value.path == "$.type"
+        assert caught.value.mismatches == caught.value.problems
+        assert caught.value.message == str(caught.value.problems[0])
+
+    @pytest.mark.parametrize(
+        ("build", "field", "expected"),
+        [
+            (lambda: ApprovalPending(WRONG), "tool_use_id", "a string"),
+            (
+                lambda: ScheduledPause(WRONG, "n"),
+                "phase",
+                "Phase.BEFORE or Phase.AFTER",
+            ),
+            (
+                lambda: Interrupted(WRONG),
+                "kind",
+                "Custom, ApprovalPending or ScheduledPause",
+            ),
+            (lambda: Confirm("t", "q", [WRONG]), "choices", "strings"),
+            (lambda: Problem(ProblemCode.MISSING, WRONG), "message", "a string"),
+        ],
+    )
+    def test_a_value_of_the_wrong_type_is_a_library_error(
+        self, build: Callable[[], object], field: str, expected: str
+    ) -> None:
+        """A field given the wrong type raises FieldTypeError: a TypeError and ours."""
+        with pytest.raises(FieldTypeError) as caught:
+            build()
+        error = caught.value
+        assert isinstance(error, TypeError)
+        assert isinstance(error, FieldError)
+        assert isinstance(error, InterruptionError)
+        assert (error.code, error.field, error.expected) == (
+            "field_type_error",
+            field,
+            expected,
+        )
+        assert str(error).startswith(f"{field}: expected {expected}, got ")
+
+    def test_field_error_pickles(self) -> None:
+        """A field error survives pickling with its pieces."""
+        error = pickle.loads(pickle.dumps(FieldError("node", "x", "y")))  # noqa: S301 - our own bytes
+        assert (error.field, error.expected, error.got, error.path) == (
+            "node",
+            "x",
+            "y",
+            "$.node",
+        )
+
+
 class TestDecodeError:
     def test_attributes_of_the_first_problem(self) -> None:
         """``.path``, ``.expected`` and ``.got`` are the first problem's pieces."""
@@ -418,6 +546,16 @@ class TestProblem:
             None,
             None,
         )
+
+
+class TestProblemText:
+    @pytest.mark.parametrize("field", ["message", "answer", "interrupt_id"])
+    def test_a_lone_surrogate_is_refused(self, field: str) -> None:
+        """A problem's text must have a wire form: no lone surrogate anywhere."""
+        words = {"message": "m", "answer": "respond", "interrupt_id": "call-1"}
+        with pytest.raises(PayloadError) as caught:
+            Problem(ProblemCode.MISSING, **{**words, field: "x\ud800"})  # type: ignore[arg-type]
+        assert caught.value.path == f"$.{field}"
 
 
 class TestProblemCode:

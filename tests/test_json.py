@@ -2,13 +2,16 @@ import json
 import math
 import pickle
 import typing
+from typing import Final
 
 import pytest
+import rfc8785
 from hypothesis import given
 from hypothesis import strategies as st
 from interruption import (
     JSON,
     Custom,
+    FieldError,
     Interrupted,
     Mismatch,
     PayloadError,
@@ -17,17 +20,18 @@ from interruption import (
     json_equal,
 )
 from interruption._json import (
+    CANONICAL_DEPTH,
     MAX_DEPTH,
     MAX_SAFE_INTEGER,
-    FieldError,
     child_path,
     describe,
+    frozen,
     is_json,
     is_json_type,
     json_problems,
 )
 
-from tests.strategies import equivalents, json_values
+from tests.strategies import equivalents, json_scalars, json_values, keys
 
 IN_RANGE = f"an integer within ±{MAX_SAFE_INTEGER} (I-JSON)"
 
@@ -225,6 +229,123 @@ class TestCanonical:
         """The canonical bytes parse back to a JSON-equal value."""
         # ECMAScript prints 2.0**60 as an integer literal: read numbers as floats.
         assert json_equal(json.loads(canonical(value), parse_int=float), value)
+
+
+_SPELLED_APART: Final = [
+    1.0,
+    -0.0,
+    100.0,
+    2.0**53,
+    2.0**53 + 2,
+    9007199254740994.0e1,
+    1e16,
+    1.5e16,
+    1.2345678901234568e20,
+    9.99e20,
+    1e21,
+    1e-5,
+    1e-6,
+    4.5e-6,
+    -9.999999999999999e-6,
+    9.99e-7,
+    5e-324,
+]
+"""Floats whose orjson spelling differs from ECMAScript's, and their neighbours."""
+
+_AWKWARD_KEYS: Final = ["\ue000", "\U0001f600", "a\U0001f600", "a\uffff", "\uff61"]
+"""Keys whose UTF-16 order is not their code point order."""
+
+
+def canonical_inputs() -> st.SearchStrategy[JSON]:
+    """JSON values heavy in the floats and keys where encoders part ways."""
+    scalars = st.one_of(
+        json_scalars(),
+        st.sampled_from(_SPELLED_APART),
+        st.sampled_from(_SPELLED_APART).map(lambda number: -number),
+        st.sampled_from(["1.0,", "e+16", '"\U0001f600":', "-0.0]"]),
+    )
+    return st.recursive(
+        scalars,
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=4),
+            st.dictionaries(st.one_of(keys(), st.sampled_from(_AWKWARD_KEYS)), inner),
+        ),
+        max_leaves=16,
+    )
+
+
+class TestCanonicalIsRFC8785:
+    """`canonical` writes exactly what the rfc8785 package writes, faster."""
+
+    @given(canonical_inputs())
+    def test_the_bytes_of_the_reference(self, value: JSON) -> None:
+        """For every JSON value, the bytes are the rfc8785 package's."""
+        assert canonical(value) == rfc8785.dumps(value)
+
+    @given(canonical_inputs())
+    def test_frozen_values_too(self, value: JSON) -> None:
+        """A record's frozen JSON is written as the same value unfrozen."""
+        assert canonical(frozen(value)) == rfc8785.dumps(value)
+
+    @pytest.mark.parametrize("number", _SPELLED_APART)
+    def test_each_float_where_orjson_differs(self, number: float) -> None:
+        """Each float orjson spells otherwise gets ECMAScript's spelling."""
+        values: list[JSON] = [number, -number, [number, -number], {"n": number}]
+        for value in values:
+            assert canonical(value) == rfc8785.dumps(value)
+
+    @pytest.mark.parametrize(
+        "value", ["1.0,", "e+16", "x-0.0]", 1.0, -0.0, 1e16, True, None, 7]
+    )
+    def test_bare_scalars(self, value: JSON) -> None:
+        """A document that is one scalar, even one spelled like a trigger."""
+        assert canonical(value) == rfc8785.dumps(value)
+
+    def test_keys_beyond_the_bmp_sort_by_code_units(self) -> None:
+        """U+1F600 sorts before U+E000 (its surrogates do), at every depth."""
+        value: JSON = {"\ue000": 1, "\U0001f600": [{"\uffff": 1, "\U00010000": 2}]}
+        assert canonical(value) == rfc8785.dumps(value)
+        assert canonical(value).index("😀".encode()) < canonical(value).index(
+            "\ue000".encode()
+        )
+
+    @pytest.mark.parametrize(
+        ("value", "path", "expected"),
+        [
+            (math.nan, "$", "a finite number"),
+            ({"a": [None, math.inf]}, "$.a[1]", "a finite number"),
+            ({"a": None, "b": -math.inf}, "$.b", "a finite number"),
+            (2**53, "$", f"an integer within ±{MAX_SAFE_INTEGER} (I-JSON)"),
+            ("\ud800", "$", "a string of valid Unicode"),
+            ({1: 2}, "$", "object keys that are strings"),
+            ({"s": {1, 2}}, "$.s", "a JSON value"),
+        ],
+    )
+    def test_not_json_is_a_payload_error(
+        self, value: object, path: str, expected: str
+    ) -> None:
+        """A value that is not JSON raises PayloadError at its path, never null."""
+        with pytest.raises(PayloadError) as caught:
+            canonical(value)  # type: ignore[arg-type]
+        assert (caught.value.path, caught.value.expected) == (path, expected)
+        with pytest.raises(PayloadError):
+            digest(value)  # type: ignore[arg-type]
+
+    def test_deeper_than_orjson_writes(self) -> None:
+        """A value nested past orjson's limit is written by the reference."""
+        value: JSON = []
+        for _ in range(300):
+            value = [value]
+        assert canonical(value) == rfc8785.dumps(value)
+        for _ in range(CANONICAL_DEPTH):
+            value = [value]
+        with pytest.raises(PayloadError, match=f"at most {CANONICAL_DEPTH} levels"):
+            canonical(value)
+
+    def test_a_large_array_costs_about_its_parse(self) -> None:
+        """The digest of 100,000 floats walks nothing when orjson spells them."""
+        numbers: JSON = [index / 7 for index in range(1, 100_001)]
+        assert canonical(numbers) == rfc8785.dumps(numbers)
 
 
 class TestDigest:

@@ -1,18 +1,25 @@
 import pickle
 import typing
+from pathlib import Path
 
 import attrs
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 from interruption import (
     ApprovalPending,
     Custom,
+    DecodeError,
+    FieldError,
     InterruptionKind,
+    PayloadError,
     Phase,
     ScheduledPause,
+    dumps,
+    loads,
 )
-from interruption._json import FieldError
 from interruption.kinds import KINDS, tag_of
+from interruption.wire import MAX_BYTES
 
 from tests.strategies import kinds
 
@@ -173,3 +180,108 @@ class TestModule:
             "ScheduledPause",
             "tag_of",
         ]
+
+
+class TestKindText:
+    """Kind fields hold the text a payload's strings may hold: valid Unicode."""
+
+    @pytest.mark.parametrize(
+        ("build", "field"),
+        [
+            (ApprovalPending, "tool_use_id"),
+            (lambda text: ScheduledPause(Phase.BEFORE, text), "node"),
+        ],
+    )
+    @pytest.mark.parametrize("text", ["\ud800", "tu-\udfff", "\udc00x\ud83d"])
+    def test_lone_surrogate_is_refused_at_construction(
+        self, build: typing.Callable[[str], InterruptionKind], field: str, text: str
+    ) -> None:
+        """A lone surrogate in a kind field is a PayloadError at that field."""
+        with pytest.raises(PayloadError) as caught:
+            build(text)
+        assert (caught.value.path, caught.value.expected, caught.value.got) == (
+            f"$.{field}",
+            "a string of valid Unicode",
+            "a lone surrogate",
+        )
+
+    @given(
+        st.text(
+            st.characters() | st.characters(categories=["Cs"]),  # lone surrogates
+            min_size=1,
+            max_size=4,
+        )
+    )
+    def test_a_kind_built_is_a_kind_that_travels(self, text: str) -> None:
+        """Whatever text builds a kind, its UTF-8 wire form reads back equal."""
+        for build in (
+            ApprovalPending,
+            lambda node: ScheduledPause(Phase.AFTER, node),
+        ):
+            try:
+                kind = build(text)
+            except PayloadError:
+                continue
+            data = dumps(kind).encode("utf-8")
+            assert loads(data, type(kind)) == kind
+
+
+class TestEntelixDifferences:
+    """The README states where this library is stricter than entelix, exactly."""
+
+    SENTENCE = (
+        "The tags and field names are entelix's; two rules are this library's own. "
+        'An empty `tool_use_id` or `node` is refused, though entelix writes `""`: '
+        "building one raises `FieldError`, decoding one `DecodeError`. And `loads` "
+        "refuses a document over 1 MiB (1,048,576 bytes) unless given a larger "
+        "`max_bytes`."
+    )
+
+    def test_the_readme_says_it_in_the_pause_section(self) -> None:
+        """The pause section of the README carries the sentence, word for word."""
+        readme = (Path(__file__).parent.parent / "README.md").read_text("utf-8")
+        section = readme.split("## The pause", 1)[1].split("\n## ", 1)[0]
+        assert self.SENTENCE in " ".join(section.split())
+
+    @pytest.mark.parametrize(
+        ("text", "cls", "path"),
+        [
+            (
+                '{"type": "approval_pending", "tool_use_id": ""}',
+                ApprovalPending,
+                "$.tool_use_id",
+            ),
+            (
+                '{"type": "scheduled_pause", "phase": "before", "node": ""}',
+                ScheduledPause,
+                "$.node",
+            ),
+        ],
+    )
+    def test_an_empty_field_entelix_writes_is_refused(
+        self, text: str, cls: type[InterruptionKind], path: str
+    ) -> None:
+        """Entelix's empty ``tool_use_id`` / ``node`` decodes to a DecodeError."""
+        with pytest.raises(DecodeError) as caught:
+            loads(text, cls)
+        assert (caught.value.path, caught.value.expected) == (
+            path,
+            "a non-empty string",
+        )
+
+    def test_building_one_is_a_field_error(self) -> None:
+        """Building a kind with an empty field raises FieldError."""
+        with pytest.raises(FieldError):
+            ApprovalPending("")
+        with pytest.raises(FieldError):
+            ScheduledPause(Phase.BEFORE, "")
+
+    def test_a_document_over_one_mib_is_refused(self) -> None:
+        """``loads`` takes 1,048,576 bytes by default, and not one more."""
+        assert MAX_BYTES == 1_048_576
+        body = '{"type": "approval_pending", "tool_use_id": "%s"}'
+        fits = body % ("x" * (MAX_BYTES - len(body % "")))
+        assert loads(fits, ApprovalPending).tool_use_id.startswith("x")
+        with pytest.raises(DecodeError, match="at most 1048576 bytes"):
+            loads(fits.replace('"x', '"xx', 1), ApprovalPending)
+        assert loads(fits + " ", ApprovalPending, max_bytes=MAX_BYTES + 1).tool_use_id

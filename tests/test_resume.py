@@ -1,10 +1,15 @@
 from __future__ import annotations
 
+import asyncio
 import json
+import tempfile
 from datetime import UTC, datetime
+from pathlib import Path
 
 import attrs
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from interruption import (
     JSON,
     Accepts,
@@ -27,10 +32,14 @@ from interruption import (
     ToolResponse,
     dumps,
     loads,
+    structure,
     unstructure,
 )
-from interruption._json import MAX_DEPTH, FieldError
+from interruption._json import MAX_DEPTH
 from interruption.approval import DECISION_SCHEMA
+from interruption.errors import FieldError
+from interruption.sealing import Sealer
+from interruption.store import MemoryStore, SqliteStore
 from interruption.validation import ResumePolicy, validate_resume
 
 NOW = datetime(2026, 11, 21, 23, 0, tzinfo=UTC)
@@ -609,3 +618,226 @@ class TestInterruptedTurn:
             approved=("call-4",),
         )
         assert loads(dumps(turn), InterruptedTurn) == turn
+
+
+# --- a record owns its JSON ------------------------------------------------------
+
+_EDIT = ToolRequest("edit", "call-3", {"n": 1})
+OWNED_TURN = InterruptedTurn(
+    session="s-1",
+    turn_id=1,
+    messages=(Message(Role.MODEL, (QUESTION.tool, _TRANSFER, _EDIT)),),  # type: ignore[arg-type]
+    interrupts=(
+        attrs.evolve(QUESTION),
+        attrs.evolve(APPROVAL, expires_at=None),
+        PendingInterrupt(
+            id="call-3",
+            kind=Custom(),
+            payload={"fields": ["n"]},
+            tool=_EDIT,
+            accepts=Accepts(
+                restart={"type": "object", "required": ["ok"]},
+                replace_input={
+                    "type": "object",
+                    "properties": {"n": {"type": "integer", "maximum": 5}},
+                },
+            ),
+        ),
+    ),
+    completed=(),
+    created_at=BEFORE,
+)
+"""A turn whose verdicts read its schemas, its tool inputs and its payloads."""
+
+_DECIDE: JSON = {"approve": {"note": None}}
+CANDIDATES = (
+    Resume(respond=[Respond("ask_user", "call-2", "Yes")]),
+    Resume(respond=[Respond("ask_user", "call-2", "Maybe")]),
+    Resume(respond=[Respond("ask_user", "call-2", {"enum": ["Maybe"]})]),
+    Resume(restart=[Restart("transfer_money", "call-1", _DECIDE)]),
+    Resume(restart=[Restart("transfer_money", "call-1", "Maybe")]),
+    Resume(restart=[Restart("transfer_money", "call-1", _DECIDE, _TRANSFER.input)]),
+    Resume(restart=[Restart("transfer_money", "call-1", _DECIDE, {"to": "EVIL"})]),
+    Resume(restart=[Restart("edit", "call-3", {"ok": True})]),
+    Resume(restart=[Restart("edit", "call-3", {"ok": True}, {"n": 5})]),
+    Resume(restart=[Restart("edit", "call-3", {"ok": True}, {"n": 6})]),
+    Resume(restart=[Restart("edit", "call-3", {})]),
+)
+"""Answers, some accepted, each refused for a reason the turn's JSON decides."""
+
+_PARTIAL = ResumePolicy(allow_partial=True, now=lambda: NOW)
+
+
+def verdicts(turn: InterruptedTurn) -> list[tuple[str, ...]]:
+    """What `validate_resume` says of each candidate: accepted, or the codes."""
+    found: list[tuple[str, ...]] = []
+    for resume in CANDIDATES:
+        try:
+            validate_resume(resume, turn, policy=_PARTIAL)
+        except ResumeRejected as rejected:
+            found.append(tuple(code.value for code in rejected.codes))
+        else:
+            found.append(("accepted",))
+    return found
+
+
+def containers(value: object) -> list[dict[str, JSON] | list[JSON]]:
+    """Every object and array in *value*, outermost first."""
+    found: list[dict[str, JSON] | list[JSON]] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            found.append(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            found.append(item)
+            stack.extend(item)
+    return found
+
+
+def vandalize(value: object, actions: list[int]) -> None:
+    """Change every object and array in *value*, in place, as *actions* say."""
+    for number, item in enumerate(containers(value)):
+        action = actions[number % len(actions)]
+        if isinstance(item, dict):
+            if action == 0:
+                item.clear()
+            elif action == 1:
+                item.update({"enum": ["Maybe"], "to": "EVIL", "n": 6, "type": "null"})
+            else:
+                for key in item:
+                    item[key] = ["Maybe", {"n": 6}]
+        elif action == 0:
+            item.clear()
+        elif action == 1:
+            item.append("Maybe")
+        else:
+            item[:] = ["Maybe"] * len(item)
+
+
+class TestOwnedJSON:
+    """A record owns immutable copies of the JSON it holds: no caller reaches it."""
+
+    def test_the_candidates_tell_the_turns_json_apart(self) -> None:
+        """The candidates are accepted and refused for reasons the JSON decides."""
+        assert verdicts(OWNED_TURN) == [
+            ("accepted",),
+            ("schema_violation",),
+            ("schema_violation",),
+            ("accepted",),
+            ("schema_violation",),
+            ("accepted",),
+            ("input_modified",),
+            ("accepted",),
+            ("accepted",),
+            ("schema_violation",),
+            ("schema_violation",),
+        ]
+
+    @settings(max_examples=25, deadline=None)
+    @given(st.lists(st.integers(0, 2), min_size=1, max_size=8))
+    def test_a_stored_turn_reads_back_with_its_verdicts(
+        self, actions: list[int]
+    ) -> None:
+        """Whatever a caller does to what it passed in, verdicts stay as saved."""
+        document = json.loads(dumps(OWNED_TURN))
+        turn = structure(document, InterruptedTurn)
+        saved = verdicts(turn)
+        text = dumps(turn)
+        sealer = Sealer({"k1": bytes.fromhex("8f3a" * 16)}, "k1")
+        token = sealer.seal(turn, now=NOW)
+        memory = MemoryStore()
+        with tempfile.TemporaryDirectory() as where:
+            sqlite = SqliteStore(Path(where) / "store.db")
+            try:
+                for store in (memory, sqlite):
+                    asyncio.run(store.save("s-1", turn.messages, turn))
+                vandalize(document, actions)
+                stored = [
+                    asyncio.run(store.load_turn("s-1", 1)) for store in (memory, sqlite)
+                ]
+            finally:
+                asyncio.run(sqlite.close())
+        read_back = [
+            turn,
+            structure(json.loads(text), InterruptedTurn),
+            loads(text, InterruptedTurn),
+            sealer.open(token, now=NOW),
+            *(found.turn for found in stored if found is not None),
+        ]
+        assert len(read_back) == 6
+        for again in read_back:
+            assert verdicts(again) == saved
+            assert dumps(again.interrupts) == dumps(turn.interrupts)
+
+    @settings(max_examples=25, deadline=None)
+    @given(st.lists(st.integers(0, 2), min_size=1, max_size=8))
+    def test_a_record_built_in_python_keeps_what_it_was_given(
+        self, actions: list[int]
+    ) -> None:
+        """Records built from a caller's dicts copy them: changing those is moot."""
+        given_json = json.loads(dumps(OWNED_TURN))
+        turn = InterruptedTurn(
+            session="s-1",
+            turn_id=1,
+            messages=(),
+            interrupts=tuple(
+                PendingInterrupt(
+                    id=pending["id"],
+                    kind=loads(json.dumps(pending["kind"]), ApprovalPending | Custom),  # type: ignore[arg-type]
+                    payload=pending["payload"],
+                    tool=ToolRequest(
+                        pending["tool"]["name"],
+                        pending["tool"]["ref"],
+                        pending["tool"]["input"],
+                    ),
+                    accepts=Accepts(**pending["accepts"]),
+                )
+                for pending in given_json["interrupts"]
+            ),
+            completed=(),
+            created_at=BEFORE,
+        )
+        saved = verdicts(turn)
+        memory = MemoryStore()
+        asyncio.run(memory.save("s-1", (), turn))
+        vandalize(given_json, actions)
+        stored = asyncio.run(memory.load_turn("s-1", 1))
+        assert stored is not None
+        assert verdicts(turn) == verdicts(stored.turn) == saved
+
+    def test_a_spelling_decoded_later_is_not_the_callers(self) -> None:
+        """A schema a caller changed after decoding reaches no later record."""
+        document = json.loads(dumps(QUESTION))
+        first = structure(document, PendingInterrupt)
+        document["accepts"]["respond"]["enum"].append("Maybe")
+        later = loads(dumps(QUESTION), PendingInterrupt)
+        for pending in (first, later):
+            assert pending.accepts.respond == {"enum": ["Yes", "No"]}
+            with pytest.raises(ResumeRejected):
+                pending.respond("Maybe")
+
+    def test_held_schemas_cannot_change(self) -> None:
+        """A schema read off a record raises TypeError on any change."""
+        pending = loads(dumps(QUESTION), PendingInterrupt)
+        respond = pending.accepts.respond
+        assert respond is not None
+        with pytest.raises(TypeError):
+            respond["enum"].append("Maybe")  # type: ignore[union-attr]
+        with pytest.raises(TypeError):
+            respond["type"] = "string"
+        assert not pending.fits(Respond("ask_user", "call-2", "Maybe"))
+
+    def test_a_schema_deepened_after_use_still_saves_what_reads_back(self) -> None:
+        """A schema nested past MAX_DEPTH after its first use is not what is saved."""
+        schema: dict[str, JSON] = {"enum": ["Yes", "No"]}
+        pending = attrs.evolve(QUESTION, accepts=Accepts(respond=schema))
+        assert not pending.fits(Respond("ask_user", "call-2", "Maybe"))
+        deep: JSON = "Maybe"
+        for _ in range(MAX_DEPTH + 5):
+            deep = [deep]
+        schema["enum"] = [deep]
+        again = loads(dumps(pending), PendingInterrupt)
+        assert again == pending
+        assert again.accepts.respond == {"enum": ["Yes", "No"]}

@@ -1,21 +1,24 @@
 from __future__ import annotations
 
+import copy
 import decimal
 import json
+import math
+import pickle
 import signal
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from decimal import Decimal
 from pathlib import Path
 from types import FrameType
-from typing import Final, cast
+from typing import Any, Final, cast
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from interruption import JSON, Mismatch, _schemacheck
+from interruption import JSON, FieldError, Mismatch, PayloadError, _schemacheck
 from interruption._json import describe
 from interruption._parse import ENCODE
 from interruption._schemacheck import (
@@ -29,7 +32,7 @@ from interruption._schemacheck import (
     conforms,
     group_check,
     schema_mismatches,
-    shared,
+    schema_value,
 )
 
 from tests.strategies import json_values, multiples_and_not, texts
@@ -422,40 +425,116 @@ class TestConforming:
         moved = [_for_all(ENCODE(schema)) is not None for schema in _ROOTED_SCHEMAS]
         assert [index for index, yes in enumerate(moved) if yes] == [0, 1, 4, 5, 6, 9]
 
-    def test_identities_are_forgotten_past_the_limit(
-        self, monkeypatch: pytest.MonkeyPatch
-    ) -> None:
-        """The identity cache starts over when full, with the same verdicts."""
-        monkeypatch.setattr(_schemacheck, "_BY_IDENTITY_LIMIT", 1)
-        assert conforming([("Yes", {"enum": ["Yes"]}), (1, {"type": "integer"})])
-        assert len(_schemacheck._BY_IDENTITY) == 1
 
-
-class TestShared:
+class TestSchemaValue:
     @given(json_values(), json_values())
-    def test_one_object_per_spelling(self, first: JSON, second: JSON) -> None:
-        """Schemas spelled alike share one object; any other stays apart."""
-        one = shared({"const": first})
-        again = shared(json.loads(ENCODE({"const": first})))
-        other = shared({"const": second})
+    def test_one_value_per_spelling(self, first: JSON, second: JSON) -> None:
+        """Schemas spelled alike share one immutable value; any other stays apart."""
+        one = schema_value({"const": first})
+        again = schema_value(json.loads(ENCODE({"const": first})))
+        other = schema_value({"const": second})
         assert one is again
         assert one == {"const": first}
+        assert one.text == ENCODE({"const": first})
         same_text = ENCODE(first) == ENCODE(second)
         assert (other is one) is same_text
 
     def test_an_int_is_not_taken_for_a_float(self) -> None:
         """1 and 1.0 (equal in Python) spell two schemas, kept apart."""
-        assert shared({"minimum": 1}) is not shared({"minimum": 1.0})
-        assert shared({"const": True}) is not shared({"const": 1})
+        assert schema_value({"minimum": 1}) is not schema_value({"minimum": 1.0})
+        assert schema_value({"const": True}) is not schema_value({"const": 1})
 
-    def test_forgotten_past_the_limit(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        """The table starts over when full; what it hands out is unchanged."""
-        monkeypatch.setattr(_schemacheck, "_SHARED", {})
-        monkeypatch.setattr(_schemacheck, "_SHARED_LIMIT", 1)
-        first = shared({"type": "string"})
-        assert shared({"type": "integer"}) == {"type": "integer"}
-        assert shared({"type": "string"}) is not first
-        assert len(_schemacheck._SHARED) == 1
+    def test_not_json_is_never_taken_for_json(self) -> None:
+        """NaN is refused, not read as the null that one encoder writes for it."""
+        schema_value({"const": None})
+        with pytest.raises(PayloadError) as caught:
+            schema_value({"const": math.nan}, "respond")
+        assert caught.value.path == "$.respond.const"
+
+    @pytest.mark.parametrize("value", [[], "{}", None, 1])
+    def test_not_an_object_is_a_field_error(self, value: object) -> None:
+        """A schema that is not a JSON object names its field."""
+        with pytest.raises(FieldError) as caught:
+            schema_value(value, "restart")
+        assert (caught.value.field, caught.value.expected) == (
+            "restart",
+            "a JSON object",
+        )
+
+    @given(json_values())
+    def test_shares_nothing_with_what_it_was_given(self, value: JSON) -> None:
+        """Changing the dict handed over changes neither the value nor its verdict."""
+        given_schema: dict[str, JSON] = {"enum": ["Yes", "No"], "x": value}
+        held = schema_value(given_schema)
+        given_schema["enum"].append("Maybe")  # type: ignore[union-attr]
+        given_schema["x"] = "changed"
+        assert held == {"enum": ["Yes", "No"], "x": value}
+        assert not conforms("Maybe", held)
+        assert conforms("Maybe", given_schema)
+
+    @pytest.mark.parametrize(
+        "change",
+        [
+            lambda s: s.__setitem__("type", "string"),
+            lambda s: s.__delitem__("enum"),
+            lambda s: s.update({"type": "string"}),
+            lambda s: s.setdefault("type", "string"),
+            lambda s: s.pop("enum"),
+            lambda s: s.popitem(),
+            lambda s: s.clear(),
+            lambda s: s.__ior__({"type": "string"}),
+            lambda s: s["enum"].append("Maybe"),
+            lambda s: s["enum"].extend(["Maybe"]),
+            lambda s: s["enum"].insert(0, "Maybe"),
+            lambda s: s["enum"].__setitem__(0, "Maybe"),
+            lambda s: s["enum"].__delitem__(0),
+            lambda s: s["enum"].__iadd__(["Maybe"]),
+            lambda s: s["enum"].__imul__(2),
+            lambda s: s["enum"].pop(),
+            lambda s: s["enum"].remove("Yes"),
+            lambda s: s["enum"].clear(),
+            lambda s: s["enum"].sort(),
+            lambda s: s["enum"].reverse(),
+        ],
+    )
+    def test_cannot_change(self, change: Callable[[Any], object]) -> None:
+        """Every way to change a held schema, at any depth, raises TypeError."""
+        held = schema_value({"enum": ["Yes", "No"]})
+        with pytest.raises(TypeError, match="never changes"):
+            change(held)
+        assert held == {"enum": ["Yes", "No"]}
+        assert not conforms("Maybe", held)
+
+    def test_copies_and_pickles_are_the_value(self) -> None:
+        """A copy is the value itself; a pickle reads back as the same value."""
+        held = schema_value({"enum": ["Yes", [1, {"a": 2}]]})
+        assert copy.copy(held) is held
+        assert copy.deepcopy(held) is held
+        again = pickle.loads(pickle.dumps(held))  # noqa: S301 - our own bytes
+        assert again is held
+        assert copy.copy(held["enum"]) is held["enum"]
+        assert copy.deepcopy(held["enum"]) is held["enum"]
+        inner = pickle.loads(pickle.dumps(held["enum"]))  # noqa: S301 - as above
+        assert inner == ["Yes", [1, {"a": 2}]]
+        assert type(inner) is type(held["enum"])
+
+    def test_forgotten_values_come_back_equal(self) -> None:
+        """Past the cache, a spelling gets a new value, equal and as immutable."""
+        first = schema_value({"type": "string"})
+        _schemacheck._schema_of_text.cache_clear()
+        again = schema_value({"type": "string"})
+        assert again == first
+        assert again.text == first.text
+        assert conforms("x", again)
+        assert not conforms(1, again)
+
+    def test_a_changed_dict_is_checked_as_it_now_is(self) -> None:
+        """Checks are found by content: a dict changed in place gets its new verdict."""
+        schema: dict[str, JSON] = {"enum": ["Yes"]}
+        assert not conforms("No", schema)
+        schema["enum"] = ["Yes", "No"]
+        assert conforms("No", schema)
+        assert schema_mismatches("No", schema) == []
 
 
 def conforming(pairs: list[tuple[JSON, JSONSchema]]) -> bool:
@@ -586,3 +665,14 @@ class TestCheckSchema:
                 "$defs": {"a": {"$ref": "#/$defs/a"}},
             }
         )
+
+
+class TestEngineMessages:
+    def test_a_rejected_value_is_never_written_into_the_engine_messages(self) -> None:
+        """The engine masks values in its own messages: a large one costs no text."""
+        value: JSON = list(range(10_000))
+        error = next(_schemacheck._fast('{"enum":["Yes","No"]}').iter_errors(value))
+        assert "9999" not in error.message
+        assert schema_mismatches(value, {"enum": ["Yes", "No"]}) == [
+            Mismatch("$", "one of 'Yes', 'No'", "an array")
+        ]

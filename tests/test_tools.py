@@ -17,6 +17,7 @@ from interruption import (
     PayloadError,
     PendingInterrupt,
     Phase,
+    Restart,
     ScheduledPause,
     Tool,
     ToolContext,
@@ -347,6 +348,43 @@ class TestDefineInterrupt:
         with pytest.raises(Interrupted) as caught:
             asyncio.run(ask.call(ToolContext("ask_user", "r"), {"q": "?"}))
         assert caught.value == Interrupted(Custom(), {"q": "?"})
+
+    def test_a_tool_keeps_its_own_schemas(self) -> None:
+        """Changing the dicts a tool was defined with changes nothing it checks."""
+        output: dict[str, JSON] = {"enum": ["Yes", "No"]}
+        given_input: dict[str, JSON] = {"type": "object", "required": ["q"]}
+        ask = define_interrupt("ask", "Ask", input=given_input, output=output)
+        output["enum"].append("Maybe")  # type: ignore[union-attr]
+        given_input["required"] = []
+        assert ask.output_schema == {"enum": ["Yes", "No"]}
+        assert ask.input_schema == {"type": "object", "required": ["q"]}
+        with pytest.raises(TypeError):
+            ask.output_schema["enum"].append("Maybe")  # type: ignore[union-attr]
+        pending = PendingInterrupt(
+            "r", Custom(), None, None, Accepts(respond=ask.output_schema)
+        )
+        assert pending.fits(pending.respond("Yes"))
+        with pytest.raises(InterruptionError):
+            pending.respond("Maybe")
+
+    def test_a_tool_that_changes_its_input_changes_no_record(self) -> None:
+        """A JSON-input tool gets copies: changing them leaves the call as it was."""
+
+        @tool(input={"type": "object"}, output={}, resume={})
+        def meddle(ctx: ToolContext[JSON], data: JSON) -> JSON:
+            assert isinstance(data, dict)
+            data["amount"] = 0
+            if isinstance(ctx.resumed, dict):
+                ctx.resumed.clear()
+            return None
+
+        request = ToolRequest("meddle", "r", {"amount": 125000})
+        restart = Restart("meddle", "r", {"ok": True})
+        resumed = meddle.parse_resumed(restart.resumed)
+        context: ToolContext[JSON] = ToolContext("meddle", "r", resumed=resumed)
+        asyncio.run(meddle.call(context, request.input))
+        assert request.input == {"amount": 125000}
+        assert restart.resumed == {"ok": True}
 
     def test_classes_give_schemas(self) -> None:
         """Class specs are turned into their JSON Schemas."""

@@ -20,6 +20,7 @@ from interruption import (
     InterruptionKind,
     Message,
     Mismatch,
+    PayloadError,
     PendingInterrupt,
     Phase,
     Respond,
@@ -31,6 +32,7 @@ from interruption import (
     loads,
     structure,
     unstructure,
+    wire,
 )
 from interruption._converter import (
     _CHECKED,
@@ -41,7 +43,7 @@ from interruption._converter import (
     trusted_each,
 )
 from interruption._json import DOCUMENT_DEPTH, MAX_DEPTH, describe
-from interruption._validators import json_value, non_empty, optional_string
+from interruption._validators import non_empty, optional_string, payload_json
 from interruption.wire import MAX_BYTES
 from jsonschema import Draft202012Validator
 
@@ -52,6 +54,7 @@ from tests.strategies import (
     corruptions,
     json_values,
     kinds,
+    texts,
     wire_values,
 )
 
@@ -246,6 +249,72 @@ class TestDumps:
         decoded = loads(dumps(kind), ANY_KIND)
         assert decoded == kind
         assert type(decoded) is type(kind)
+
+
+@attrs.frozen
+class Unchecked:
+    """A caller's own record: fields without validators."""
+
+    name: str
+    data: JSON = None
+
+
+class TestDumpsRefusesWhatJSONCannot:
+    @pytest.mark.usefixtures("parser")
+    @pytest.mark.parametrize(
+        ("record", "path"),
+        [
+            (Unchecked("\ud800"), "$.name"),
+            (Unchecked("n", {"k": "x\udfff"}), "$.data.k"),
+        ],
+    )
+    def test_a_lone_surrogate_with_and_without_orjson(
+        self, record: Unchecked, path: str
+    ) -> None:
+        """A lone surrogate is a PayloadError at its path, never a bare TypeError."""
+        with pytest.raises(PayloadError) as caught:
+            dumps(record)
+        assert (caught.value.path, caught.value.expected) == (
+            path,
+            "a string of valid Unicode",
+        )
+
+    @pytest.mark.parametrize(
+        ("data", "path", "expected"),
+        [
+            ({1: "x"}, "$.data", "object keys that are strings"),
+            ([2**70], "$.data[0]", "an integer within"),
+        ],
+    )
+    def test_what_orjson_refuses(self, data: object, path: str, expected: str) -> None:
+        """What orjson refuses to write is a PayloadError naming the path."""
+        with pytest.raises(PayloadError) as caught:
+            dumps(Unchecked("n", data))  # type: ignore[arg-type]
+        assert caught.value.path == path
+        assert caught.value.expected.startswith(expected)
+
+    @pytest.mark.usefixtures("parser")
+    @given(texts(min_size=0) | st.text(st.characters(categories=["Cs"]), min_size=1))
+    def test_whatever_dumps_writes_is_utf8(self, text: str) -> None:
+        """Text dumps returns always encodes as UTF-8, and reads back equal."""
+        try:
+            written = dumps(Unchecked(text))
+        except PayloadError:
+            return
+        assert loads(written.encode("utf-8"), Unchecked) == Unchecked(text)
+
+    def test_an_unexpected_encoder_error_keeps_its_words(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """An encoder error on a JSON value still surfaces as a PayloadError."""
+
+        def refuse(_value: JSON) -> str:
+            msg = "no"
+            raise ValueError(msg)
+
+        monkeypatch.setattr(wire, "ENCODE", refuse)
+        with pytest.raises(PayloadError, match="ValueError: no"):
+            dumps(Unchecked("n"))
 
 
 class TestUnstructure:
@@ -986,7 +1055,7 @@ class BadDefault:
     """A record whose default its own validator refuses."""
 
     name: str = attrs.field(default="", validator=non_empty)
-    data: JSON = attrs.field(default=NOT_JSON, validator=json_value)
+    data: JSON = attrs.field(default=NOT_JSON, converter=payload_json)
 
 
 @attrs.frozen

@@ -9,8 +9,11 @@ from interruption import (
     ContinuationUnfinished,
     Custom,
     DecodeError,
+    FieldError,
+    FieldTypeError,
     Interrupted,
     InterruptedTurn,
+    InterruptionError,
     InterruptionKind,
     Mismatch,
     PayloadError,
@@ -23,6 +26,7 @@ from interruption import (
     Resume,
     ResumeRejected,
     ScheduledPause,
+    SchemaError,
     SessionBusy,
     SessionPaused,
     canonical,
@@ -119,6 +123,29 @@ def codes(error: ResumeRejected) -> tuple[ProblemCode, ...]:
 
 
 assert_type(ResumeRejected.of(ProblemCode.CONSUMED, "spent"), ResumeRejected)
+
+
+def status(error: InterruptionError) -> str:
+    return error.code  # every failure's stable code
+
+
+def unusable(error: SchemaError) -> str:
+    assert_type(error.problems, tuple[Mismatch, ...])
+    assert_type(error.mismatches, tuple[Mismatch, ...])
+    assert_type(error.path, str)
+    return error.message
+
+
+def refused(error: FieldError) -> tuple[str, str, str, str]:
+    return error.field, error.path, error.expected, error.got
+
+
+library_failure: InterruptionError = FieldError("reason", "a non-empty string", "''")
+value_error: ValueError = SchemaError([Mismatch("$.type", "a type", "5")])
+assert_type(FieldError.code, str)
+wrong_type: FieldError = FieldTypeError("note", "a string", "5")
+also_a_type_error: TypeError = FieldTypeError("note", "a string", "5")
+FieldError("reason", "a non-empty string")  # type: ignore[call-arg]
 ResumeRejected.of(ProblemCode.CONSUMED, "spent", "call-1")  # type: ignore[call-arg]
 ResumeRejected.of("consumed", "spent")  # type: ignore[arg-type]
 

@@ -40,7 +40,7 @@ import inspect
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime, timedelta
-from typing import Any, Final, Literal, TypeAlias, final
+from typing import Any, ClassVar, Final, Literal, TypeAlias, final
 
 import attrs
 
@@ -160,6 +160,8 @@ class FormSchemaError(InterruptionError, TypeError):
         problems: Every `Mismatch`: where in the schema, what MCP carries
             there, and what the schema has instead.
     """
+
+    code: ClassVar[str] = "form_schema_error"
 
     def __init__(self, what: str, problems: list[Mismatch]) -> None:
         self.problems = tuple(problems)
