@@ -23,7 +23,7 @@ The targets, at 100 entries: the full check within 5x the raw parse, and
 within 2x pydantic's ``validate_json`` of the same bytes (issue 9).
 
 A rejection is timed too, as a `Session` pays for it (``loads``,
-``validate_resume``, the RFC 8785 digest its audit trail keeps), for a
+``validate_resume``, the digest its audit trail keeps), for a
 wire-valid resume of one answer holding 100,000 numbers, against ``loads``
 of the same bytes: its ratio is printed, measured in the same run.
 Pass ``-p`` / ``--profile`` for a cProfile of the full check.
@@ -59,11 +59,10 @@ from interruption import (
     ToolRequest,
     ToolResponse,
     define_interrupt,
-    digest,
     dumps,
     loads,
+    resume_digest,
     tool,
-    unstructure,
     validate_resume,
 )
 from interruption._converter import structure_checked
@@ -592,13 +591,13 @@ def recorded_rejection(raw: bytes, turn: InterruptedTurn) -> str:
     """A rejection as a `Session` records it: decode, refuse, digest for the audit.
 
     Returns:
-        The digest the audit trail keeps (`Session`'s ``_digest``).
+        The digest the audit trail keeps (`resume_digest`).
     """
     resume = loads(raw, Resume)
     try:
         validate_resume(resume, turn)
     except ResumeRejected:
-        return digest(unstructure(resume))
+        return resume_digest(resume)
     msg = "a resume far too large for its schema was accepted"
     raise AssertionError(msg)
 
@@ -620,7 +619,7 @@ def large_rejection_table(work: Workload) -> tuple[str, float]:
             repeats=max(5, REPEATS // 6),
         )
         alone = best_us(
-            functools.partial(digest, unstructure(resume)), repeats=max(5, REPEATS // 6)
+            functools.partial(resume_digest, resume), repeats=max(5, REPEATS // 6)
         )[0]
         worst = max(worst, reject / parse)
         rows.append(

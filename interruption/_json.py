@@ -12,22 +12,11 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import re
 import typing
 from typing import TYPE_CHECKING, Final, NoReturn, TypeAlias
 
 import attrs
 import rfc8785
-
-try:
-    import orjson
-
-    # Keys sorted (by code point), integers beyond 53 bits refused.
-    _STRICT = orjson.OPT_STRICT_INTEGER
-    _SORTED = orjson.OPT_SORT_KEYS | _STRICT
-except ImportError:  # pragma: no cover - exercised by the no-orjson test run
-    orjson = None  # type: ignore[assignment]
-    _STRICT = _SORTED = 0
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -385,15 +374,10 @@ def json_equal(left: JSON, right: JSON) -> bool:
 def canonical(value: JSON) -> bytes:
     """Return the RFC 8785 (JSON Canonicalization Scheme) bytes of *value*.
 
-    With orjson installed, orjson writes the value, keys sorted. Its text is
-    RFC 8785's but for a float it writes with ``.0`` (``100.0``) or with an
-    exponent where ECMAScript writes digits (``1e+16``, ``1e-6``), and for
-    the order of keys beyond the BMP: only then is the value walked, those
-    floats given ECMAScript's spelling (`_MAYBE_DIFFERENT`) and those keys
-    sorted by UTF-16 code units, and written again. This costs about what
-    parsing the text costs. A whole float (``100.0``) is respelled in the
-    text itself when no string holds the bytes that mark one. Without
-    orjson, the `rfc8785` package writes it.
+    Written by the `rfc8785` package, the one implementation, with or
+    without orjson. It is for small values (spend keys, wire digests); a
+    client's whole resume is digested from the codec's own bytes instead
+    (`interruption.validation.resume_digest`), at the cost of writing it.
 
     Args:
         value: A JSON value (see `json_problems`).
@@ -405,175 +389,17 @@ def canonical(value: JSON) -> bytes:
         PayloadError: if *value* is not a JSON value (or nests deeper than
             `CANONICAL_DEPTH`), naming every path.
     """
-    if orjson is None:  # pragma: no cover - exercised by the no-orjson test run
-        return _canonical_exactly(value)
-    try:
-        text = orjson.dumps(value, option=_SORTED)
-    except orjson.JSONEncodeError:  # not JSON, or nested past orjson's limit
-        return _canonical_exactly(value)
-    # orjson writes NaN and the infinities as null: a null may stand for one.
-    if b"null" in text and not is_json(value, _ORJSON_DEPTH):
-        return _canonical_exactly(value)
-    by_units = (
-        not text.isascii()
-        and _ASTRAL.search(text) is not None
-        and _ASTRAL_KEY.search(text) is not None
-    )
-    exponents = any(spelling in text for spelling in _MAYBE_EXPONENT)
-    whole = text.endswith(b".0") or any(spelling in text for spelling in _MAYBE_WHOLE)
-    if whole and not (by_units or exponents):
-        # Each ``.0`` outside a string is a whole float's: dropped in place.
-        strings = b"".join(_STRINGS.findall(text))
-        if not any(spelling in strings for spelling in _MAYBE_WHOLE):
-            return _whole_floats_respelled(text)
-    if by_units or exponents or whole:
-        respelled = _Respelled(by_units=by_units).value(value)
-        # Keys in code unit order are written as they are; else orjson sorts.
-        text = orjson.dumps(respelled, option=_STRICT if by_units else _SORTED)
-    return text
-
-
-def _whole_floats_respelled(text: bytes) -> bytes:
-    """*text*, orjson's, with ``N.0`` written ``N`` (``-0.0``: ``0``).
-
-    Only for a text whose strings hold none of `_MAYBE_WHOLE`: every ``.0``
-    before a comma, a bracket, a brace or the end then ends a whole float
-    (orjson writes one so below 1e16, and ``-0`` only for ``-0.0``).
-    """
-    for end in (b",", b"]", b"}"):
-        text = text.replace(b"-0.0" + end, b"0" + end).replace(b".0" + end, end)
-    if text.endswith(b".0"):
-        text = b"0" if text == b"-0.0" else text[:-2]
-    return text
-
-
-_ORJSON_DEPTH: Final = 255
-"""How deeply orjson nests when it writes (it refuses anything deeper)."""
-
-CANONICAL_DEPTH: Final = 512
-"""How deeply a value `canonical` writes may nest (far beyond any record's)."""
-
-_MAYBE_WHOLE: Final = (b".0,", b".0]", b".0}")
-"""Bytes of orjson's text where it may write a whole float as ECMAScript does
-not: ``100.0`` (``100``); so may a text that ends in ``.0``."""
-
-_MAYBE_EXPONENT: Final = (b"e+16", b"e+17", b"e+18", b"e+19", b"e+20", b"e-6")
-"""Bytes of orjson's text where it may write an exponent where ECMAScript
-writes digits: ``1.5e+16`` (``15000000000000000``), ``4.5e-6``
-(``0.0000045``). Both are found at C speed; a string or a longer exponent
-may hold the same bytes, which only costs a walk."""
-
-_STRINGS: Final = re.compile(rb'"(?:[^"\\]|\\.)*"')
-"""A JSON string (a key, or a value) in the text orjson writes."""
-
-_ASTRAL: Final = re.compile(rb"[\xf0-\xf4]")
-"""The first byte of a character beyond the BMP, in UTF-8."""
-
-_ASTRAL_KEY: Final = re.compile(
-    rb'"(?:[^"\\\xf0-\xf4]|\\.)*[\xf0-\xf4](?:[^"\\]|\\.)*":'
-)
-"""A key (a string and a colon) holding a character beyond the BMP."""
-
-_KEPT: Final = frozenset({str, int, bool, type(None)})
-"""Types a value walked for `canonical` keeps as they are."""
-
-
-class _Respelled:
-    """A copy of a value that orjson writes as RFC 8785 does (see `canonical`).
-
-    Floats whose orjson spelling differs become fragments of ECMAScript's
-    spelling (each distinct float spelled once per call); with *by_units*,
-    every object's keys are put in UTF-16 code unit order, to be written in
-    that order (orjson would sort them by code point).
-    """
-
-    __slots__ = ("by_units", "spelled")
-
-    def __init__(self, *, by_units: bool) -> None:
-        self.by_units = by_units
-        self.spelled: dict[float, orjson.Fragment] = {}
-
-    def value(self, value: object) -> object:
-        """*value*, respelled."""
-        kind = type(value)
-        if kind is float:
-            return self.number(value)  # type: ignore[arg-type]
-        if isinstance(value, list):  # floats in line: arrays of numbers are common
-            walk, safe = self.value, MAX_SAFE_INTEGER
-            return [
-                item
-                if type(item) in _KEPT
-                else int(item)
-                if type(item) is float and item.is_integer() and -safe <= item <= safe
-                else walk(item)
-                for item in value
-            ]
-        if isinstance(value, dict):
-            walk = self.value
-            keys = sorted(value, key=_units) if self.by_units else value
-            return {
-                key: item if type(item) in _KEPT else walk(item)
-                for key in keys
-                for item in (value[key],)
-            }
-        return value
-
-    def number(self, number: float) -> object:
-        """*number*, or a fragment of its ECMAScript spelling where orjson's differs."""
-        size = abs(number)
-        if size <= MAX_SAFE_INTEGER and number.is_integer():
-            return int(number)  # its digits, as ECMAScript writes them (-0.0: 0)
-        if not (
-            (size < _EXPONENT_AT and number.is_integer())
-            or _DIGITS_FROM <= size < _EXPONENT_FROM
-            or _SMALL_FROM <= size < _SMALL_TO
-        ):
-            return number
-        found = self.spelled.get(number)
-        if found is None:
-            found = self.spelled[number] = orjson.Fragment(_ecmascript(number))
-        return found
-
-
-_EXPONENT_AT: Final = 1e16
-"""orjson writes an exponent from here up; below, an integral float as ``N.0``."""
-_DIGITS_FROM, _EXPONENT_FROM = 1e16, 1e21
-"""ECMAScript writes digits, orjson an exponent, in [1e16, 1e21)."""
-_SMALL_FROM, _SMALL_TO = 1e-6, 1e-5
-"""ECMAScript writes digits, orjson an exponent, in [1e-6, 1e-5)."""
-
-
-def _ecmascript(number: float) -> bytes:
-    """ECMAScript's spelling of *number*, from orjson's (the same digits)."""
-    text = orjson.dumps(number)
-    if text.endswith(b".0"):  # 100.0 is 100, -0.0 is 0
-        return b"0" if number == 0 else text[:-2]
-    mantissa, _, exponent = text.partition(b"e")
-    sign = b"-" if mantissa.startswith(b"-") else b""
-    whole, _, fraction = mantissa.removeprefix(b"-").partition(b".")
-    if exponent == b"-6":  # 4.5e-6 is 0.0000045
-        return sign + b"0.00000" + whole + fraction
-    # 1.5e+16 is 15 followed by 15 zeros (at most 16 digits follow the point)
-    return sign + whole + fraction + b"0" * (int(exponent) - len(fraction))
-
-
-def _units(key: str) -> bytes:
-    return key.encode("utf-16-be")
-
-
-def _canonical_exactly(value: object) -> bytes:
-    """RFC 8785 by the `rfc8785` package, for what orjson cannot write.
-
-    Raises:
-        PayloadError: if *value* is not a JSON value.
-    """
     problems = json_problems(value, max_depth=CANONICAL_DEPTH)
     if problems:
         # errors.py imports this module: its error is looked up when raised.
         from interruption.errors import PayloadError  # noqa: PLC0415
 
         raise PayloadError(problems)
-    return rfc8785.dumps(typing.cast("JSON", value))
+    return rfc8785.dumps(value)
+
+
+CANONICAL_DEPTH: Final = 512
+"""How deeply a value `canonical` writes may nest (far beyond any record's)."""
 
 
 def digest(value: JSON) -> str:

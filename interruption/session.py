@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 from typing import Any, final
 
 from interruption._call import ref_of
-from interruption._json import JSON, digest
+from interruption._json import JSON
 from interruption.approval import Approver
 from interruption.errors import (
     ContinuationUnfinished,
@@ -63,10 +63,10 @@ from interruption.validation import (
     ResumePolicy,
     authorize_turn,
     consumed,
+    resume_digest,
     utc_now,
     validate_and_spend,
 )
-from interruption.wire import unstructure
 
 __all__ = ["Authorize", "Session"]
 
@@ -104,10 +104,6 @@ def _fresh_id() -> str:
     value = value & ~(0xF << 76) | 0x7 << 76  # version 7
     value = value & ~(0x3 << 62) | 0x2 << 62  # RFC 9562 variant
     return f"{value:032x}"
-
-
-def _digest(resume: Resume) -> str:
-    return digest(unstructure(resume))
 
 
 @final
@@ -399,7 +395,10 @@ class Session:
 
         async def spend(kept: Resume) -> bool:
             accepted = self._event(
-                turn.turn_id, "accepted", principal=principal, digest=_digest(resume)
+                turn.turn_id,
+                "accepted",
+                principal=principal,
+                digest=resume_digest(resume),
             )
             return await self.store.consume(turn, kept, principal, events=(accepted,))
 
@@ -426,7 +425,7 @@ class Session:
             "rejected",
             principal=principal,
             codes=codes,
-            digest=_digest(sent) if sent is not None else None,
+            digest=resume_digest(sent) if sent is not None else None,
         )
         await self.store.log(event)
 

@@ -25,10 +25,10 @@ from interruption import (
     ResumeRejected,
     Role,
     Session,
-    digest,
     dumps,
     json_schema,
     loads,
+    resume_digest,
     unstructure,
 )
 from interruption.store import MAX_REJECTED, MemoryStore, Store
@@ -268,7 +268,7 @@ class TestAuditTrail:
                 NOW + minute,
                 principal="eve",
                 codes=("missing",),
-                digest=digest(unstructure(bad)),
+                digest=resume_digest(bad),
             ),
             AuditEvent(
                 SESSION,
@@ -276,7 +276,7 @@ class TestAuditTrail:
                 "accepted",
                 NOW + 2 * minute,
                 principal="alice",
-                digest=digest(unstructure(good)),
+                digest=resume_digest(good),
             ),
             AuditEvent(
                 SESSION,

@@ -38,7 +38,16 @@ from collections.abc import (
 )
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Final, Literal, TypeVar, cast, final, overload
+from typing import (
+    TYPE_CHECKING,
+    ClassVar,
+    Final,
+    Literal,
+    TypeVar,
+    cast,
+    final,
+    overload,
+)
 
 import attrs
 
@@ -302,15 +311,18 @@ class ToolRoutingError(InterruptionError, ValueError):
     nothing of the task has run when this is raised.
 
     Attributes:
-        code: ``shared_task`` (several calls in one task, as LangGraph's
+        code: ``"tool_routing"``, as for every instance of this class.
+        reason: ``shared_task`` (several calls in one task, as LangGraph's
             ``tools_condition`` routes them) or ``ungated_node`` (the gate
             in a node that does not count its calls).
         refs: The ids of the task's calls.
     """
 
-    def __init__(self, code: RoutingCode, refs: Sequence[str], message: str) -> None:
+    code: ClassVar[str] = "tool_routing"
+
+    def __init__(self, reason: RoutingCode, refs: Sequence[str], message: str) -> None:
         super().__init__(message)
-        self.code: RoutingCode = code
+        self.reason: RoutingCode = reason
         self.refs = tuple(refs)
 
 

@@ -92,9 +92,10 @@ class AuditEvent:
         principal: Who acted, when known.
         codes: The distinct problem codes of a rejected attempt, in the
             order they were first reported.
-        digest: The SHA-256 of the RFC 8785 form of the resume that was
-            accepted or rejected, so an attempt can be matched to a request
-            log without the trail keeping what was sent.
+        digest: The SHA-256 of the wire form of the resume that was
+            accepted or rejected (`interruption.resume_digest`), so an
+            attempt can be matched to a request log without the trail
+            keeping what was sent.
         pending: The ids of the interrupts pending when the turn paused.
         reason: Why a turn was cancelled.
     """

@@ -125,7 +125,10 @@ class TestToolsCondition:
         lg = graph(bank, [TRANSFER, QUESTION], routed=False)
         with pytest.raises(ToolRoutingError) as refused:
             run(lg, thread(), awaited=awaited)
-        assert (refused.value.code, refused.value.refs) == ("shared_task", ("c1", "q1"))
+        assert (refused.value.reason, refused.value.refs) == (
+            "shared_task",
+            ("c1", "q1"),
+        )
         assert isinstance(refused.value, InterruptionError)
         assert isinstance(refused.value, ValueError)
         assert bank.sent == 0
@@ -166,5 +169,5 @@ class TestPlainToolNode:
         lg = graph(bank, [TRANSFER], routed=True, plain=True)
         with pytest.raises(ToolRoutingError) as refused:
             run(lg, thread(), awaited=awaited)
-        assert (refused.value.code, refused.value.refs) == ("ungated_node", ("c1",))
+        assert (refused.value.reason, refused.value.refs) == ("ungated_node", ("c1",))
         assert bank.sent == 0
