@@ -197,14 +197,14 @@ class TestSqliteStore:
             asyncio.run(store.close())
 
     def test_schema_is_versioned(self, tmp_path: Path) -> None:
-        """A new database migrates to version 4, and is not migrated again."""
+        """A new database migrates to version 5, and is not migrated again."""
         path = tmp_path / "store.db"
         store = SqliteStore(path)
-        assert store.schema_version == 4
+        assert store.schema_version == 5
         asyncio.run(store.save("s-1", turn(1).messages, turn(1)))
         asyncio.run(store.close())
         store = SqliteStore(path)  # a second migration would fail or lose the turn
-        assert store.schema_version == 4
+        assert store.schema_version == 5
         stored = asyncio.run(store.load_turn("s-1"))
         assert stored is not None
         assert stored.state == "open"
@@ -264,7 +264,7 @@ class TestSqliteStore:
         sqlite_version_1(path, history, old, (RESUME, (result,)))
         store = SqliteStore(path)
         try:
-            assert store.schema_version == 4
+            assert store.schema_version == 5
             assert asyncio.run(store.load_history("s-1")) == history
             stored = asyncio.run(store.load_turn("s-1"))
             assert stored is not None
@@ -297,7 +297,7 @@ class TestSqliteStore:
         store = SqliteStore(path)
 
         async def go() -> None:
-            assert store.schema_version == 4
+            assert store.schema_version == 5
             assert await store.load_history("s-1") == history
             done = await store.load_turn("s-1", 1)
             assert done is not None
@@ -356,11 +356,11 @@ class TestSqliteStore:
 
 class TestPostgresStore:
     def test_schema_is_versioned(self, postgres_dsn: str, pg_schema: str) -> None:
-        """A new schema is migrated to version 3, and is not migrated again."""
+        """A new schema is migrated to version 4, and is not migrated again."""
 
         async def go() -> int:
             async with PostgresStore(postgres_dsn, schema=pg_schema) as store:
-                assert await store.schema_version() == 3
+                assert await store.schema_version() == 4
                 await store.save("s-1", turn(1).messages, turn(1))
             async with PostgresStore(postgres_dsn, schema=pg_schema) as store:
                 stored = await store.load_turn("s-1")
@@ -368,7 +368,7 @@ class TestPostgresStore:
                 assert stored.state == "open"
                 return await store.schema_version()
 
-        assert asyncio.run(go()) == 3
+        assert asyncio.run(go()) == 4
 
     def test_a_version_1_schema_is_migrated_with_its_data(
         self, postgres_dsn: str, pg_schema: str
@@ -380,7 +380,7 @@ class TestPostgresStore:
 
         async def go() -> None:
             async with PostgresStore(postgres_dsn, schema=pg_schema) as store:
-                assert await store.schema_version() == 3
+                assert await store.schema_version() == 4
                 assert await store.load_history("s-1") == history
                 stored = await store.load_turn("s-1")
                 assert stored is not None

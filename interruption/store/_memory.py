@@ -9,16 +9,22 @@ from typing import final
 
 import attrs
 
+from interruption.errors import TurnIdTaken
 from interruption.parts import Message
 from interruption.resume import InterruptedTurn, Resume
 from interruption.store._base import (
+    MAX_PAGE,
     MAX_REJECTED,
     AuditEvent,
     Listed,
+    Page,
     State,
     Step,
     StoredTurn,
-    listed,
+    check_id,
+    check_int,
+    check_key,
+    check_turn,
 )
 
 __all__ = ["MemoryStore"]
@@ -55,6 +61,7 @@ class MemoryStore:
         self._spent: dict[str, datetime | None] = {}
         self._audit: dict[str, list[AuditEvent]] = {}
         self._rejected: dict[tuple[str, int], int] = {}
+        self._leases: dict[str, tuple[str, datetime]] = {}
 
     def _note(self, events: Sequence[AuditEvent]) -> None:
         for event in events:
@@ -64,6 +71,8 @@ class MemoryStore:
         self, session: str, start: int = 0
     ) -> tuple[Message, ...] | None:
         """Return *session*'s history from message *start* on, or None."""
+        check_id("load_history: session", session)
+        check_int("load_history: start", start, 0)
         history = self._history.get(session)
         return tuple(history[start:]) if history is not None else None
 
@@ -78,7 +87,7 @@ class MemoryStore:
                 f"session {turn.session!r} already has turn {max(turns)}: "
                 f"expected a turn id above it, got {turn.turn_id}"
             )
-            raise ValueError(msg)
+            raise TurnIdTaken(turn.session, turn.turn_id, msg)
 
     def _keep(self, turn: InterruptedTurn, history_len: int) -> None:
         self._check_id(turn)
@@ -96,10 +105,11 @@ class MemoryStore:
         """Append *history*'s new messages; keep *turn*, if given.
 
         Raises:
-            ValueError: if *turn*'s id is not above the session's latest.
+            TurnIdTaken: if *turn*'s id is not above the session's latest.
         """
+        check_id("save: session", session)
         if turn is not None:
-            self._keep(turn, len(history))
+            self._keep(check_turn("save: turn", turn), len(history))
         self._append(session, history)
         self._note(events)
 
@@ -107,6 +117,9 @@ class MemoryStore:
         self, session: str, turn_id: int | None = None
     ) -> StoredTurn | None:
         """Return a turn with its state (the latest when *turn_id* is None)."""
+        check_id("load_turn: session", session)
+        if turn_id is not None:
+            check_int("load_turn: turn_id", turn_id, 1)
         turns = self._turns.get(session)
         if not turns:
             return None
@@ -144,6 +157,8 @@ class MemoryStore:
         events: Sequence[AuditEvent] = (),
     ) -> bool:
         """Claim *turn* for one resume; True for exactly one caller."""
+        check_turn("consume: turn", turn)
+        check_id("consume: principal", principal, principal=True)
         async with self._lock:
             if self._claim(turn, resume, principal) is None:
                 return False
@@ -152,6 +167,8 @@ class MemoryStore:
 
     async def record(self, session: str, turn_id: int, steps: Sequence[Step]) -> None:
         """Append steps of a consumed turn's continuation."""
+        check_id("record: session", session)
+        check_int("record: turn_id", turn_id, 1)
         self._turns[session][turn_id].steps.extend(steps)
 
     async def finish(  # noqa: PLR0913 - keyword-only options
@@ -167,8 +184,12 @@ class MemoryStore:
         """Complete *turn* (consuming it first with *close*); save what followed.
 
         Raises:
-            ValueError: if *following*'s id is not above the session's latest.
+            TurnIdTaken: if *following*'s id is not above the session's latest.
         """
+        check_turn("finish: turn", turn)
+        if following is not None:
+            check_turn("finish: following", following)
+        check_id("finish: principal", principal, principal=True)
         async with self._lock:
             if following is not None:
                 self._check_id(following)
@@ -187,6 +208,8 @@ class MemoryStore:
 
     async def log(self, event: AuditEvent) -> bool:
         """Append *event*; a rejected one only while its turn has room."""
+        check_id("log: event.session", event.session)
+        check_int("log: event.turn_id", event.turn_id, 0)
         if event.kind == "rejected":
             key = (event.session, event.turn_id)
             if self._rejected.get(key, 0) >= MAX_REJECTED:
@@ -197,21 +220,60 @@ class MemoryStore:
 
     async def audit(self, session: str) -> tuple[AuditEvent, ...]:
         """Return *session*'s audit trail, oldest first."""
+        check_id("audit: session", session)
         return tuple(self._audit.get(session, ()))
 
-    async def sessions(self, state: Listed) -> tuple[str, ...]:
-        """Return the sessions whose latest turn is in *state*, sorted."""
-        state = listed(state)
-        return tuple(
-            sorted(
-                session
-                for session, turns in self._turns.items()
-                if turns and turns[max(turns)].state == state
-            )
+    async def sessions(
+        self,
+        state: Listed,
+        *,
+        now: datetime | None = None,
+        after: str | None = None,
+        limit: int = MAX_PAGE,
+    ) -> tuple[str, ...]:
+        """Return up to *limit* sessions after *after* in *state*, sorted."""
+        page = Page.of(state, now, after, limit)
+
+        def listed(row: _Row) -> bool:
+            if row.state != ("consumed" if page.state == "consumed" else "open"):
+                return False
+            if page.state == "consumed":
+                return True
+            closes = row.turn.closes_at
+            expired = closes is not None and closes <= page.now
+            return expired == (page.state == "expired")
+
+        found = sorted(
+            session
+            for session, turns in self._turns.items()
+            if (page.after is None or session > page.after)
+            and turns
+            and listed(turns[max(turns)])
         )
+        return tuple(found[: page.limit])
+
+    async def lease(
+        self, session: str, holder: str, now: datetime, until: datetime
+    ) -> bool:
+        """Hold *session*'s lease for *holder* until *until*, if free at *now*."""
+        check_id("lease: session", session)
+        check_id("lease: holder", holder)
+        held = self._leases.get(session)
+        if held is not None and held[0] != holder and held[1] > now:
+            return False
+        self._leases[session] = (holder, until)
+        return True
+
+    async def release(self, session: str, holder: str) -> None:
+        """End *holder*'s lease on *session*, if it holds it."""
+        check_id("release: session", session)
+        held = self._leases.get(session)
+        if held is not None and held[0] == holder:
+            del self._leases[session]
 
     async def spend(self, key: str, keep_until: datetime | None) -> bool:
         """Spend *key* once; True the first time only."""
+        check_key("spend: key", key)
         async with self._lock:
             if key in self._spent:
                 return False

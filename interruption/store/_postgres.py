@@ -34,16 +34,22 @@ from psycopg import AsyncConnection, errors, pq, sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.rows import TupleRow
 
+from interruption.errors import SessionInUse, TurnIdTaken
 from interruption.parts import Message, ToolResponse
 from interruption.resume import InterruptedTurn, Resume
 from interruption.store._base import (
+    MAX_PAGE,
     MAX_REJECTED,
     AuditEvent,
     Listed,
+    Page,
     State,
     Step,
     StoredTurn,
-    listed,
+    check_id,
+    check_int,
+    check_key,
+    check_turn,
     read_stored,
     stored_turn_json,
     turn_from_json,
@@ -53,7 +59,7 @@ from interruption.wire import dumps
 
 __all__ = ["PostgresStore"]
 
-SCHEMA_VERSION: Final = 3
+SCHEMA_VERSION: Final = 4
 
 _MIGRATIONS: Final[dict[int, LiteralString]] = {
     1: """
@@ -134,8 +140,16 @@ _MIGRATIONS: Final[dict[int, LiteralString]] = {
     CREATE INDEX turns_unfinished ON turns (session) WHERE completed_at IS NULL;
     DROP INDEX turns_open;
     """,
+    4: """
+    CREATE TABLE leases (
+        session TEXT PRIMARY KEY,
+        holder TEXT NOT NULL,
+        until TIMESTAMPTZ NOT NULL
+    );
+    """,
 }
-"""Schema changes by version; a store migrates its schema on open."""
+"""Schema changes by version; a store migrates its schema on open (version 4
+adds the sessions' leases, `Store.lease`)."""
 
 _MIGRATION_LOCK: Final = "interruption.store"
 """Hashed into the advisory lock that serialises concurrent migrations."""
@@ -154,11 +168,27 @@ def _reusable(conn: _Connection) -> bool:
 
 _UNFINISHED: Final[dict[str, LiteralString]] = {
     "open": "SELECT session FROM turns WHERE completed_at IS NULL "
-    "AND consumed_at IS NULL ORDER BY session",
+    "AND consumed_at IS NULL AND (expires_at IS NULL OR expires_at > %(now)s) "
+    "AND session > %(after)s ORDER BY session LIMIT %(limit)s",
+    "expired": "SELECT session FROM turns WHERE completed_at IS NULL "
+    "AND consumed_at IS NULL AND expires_at <= %(now)s "
+    "AND session > %(after)s ORDER BY session LIMIT %(limit)s",
     "consumed": "SELECT session FROM turns WHERE completed_at IS NULL "
-    "AND consumed_at IS NOT NULL ORDER BY session",
+    "AND consumed_at IS NOT NULL "
+    "AND session > %(after)s ORDER BY session LIMIT %(limit)s",
 }
-"""`PostgresStore.sessions`' query per state (only a latest turn is unfinished)."""
+"""`PostgresStore.sessions`' query per state (only a latest turn is unfinished),
+a page after a cursor (``''`` for the first page: ids are never empty)."""
+
+_LEASE: Final = (
+    "INSERT INTO leases (session, holder, until) "
+    "VALUES (%(session)s, %(holder)s, %(until)s) "
+    "ON CONFLICT (session) DO UPDATE SET holder = excluded.holder, "
+    "until = excluded.until "
+    "WHERE leases.holder = excluded.holder OR leases.until <= %(now)s"
+)
+"""`PostgresStore.lease`: one upsert; a concurrent one waits for the first
+to commit and checks its condition again, so one holder wins."""
 
 _LOAD_HISTORY: Final = (
     "SELECT ARRAY(SELECT body FROM messages WHERE session = %(session)s "
@@ -301,10 +331,12 @@ def _writes(
     }
 
 
-def _taken(turn: InterruptedTurn) -> ValueError:
-    return ValueError(
+def _taken(turn: InterruptedTurn) -> TurnIdTaken:
+    return TurnIdTaken(
+        turn.session,
+        turn.turn_id,
         f"session {turn.session!r} already has turn {turn.turn_id} or a "
-        f"later one: expected a turn id above them, got {turn.turn_id}"
+        f"later one: expected a turn id above them, got {turn.turn_id}",
     )
 
 
@@ -496,7 +528,11 @@ class PostgresStore:
                 )
             except errors.UniqueViolation as error:
                 if new is None or error.diag.table_name != "turns":
-                    raise
+                    message = (
+                        f"session {session!r}: another writer appended to its "
+                        "history at the same time; nothing was written"
+                    )
+                    raise SessionInUse(session, message) from None
                 return None
             (row,) = await cursor.fetchall()
             written, count = bool(row[0]), int(row[1])
@@ -516,7 +552,12 @@ class PostgresStore:
 
         Returns:
             The messages, or None if there is no such session.
+
+        Raises:
+            InvalidArgument: for an id or a start out of range.
         """
+        check_id("load_history: session", session)
+        check_int("load_history: start", start, 0)
         async with self._connection() as conn:
             cursor = await conn.execute(
                 _LOAD_HISTORY, {"session": session, "start": start}
@@ -551,8 +592,13 @@ class PostgresStore:
             events: Audit events written in the same transaction.
 
         Raises:
-            ValueError: if *turn*'s id is not above the session's latest.
+            TurnIdTaken: if *turn*'s id is not above the session's latest.
+            SessionInUse: if another writer appended to the history at once.
+            InvalidArgument: for an id out of range.
         """
+        check_id("save: session", session)
+        if turn is not None:
+            check_turn("save: turn", turn)
         async with self._connection() as conn:
             row = await self._write(
                 conn,
@@ -576,7 +622,13 @@ class PostgresStore:
 
         Returns:
             The turn, or None if there is none.
+
+        Raises:
+            InvalidArgument: for an id out of range.
         """
+        check_id("load_turn: session", session)
+        if turn_id is not None:
+            check_int("load_turn: turn_id", turn_id, 1)
         async with self._connection() as conn:
             cursor = await conn.execute(
                 _LOAD_TURN[turn_id is None], {"session": session, "turn_id": turn_id}
@@ -619,7 +671,12 @@ class PostgresStore:
         Returns:
             True for the one caller that claimed the turn; False when the turn
             is not open (as validated).
+
+        Raises:
+            InvalidArgument: for an id out of range.
         """
+        check_turn("consume: turn", turn)
+        check_id("consume: principal", principal, principal=True)
         async with self._connection() as conn:
             cursor = await conn.execute(
                 "WITH claimed AS (UPDATE turns SET consumed_at = now(), resume = %s, "
@@ -652,7 +709,12 @@ class PostgresStore:
             session: The session id.
             turn_id: The consumed turn.
             steps: Messages added to the history, and tool results, in order.
+
+        Raises:
+            InvalidArgument: for an id out of range.
         """
+        check_id("record: session", session)
+        check_int("record: turn_id", turn_id, 1)
         kinds = ["message" if isinstance(step, Message) else "result" for step in steps]
         async with self._connection() as conn:
             await conn.execute(
@@ -696,8 +758,14 @@ class PostgresStore:
             False only with *close*, when the turn was not open.
 
         Raises:
-            ValueError: if *following*'s id is not above the session's latest.
+            TurnIdTaken: if *following*'s id is not above the session's latest.
+            SessionInUse: if another writer appended to the history at once.
+            InvalidArgument: for an id out of range.
         """
+        check_turn("finish: turn", turn)
+        if following is not None:
+            check_turn("finish: following", following)
+        check_id("finish: principal", principal, principal=True)
         async with self._connection() as conn:
             row = await self._write(
                 conn,
@@ -734,7 +802,12 @@ class PostgresStore:
             Whether it was kept: a ``"rejected"`` event is not once its turn
             holds `MAX_REJECTED` of them (concurrent writers may overshoot
             by at most their number).
+
+        Raises:
+            InvalidArgument: for an id out of range.
         """
+        check_id("log: event.session", event.session)
+        check_int("log: event.turn_id", event.turn_id, 0)
         async with self._connection() as conn:
             cursor = await conn.execute(
                 "INSERT INTO audit (session, turn_id, kind, body) "
@@ -762,7 +835,11 @@ class PostgresStore:
 
         Returns:
             Its events (empty for an unknown session).
+
+        Raises:
+            InvalidArgument: for an id out of range.
         """
+        check_id("audit: session", session)
         async with self._connection() as conn:
             cursor = await conn.execute(
                 "SELECT body FROM audit WHERE session = %s ORDER BY seq", (session,)
@@ -770,23 +847,86 @@ class PostgresStore:
             rows = await cursor.fetchall()
         return tuple(read_stored(str(body), AuditEvent) for (body,) in rows)
 
-    async def sessions(self, state: Listed) -> tuple[str, ...]:
-        """Return the sessions whose latest turn is in *state*, sorted.
+    async def sessions(
+        self,
+        state: Listed,
+        *,
+        now: datetime | None = None,
+        after: str | None = None,
+        limit: int = MAX_PAGE,
+    ) -> tuple[str, ...]:
+        """Return up to *limit* sessions after *after* in *state*, sorted.
 
         Args:
-            state: ``"open"`` or ``"consumed"``.
+            state: ``"open"``, ``"expired"`` or ``"consumed"``
+                (`Store.sessions`).
+            now: The moment expiry is judged at; the current time if None.
+            after: The last id of the previous page, or None.
+            limit: The most ids returned, 1 to `MAX_PAGE`.
 
         Returns:
             Their ids.
 
         Raises:
-            ValueError: for another state.
+            InvalidArgument: for another state, a bad cursor or limit.
         """
-        query = _UNFINISHED[listed(state)]
+        page = Page.of(state, now, after, limit)
         async with self._connection() as conn:
-            cursor = await conn.execute(query)
+            cursor = await conn.execute(
+                _UNFINISHED[page.state],
+                {"now": page.now, "after": page.after or "", "limit": page.limit},
+            )
             rows = await cursor.fetchall()
         return tuple(str(session) for (session,) in rows)
+
+    async def lease(
+        self, session: str, holder: str, now: datetime, until: datetime
+    ) -> bool:
+        """Hold *session*'s lease for *holder* until *until*, across machines.
+
+        Args:
+            session: The session id.
+            holder: Who holds it (one call's own id).
+            now: A lease that ended at or before it is over.
+            until: When this holder's lease ends, unless renewed.
+
+        Returns:
+            Whether *holder* holds it now.
+
+        Raises:
+            InvalidArgument: for an id out of range.
+        """
+        check_id("lease: session", session)
+        check_id("lease: holder", holder)
+        async with self._connection() as conn:
+            cursor = await conn.execute(
+                _LEASE,
+                {
+                    "session": session,
+                    "holder": holder,
+                    "now": _utc(now),
+                    "until": _utc(until),
+                },
+            )
+            return cursor.rowcount == 1
+
+    async def release(self, session: str, holder: str) -> None:
+        """End *holder*'s lease on *session*, if it holds it.
+
+        Args:
+            session: The session id.
+            holder: Who held it.
+
+        Raises:
+            InvalidArgument: for an id out of range.
+        """
+        check_id("release: session", session)
+        check_id("release: holder", holder)
+        async with self._connection() as conn:
+            await conn.execute(
+                "DELETE FROM leases WHERE session = %s AND holder = %s",
+                (session, holder),
+            )
 
     async def spend(self, key: str, keep_until: datetime | None) -> bool:
         """Spend *key* once.
@@ -797,7 +937,11 @@ class PostgresStore:
 
         Returns:
             True the first time *key* is spent, False ever after.
+
+        Raises:
+            InvalidArgument: for a key out of range.
         """
+        check_key("spend: key", key)
         async with self._connection() as conn:
             cursor = await conn.execute(
                 "INSERT INTO spent (key, keep_until) VALUES (%s, %s) "

@@ -20,16 +20,22 @@ from pathlib import Path
 from types import TracebackType
 from typing import Final, Literal, final
 
+from interruption.errors import InvalidArgument, TurnIdTaken
 from interruption.parts import Message, ToolResponse
 from interruption.resume import InterruptedTurn, Resume
 from interruption.store._base import (
+    MAX_PAGE,
     MAX_REJECTED,
     AuditEvent,
     Listed,
+    Page,
     State,
     Step,
     StoredTurn,
-    listed,
+    check_id,
+    check_int,
+    check_key,
+    check_turn,
     read_stored,
     stored_turn_json,
     turn_from_json,
@@ -38,7 +44,7 @@ from interruption.wire import dumps
 
 __all__ = ["SqliteStore"]
 
-SCHEMA_VERSION: Final = 4
+SCHEMA_VERSION: Final = 5
 
 _MIGRATIONS: Final[dict[int, str]] = {
     1: """
@@ -180,6 +186,13 @@ _MIGRATIONS: Final[dict[int, str]] = {
     DELETE FROM sqlite_sequence WHERE name = 'audit';
     CREATE INDEX audit_rejected ON audit (session, turn_id) WHERE kind = 'rejected';
     """,
+    5: """
+    CREATE TABLE leases (
+        session TEXT PRIMARY KEY,
+        holder TEXT NOT NULL,
+        until TEXT NOT NULL
+    ) WITHOUT ROWID;
+    """,
 }
 """Schema changes by version; a store migrates itself on open.
 
@@ -189,17 +202,24 @@ it); a session's row is written once, with its first messages (version 3
 rewrote its ``updated_at`` on every save, and carried it over as
 ``created_at``); the audit trail is numbered per session, so it needs
 neither AUTOINCREMENT's counter row nor a second index, only a partial one
-for counting a turn's rejected attempts.
+for counting a turn's rejected attempts. Version 5 adds the sessions'
+leases (`Store.lease`).
 """
 
 
 _UNFINISHED: Final[dict[str, str]] = {
-    "open": "SELECT session FROM turns WHERE completed_at IS NULL "
-    "AND consumed_at IS NULL ORDER BY session",
-    "consumed": "SELECT session FROM turns WHERE completed_at IS NULL "
-    "AND consumed_at IS NOT NULL ORDER BY session",
+    state: "SELECT session FROM turns WHERE completed_at IS NULL AND "  # noqa: S608 - constants only
+    + condition
+    + " AND session > ?2 ORDER BY session LIMIT ?3"
+    for state, condition in (
+        ("open", "consumed_at IS NULL AND (expires_at IS NULL OR expires_at > ?1)"),
+        ("expired", "consumed_at IS NULL AND expires_at <= ?1"),
+        ("consumed", "consumed_at IS NOT NULL"),
+    )
 }
-"""`SqliteStore.sessions`' query per state (only a latest turn is unfinished)."""
+"""`SqliteStore.sessions`' query per state (only a latest turn is unfinished):
+the moment (``?1``), the cursor (``?2``, ``''`` for the first page: ids are
+never empty) and the limit (``?3``)."""
 
 
 def _now() -> str:
@@ -270,7 +290,7 @@ class SqliteStore:
             crash), and a lost consumed mark makes its turn resumable again.
 
     Raises:
-        ValueError: if *synchronous* is neither ``"FULL"`` nor ``"NORMAL"``.
+        InvalidArgument: if *synchronous* is neither ``"FULL"`` nor ``"NORMAL"``.
     """
 
     def __init__(
@@ -281,8 +301,8 @@ class SqliteStore:
         synchronous: Literal["FULL", "NORMAL"] = "FULL",
     ) -> None:
         if synchronous not in {"FULL", "NORMAL"}:
-            msg = f"synchronous: expected 'FULL' or 'NORMAL', got {synchronous!r}"
-            raise ValueError(msg)
+            got = repr(synchronous)
+            raise InvalidArgument("SqliteStore: synchronous", "'FULL' or 'NORMAL'", got)
         self.path = str(path)
         self._lock = threading.Lock()
         self._db = sqlite3.connect(
@@ -328,6 +348,8 @@ class SqliteStore:
         self, session: str, start: int = 0
     ) -> tuple[Message, ...] | None:
         """Return *session*'s history from message *start* on, or None."""
+        check_id("load_history: session", session)
+        check_int("load_history: start", start, 0)
         # One statement: the session's row (as seq -1) and then its messages.
         with self._lock:
             rows = self._db.execute(
@@ -386,7 +408,7 @@ class SqliteStore:
                 f"session {turn.session!r} already has turn {last}: "
                 f"expected a turn id above it, got {turn.turn_id}"
             )
-            raise ValueError(msg)
+            raise TurnIdTaken(turn.session, turn.turn_id, msg)
         db.execute(
             "INSERT INTO turns (session, turn_id, body, history_len, expires_at, "
             "created_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -411,8 +433,11 @@ class SqliteStore:
         """Append *history*'s new messages and keep *turn*, in one transaction.
 
         Raises:
-            ValueError: if *turn*'s id is not above the session's latest.
+            TurnIdTaken: if *turn*'s id is not above the session's latest.
         """
+        check_id("save: session", session)
+        if turn is not None:
+            check_turn("save: turn", turn)
         with self._write() as db:
             if turn is not None:
                 self._keep(db, turn, len(history))
@@ -423,6 +448,9 @@ class SqliteStore:
         self, session: str, turn_id: int | None = None
     ) -> StoredTurn | None:
         """Return a turn with its state (the latest when *turn_id* is None)."""
+        check_id("load_turn: session", session)
+        if turn_id is not None:
+            check_int("load_turn: turn_id", turn_id, 1)
         columns = (
             "SELECT turn_id, body, history_len, consumed_at IS NOT NULL, "
             "completed_at IS NOT NULL, resume, principal FROM turns WHERE session = ?"
@@ -469,6 +497,8 @@ class SqliteStore:
         events: Sequence[AuditEvent] = (),
     ) -> bool:
         """Claim *turn* for one resume; True for one caller, across processes."""
+        check_turn("consume: turn", turn)
+        check_id("consume: principal", principal, principal=True)
         with self._write() as db:
             if not self._claim(db, turn, resume, principal):
                 return False
@@ -499,6 +529,8 @@ class SqliteStore:
 
     async def record(self, session: str, turn_id: int, steps: Sequence[Step]) -> None:
         """Append steps of a consumed turn's continuation, in one transaction."""
+        check_id("record: session", session)
+        check_int("record: turn_id", turn_id, 1)
         with self._write() as db:
             # Each step takes the next number of its turn's steps.
             db.executemany(
@@ -532,8 +564,12 @@ class SqliteStore:
         are written together or not at all.
 
         Raises:
-            ValueError: if *following*'s id is not above the session's latest.
+            TurnIdTaken: if *following*'s id is not above the session's latest.
         """
+        check_turn("finish: turn", turn)
+        if following is not None:
+            check_turn("finish: following", following)
+        check_id("finish: principal", principal, principal=True)
         with self._write() as db:
             if close is not None and not self._claim(db, turn, close, principal):
                 return False
@@ -549,6 +585,8 @@ class SqliteStore:
 
     async def log(self, event: AuditEvent) -> bool:
         """Append *event*; a rejected one only while its turn has room."""
+        check_id("log: event.session", event.session)
+        check_int("log: event.turn_id", event.turn_id, 0)
         with self._write() as db:
             if event.kind == "rejected":
                 (count,) = db.execute(
@@ -566,25 +604,65 @@ class SqliteStore:
 
     async def audit(self, session: str) -> tuple[AuditEvent, ...]:
         """Return *session*'s audit trail, oldest first."""
+        check_id("audit: session", session)
         with self._lock:
             rows = self._db.execute(
                 "SELECT body FROM audit WHERE session = ? ORDER BY seq", (session,)
             ).fetchall()
         return tuple(read_stored(body, AuditEvent) for (body,) in rows)
 
-    async def sessions(self, state: Listed) -> tuple[str, ...]:
-        """Return the sessions whose latest turn is in *state*, sorted.
+    async def sessions(
+        self,
+        state: Listed,
+        *,
+        now: datetime | None = None,
+        after: str | None = None,
+        limit: int = MAX_PAGE,
+    ) -> tuple[str, ...]:
+        """Return up to *limit* sessions after *after* in *state*, sorted.
 
         Only a session's latest turn can be unfinished, so this reads the
-        unfinished turns only (an index keeps them).
+        unfinished turns only (an index keeps them, in session order).
         """
-        query = _UNFINISHED[listed(state)]
+        page = Page.of(state, now, after, limit)
         with self._lock:
-            rows = self._db.execute(query).fetchall()
+            rows = self._db.execute(
+                _UNFINISHED[page.state], (_iso(page.now), page.after or "", page.limit)
+            ).fetchall()
         return tuple(session for (session,) in rows)
+
+    async def lease(
+        self, session: str, holder: str, now: datetime, until: datetime
+    ) -> bool:
+        """Hold *session*'s lease for *holder* until *until*, across processes.
+
+        One upsert: taken if absent, over if its time passed at *now*,
+        renewed if *holder*'s own.
+        """
+        check_id("lease: session", session)
+        check_id("lease: holder", holder)
+        with self._write() as db:
+            cursor = db.execute(
+                "INSERT INTO leases (session, holder, until) VALUES (?1, ?2, ?4) "
+                "ON CONFLICT (session) DO UPDATE SET holder = excluded.holder, "
+                "until = excluded.until "
+                "WHERE leases.holder = excluded.holder OR leases.until <= ?3",
+                (session, holder, _iso(now), _iso(until)),
+            )
+            return cursor.rowcount == 1
+
+    async def release(self, session: str, holder: str) -> None:
+        """End *holder*'s lease on *session*, if it holds it."""
+        check_id("release: session", session)
+        check_id("release: holder", holder)
+        with self._write() as db:
+            db.execute(
+                "DELETE FROM leases WHERE session = ? AND holder = ?", (session, holder)
+            )
 
     async def spend(self, key: str, keep_until: datetime | None) -> bool:
         """Spend *key* once; True the first time only, across processes."""
+        check_key("spend: key", key)
         with self._write() as db:
             cursor = db.execute(
                 "INSERT OR IGNORE INTO spent (key, keep_until) VALUES (?, ?)",
