@@ -280,7 +280,7 @@ class TestConcurrentWriters:
     def test_messages_appended_meanwhile_fail_the_write_whole(
         self, postgres_dsn: str, pg_schema: str, call: str
     ) -> None:
-        """A writer that appends first wins; the call gets SessionInUse, keeps no turn."""
+        """A writer that appends first wins; the other gets SessionInUse, no turn."""
 
         async def go() -> None:
             store, outcome = await self.race(
