@@ -267,6 +267,7 @@ class MemoryStore:
     async def release(self, session: str, holder: str) -> None:
         """End *holder*'s lease on *session*, if it holds it."""
         check_id("release: session", session)
+        check_id("release: holder", holder)
         held = self._leases.get(session)
         if held is not None and held[0] == holder:
             del self._leases[session]
