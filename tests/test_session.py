@@ -63,6 +63,7 @@ from tests.sessions import (
     mutations,
     resume_in_a_process,
     resume_of,
+    send_in_a_process,
     transfer,
 )
 from tests.strategies import TTLS, Call, answers, batches, tool_sets
@@ -565,6 +566,44 @@ class TestProcesses:
         assert log["transfer_money"] == 1
         assert log["lookup"] == 1
         assert runner.run(session.pending()) == ()
+
+    @pytest.mark.parametrize("store", ["sqlite", "postgres"], indirect=True)
+    def test_sends_from_many_processes_lose_nothing(
+        self, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """6 processes send at once: each is kept whole, or got session_in_use."""
+        where: tuple[str, str, str | None]
+        if isinstance(store, SqliteStore):
+            where = ("sqlite", store.path, None)
+        else:
+            assert isinstance(store, PostgresStore)
+            where = ("postgres", store.dsn, store.schema)
+        context = multiprocessing.get_context("spawn")
+        barrier = context.Barrier(6)
+        results = context.Queue()
+        processes = [
+            context.Process(
+                target=send_in_a_process,
+                args=(where, SESSION, f"message {n}", barrier, results),
+            )
+            for n in range(6)
+        ]
+        for process in processes:
+            process.start()
+        outcomes = [results.get(timeout=120) for _ in processes]
+        for process in processes:
+            process.join(30)
+            assert process.exitcode == 0
+        results.close()
+        results.join_thread()
+        assert set(outcomes) <= {"stop", "session_in_use"}
+        history = runner.run(store.load_history(SESSION))
+        assert history is not None
+        assert len(history) == 2 * outcomes.count("stop")
+        pairs = [
+            (a.text, b.text) for a, b in zip(history[::2], history[1::2], strict=True)
+        ]
+        assert all(said == f"said {asked}" for asked, said in pairs)
 
 
 # --- crash safety ------------------------------------------------------------
