@@ -169,7 +169,9 @@ class MemoryStore:
         """Append steps of a consumed turn's continuation."""
         check_id("record: session", session)
         check_int("record: turn_id", turn_id, 1)
-        self._turns[session][turn_id].steps.extend(steps)
+        row = self._turns.get(session, {}).get(turn_id)
+        if row is not None:  # like a database: steps of no turn are never read
+            row.steps.extend(steps)
 
     async def finish(  # noqa: PLR0913 - keyword-only options
         self,
@@ -198,10 +200,11 @@ class MemoryStore:
                 if row is None:
                     return False
             else:
-                row = self._turns[turn.session][turn.turn_id]
+                row = self._turns.get(turn.session, {}).get(turn.turn_id)
             if following is not None:
                 self._keep(following, len(history))
-            row.completed = True
+            if row is not None:
+                row.completed = True
             self._append(turn.session, history)
             self._note(events)
             return True

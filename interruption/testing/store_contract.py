@@ -460,6 +460,19 @@ async def expired_turns_are_listed_apart_from_open_ones(store: Store) -> None:
     assert await store.sessions("consumed", now=soon) == ()
 
 
+async def a_turn_never_kept_is_no_error(store: Store) -> None:
+    """Recording for, or finishing, a turn the store never kept raises nothing.
+
+    The history is appended as for any finish; no turn appears.
+    """
+    ghost = turn(4)
+    await store.record("s-1", 4, (ToolResponse("lookup", "call-0", 1),))
+    assert await store.finish(ghost, _history(3))
+    assert await store.load_turn("s-1") is None
+    assert await store.load_history("s-1") == _history(3)
+    assert not await store.finish(ghost, _history(4), close=RESUME)
+
+
 CONTRACT: Final[tuple[Check, ...]] = (
     history_is_appended_and_read_from_any_point,
     a_turn_is_kept_at_its_place_in_the_history,
@@ -481,5 +494,6 @@ CONTRACT: Final[tuple[Check, ...]] = (
     arguments_no_database_holds_are_invalid,
     sessions_page_through_with_a_cursor,
     expired_turns_are_listed_apart_from_open_ones,
+    a_turn_never_kept_is_no_error,
 )
 """Every check a store must pass, each against a fresh, empty store."""
