@@ -407,10 +407,12 @@ class InvalidArgument(InterruptionError, ValueError):
 
 @final
 class SessionInUse(SessionBusy):
-    """Another call (a send, a recovery) runs on this session now; nothing ran.
+    """Another send or recovery holds this session's lease in the store.
 
-    Calls that run the loop hold the session's lease in the store while
-    they run, across processes; try again when it ends.
+    Calls that run the loop hold the lease while they run, across
+    processes. Raised before anything ran (try again when the other ends),
+    or at a step of a call that outlasted its lease and lost it (nothing
+    more is written).
 
     Attributes:
         code: ``"session_in_use"``, stable.

@@ -141,7 +141,7 @@ class _Lease:
     next call takes it then.
     """
 
-    __slots__ = ("duration", "holder", "now", "session", "store")
+    __slots__ = ("duration", "held", "holder", "now", "session", "store")
 
     def __init__(
         self,
@@ -155,23 +155,28 @@ class _Lease:
         self.duration = duration
         self.now = now
         self.holder = uuid.uuid4().hex
+        self.held = False
 
     async def renew(self, _steps: object = None) -> None:
         """Take or extend the lease.
 
         Raises:
-            SessionInUse: if another call holds it (or took it over after
-                this one's lease ended).
+            SessionInUse: if another call holds it, or took it over after
+                this one's lease ended (a step ran longer than the lease).
         """
         now = self.now()
         if not await self.store.lease(
-            self.session, self.holder, now, now + self.duration
+            self.session, self.holder, now, now + self.duration, renew=self.held
         ):
             message = (
-                f"session {self.session!r} is in use by another send or "
+                f"session {self.session!r}: another send or recovery took the "
+                "lease after this call outlasted it; nothing more was written"
+                if self.held
+                else f"session {self.session!r} is in use by another send or "
                 "recovery; nothing ran: try again when it ends"
             )
             raise SessionInUse(self.session, message)
+        self.held = True
 
     async def release(self) -> None:
         """Give the lease back."""

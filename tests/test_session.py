@@ -442,10 +442,16 @@ class Wrapped:
         return await self.inner.sessions(state, now=now, after=after, limit=limit)
 
     async def lease(
-        self, session: str, holder: str, now: datetime, until: datetime
+        self,
+        session: str,
+        holder: str,
+        now: datetime,
+        until: datetime,
+        *,
+        renew: bool = False,
     ) -> bool:
         """Delegate."""
-        return await self.inner.lease(session, holder, now, until)
+        return await self.inner.lease(session, holder, now, until, renew=renew)
 
     async def release(self, session: str, holder: str) -> None:
         """Delegate."""
@@ -1623,6 +1629,31 @@ class TestOneSendAtATime:
         session.model = ScriptedModel(slow)
         assert runner.run(session.send("look")).finish_reason == "stop"
         assert [type(error) for error in outcome] == [SessionInUse]
+
+    def test_a_send_that_outlasts_its_lease_stops_before_it_writes(
+        self,
+        open_session: OpenSession,
+        store: Store,
+        clock: Clock,
+        runner: asyncio.Runner,
+    ) -> None:
+        """A step past the lease lets another send in; the first writes nothing."""
+        free = Held()
+        free.go.set()
+        other = said(open_session(), free)
+
+        async def stuck(_request: ModelRequest) -> Message:
+            clock.advance(timedelta(minutes=6))
+            await other.send("say two")  # the lease ended: the other takes it
+            return Message.of_text(Role.MODEL, "late")
+
+        session = open_session(lease=timedelta(minutes=5))
+        session.model = ScriptedModel(stuck)
+        with pytest.raises(SessionInUse, match="outlasted"):
+            runner.run(session.send("say one"))
+        history = runner.run(store.load_history(SESSION))
+        assert history is not None
+        assert [m.text for m in history] == ["say two", "said two"]
 
     def test_two_recoveries_at_once_continue_once(
         self,

@@ -184,7 +184,8 @@ class Store(Protocol):
 
     A session's *lease* serializes the calls that run its loop (`Session`'s
     `send` and `recover`), across processes: `lease` takes it for one
-    holder until a moment, atomically, and `release` gives it back. A
+    holder until a moment, atomically, or renews the holder's own, and
+    `release` gives it back. A
     holder that crashed never releases; its lease ends when its moment
     passes, and the next caller takes it then.
 
@@ -315,15 +316,24 @@ class Store(Protocol):
         """
 
     async def lease(
-        self, session: str, holder: str, now: datetime, until: datetime
+        self,
+        session: str,
+        holder: str,
+        now: datetime,
+        until: datetime,
+        *,
+        renew: bool = False,
     ) -> bool:
         """Hold *session*'s lease for *holder* until *until*, atomically.
 
         Taken when nobody holds it or its holder's lease ended at or before
-        *now* (a crashed holder); renewed when *holder* holds it already.
+        *now* (a crashed holder); extended when *holder* holds it already.
+        With *renew*, only extended: a holder whose lease another took in
+        the meantime (and maybe released since) does not get it back.
 
         Returns:
-            Whether *holder* holds it now (False: another holder does).
+            Whether *holder* holds it now (False: another holder does, or,
+            renewing, did meanwhile).
         """
 
     async def release(self, session: str, holder: str) -> None:

@@ -256,13 +256,20 @@ class MemoryStore:
         return tuple(found[: page.limit])
 
     async def lease(
-        self, session: str, holder: str, now: datetime, until: datetime
+        self,
+        session: str,
+        holder: str,
+        now: datetime,
+        until: datetime,
+        *,
+        renew: bool = False,
     ) -> bool:
         """Hold *session*'s lease for *holder* until *until*, if free at *now*."""
         check_id("lease: session", session)
         check_id("lease: holder", holder)
         held = self._leases.get(session)
-        if held is not None and held[0] != holder and held[1] > now:
+        mine = held is not None and held[0] == holder
+        if not mine and (renew or (held is not None and held[1] > now)):
             return False
         self._leases[session] = (holder, until)
         return True

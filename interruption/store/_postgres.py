@@ -190,6 +190,12 @@ _LEASE: Final = (
 """`PostgresStore.lease`: one upsert; a concurrent one waits for the first
 to commit and checks its condition again, so one holder wins."""
 
+_RENEW: Final = (
+    "UPDATE leases SET until = %(until)s "
+    "WHERE session = %(session)s AND holder = %(holder)s"
+)
+"""`PostgresStore.lease` renewing: the holder's own lease only."""
+
 _LOAD_HISTORY: Final = (
     "SELECT ARRAY(SELECT body FROM messages WHERE session = %(session)s "
     "AND seq >= %(start)s ORDER BY seq) FROM sessions WHERE session = %(session)s"
@@ -880,7 +886,13 @@ class PostgresStore:
         return tuple(str(session) for (session,) in rows)
 
     async def lease(
-        self, session: str, holder: str, now: datetime, until: datetime
+        self,
+        session: str,
+        holder: str,
+        now: datetime,
+        until: datetime,
+        *,
+        renew: bool = False,
     ) -> bool:
         """Hold *session*'s lease for *holder* until *until*, across machines.
 
@@ -889,6 +901,7 @@ class PostgresStore:
             holder: Who holds it (one call's own id).
             now: A lease that ended at or before it is over.
             until: When this holder's lease ends, unless renewed.
+            renew: Only extend *holder*'s own lease.
 
         Returns:
             Whether *holder* holds it now.
@@ -900,7 +913,7 @@ class PostgresStore:
         check_id("lease: holder", holder)
         async with self._connection() as conn:
             cursor = await conn.execute(
-                _LEASE,
+                _RENEW if renew else _LEASE,
                 {
                     "session": session,
                     "holder": holder,

@@ -632,16 +632,28 @@ class SqliteStore:
         return tuple(session for (session,) in rows)
 
     async def lease(
-        self, session: str, holder: str, now: datetime, until: datetime
+        self,
+        session: str,
+        holder: str,
+        now: datetime,
+        until: datetime,
+        *,
+        renew: bool = False,
     ) -> bool:
         """Hold *session*'s lease for *holder* until *until*, across processes.
 
         One upsert: taken if absent, over if its time passed at *now*,
-        renewed if *holder*'s own.
+        extended if *holder*'s own; renewing, one update of *holder*'s own.
         """
         check_id("lease: session", session)
         check_id("lease: holder", holder)
         with self._write() as db:
+            if renew:
+                cursor = db.execute(
+                    "UPDATE leases SET until = ? WHERE session = ? AND holder = ?",
+                    (_iso(until), session, holder),
+                )
+                return cursor.rowcount == 1
             cursor = db.execute(
                 "INSERT INTO leases (session, holder, until) VALUES (?1, ?2, ?4) "
                 "ON CONFLICT (session) DO UPDATE SET holder = excluded.holder, "

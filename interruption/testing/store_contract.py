@@ -360,7 +360,8 @@ async def a_session_has_one_lease_holder(store: Store) -> None:
     """A lease has one holder; it renews; it is over when its time passes.
 
     Also when twenty race for it; leases of two sessions are apart; a
-    release by anyone but the holder does nothing.
+    release by anyone but the holder does nothing; renewing only extends
+    the holder's own lease.
     """
     later = NOW + timedelta(minutes=5)
     assert await store.lease("s-1", "a", NOW, later)
@@ -373,7 +374,11 @@ async def a_session_has_one_lease_holder(store: Store) -> None:
     assert await store.lease("s-1", "b", moment, moment + timedelta(minutes=5))
     await store.release("s-1", "a")  # not the holder any more: nothing
     assert not await store.lease("s-1", "c", moment, moment)
+    assert not await store.lease("s-1", "a", moment, later, renew=True)
+    assert await store.lease("s-1", "b", moment, later, renew=True)
     await store.release("s-1", "b")
+    # renewing gets back no lease that another took (and released) meanwhile
+    assert not await store.lease("s-1", "b", moment, later, renew=True)
     won = await asyncio.gather(
         *(
             store.lease("s-1", f"r{n}", moment, later + timedelta(hours=1))
