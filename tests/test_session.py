@@ -1690,9 +1690,9 @@ class TestOneSendAtATime:
         self, store: Store, tools: list[Tool[Any, Any, Any]]
     ) -> None:
         """An id with NUL, empty or too long is InvalidArgument when built."""
-        for bad in ("a\x00b", "", "s" * (MAX_ID + 1), "\ud800"):
+        for bad in ("a\x00b", "", "s" * (MAX_ID + 1), "\ud800", 7):
             with pytest.raises(InvalidArgument) as caught:
-                Session(store, ScriptedModel(agent), tools, id=bad)
+                Session(store, ScriptedModel(agent), tools, id=bad)  # type: ignore[arg-type]
             assert caught.value.where == "Session: id"
         with pytest.raises(InvalidArgument):
             Session(store, ScriptedModel(agent), tools, lease=timedelta(0))
@@ -1856,6 +1856,53 @@ class TestAuthorizationFirst:
         assert kinds == [("unknown_turn",)]
 
 
+class GatedFinish(Wrapped):
+    """A store whose `finish` waits until *parties* callers are at it."""
+
+    def __init__(self, inner: Store, parties: int) -> None:
+        super().__init__(inner)
+        self.gate = asyncio.Barrier(parties)
+
+    async def finish(  # noqa: PLR0913 - the protocol's options
+        self,
+        turn: InterruptedTurn,
+        history: Sequence[Message],
+        following: InterruptedTurn | None = None,
+        *,
+        close: Resume | None = None,
+        principal: str | None = None,
+        events: Sequence[AuditEvent] = (),
+    ) -> bool:
+        """Wait for the others, then delegate."""
+        await self.gate.wait()
+        return await self.inner.finish(
+            turn, history, following, close=close, principal=principal, events=events
+        )
+
+
+class TestCancelRace:
+    def test_two_cancels_at_the_close_one_wins(
+        self, open_session: OpenSession, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """Two cancels that both found the turn open: one closes it, one is consumed."""
+        runner.run(open_session().send("pay"))
+
+        async def race() -> tuple[BaseException | None, ...]:
+            gated = GatedFinish(store, 2)
+            return await asyncio.gather(
+                open_session(on=gated).cancel("one", turn_id=1),
+                open_session(on=gated).cancel("two", turn_id=1),
+                return_exceptions=True,
+            )
+
+        outcomes = runner.run(race())
+        lost = [o for o in outcomes if isinstance(o, ResumeRejected)]
+        assert [o for o in outcomes if o is None] == [None]
+        assert [error.codes for error in lost] == [(ProblemCode.CONSUMED,)]
+        kinds = [e.kind for e in runner.run(store.audit(SESSION))]
+        assert kinds == ["paused", "cancelled", "rejected"]
+
+
 # --- closing expired turns without a send ------------------------------------
 
 
@@ -1875,7 +1922,7 @@ class TestExpire:
         clock.advance(timedelta(minutes=5))
         assert runner.run(store.sessions("open", now=clock())) == ()
         assert runner.run(store.sessions("expired", now=clock())) == (SESSION,)
-        assert runner.run(session.expire())
+        assert session.expire_sync()
         assert not runner.run(open_session().expire())
         assert runner.run(store.sessions("expired", now=clock())) == ()
         assert [e.kind for e in runner.run(session.audit())] == ["paused", "expired"]
