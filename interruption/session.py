@@ -404,22 +404,28 @@ class Session:
             client echoes with its resume.
 
         Raises:
+            InvalidArgument: if *messages* is an empty sequence.
             SessionInUse: if another send or recovery runs on the session.
             SessionPaused: if the session is paused (resume it first).
             ContinuationUnfinished: if a continuation is unfinished (a
                 crash: `recover` it first). All three are a `SessionBusy`,
                 a `RuntimeError`.
         """
+        new = (
+            [Message.of_text(Role.USER, messages)]
+            if isinstance(messages, str)
+            else list(messages)
+        )
+        if not new:
+            raise InvalidArgument("send: messages", "at least one message", "none")
         lease = _Lease(self.store, self.id, self.lease, self.now)
         await lease.renew()
         try:
-            return await self._send(messages, lease.renew)
+            return await self._send(new, lease.renew)
         finally:
             await lease.release()
 
-    async def _send(
-        self, messages: Sequence[Message] | str, renew: Record
-    ) -> GenerateResult:
+    async def _send(self, new: list[Message], renew: Record) -> GenerateResult:
         """`send`, under the session's lease; *renew* extends it."""
         latest = await self.store.load_turn(self.id)
         if latest is not None and latest.state == "consumed":
@@ -441,11 +447,6 @@ class Session:
                     "or closed while it expired; send again"
                 )
                 raise SessionPaused(self.id, message)
-        new = (
-            [Message.of_text(Role.USER, messages)]
-            if isinstance(messages, str)
-            else list(messages)
-        )
         history = [*await self._current_history(), *new]
         runner = _runner(self.model, self.id, self._config, self._refs)
         turn_id = latest.turn.turn_id + 1 if latest is not None else 1

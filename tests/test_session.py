@@ -1697,6 +1697,16 @@ class TestOneSendAtATime:
         with pytest.raises(InvalidArgument):
             Session(store, ScriptedModel(agent), tools, lease=timedelta(0))
 
+    def test_a_send_of_no_message_is_refused(
+        self, open_session: OpenSession, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """send([]) is InvalidArgument; the model is not asked, nothing is kept."""
+        session = open_session()
+        with pytest.raises(InvalidArgument, match="send: messages"):
+            runner.run(session.send([]))
+        assert not session.model.requests  # type: ignore[attr-defined]
+        assert runner.run(store.load_history(SESSION)) is None
+
 
 # --- a call that ran keeps its output ----------------------------------------
 
