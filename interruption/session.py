@@ -12,6 +12,13 @@ the continuation completes, `Session.recover` finishes it: recorded results
 are reused and those tools do not run again; calls that had not finished run
 (their effect, if any, never reported back). The pending interrupt is not
 answerable again once consumed: the recorded resume is what recovery uses.
+
+One send at a time: `Session.send` and `Session.recover` hold the session's
+lease in the store (`Store.lease`) from before they read the session until
+after they write, renewed at every step, so that across processes a second
+one gets `SessionInUse` before anything runs. A resume or a cancel takes no
+lease: it claims the open turn with the store's compare-and-set, and a send
+runs only when the session has no open or consumed turn.
 """
 
 from __future__ import annotations
@@ -212,7 +219,9 @@ class Session:
             in the store after its last step (`Store.lease`). While one
             holds it, another gets `SessionInUse`, in any process; if its
             process dies, the session is free again once this has passed.
-            Make it longer than the slowest model call or tool call.
+            Make it longer than the slowest model call or tool call. It is
+            judged by the callers' clocks (*now*): processes sharing a
+            store need clocks that agree to well within it.
         now: The clock (UTC), for tests.
 
     Raises:

@@ -1585,6 +1585,51 @@ class TestOneSendAtATime:
             again = runner.run(said(open_session(on=reopen()), free).send("say two"))
             assert again.messages[:2] == history
 
+    @settings(
+        max_examples=30,
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture],
+    )
+    @given(waits=st.lists(st.integers(0, 4), min_size=2, max_size=5))
+    def test_concurrent_sends_keep_each_exchange_whole(
+        self,
+        store: Store,
+        runner: asyncio.Runner,
+        waits: list[int],
+    ) -> None:
+        """However sends interleave, the history is the winners' exchanges, whole."""
+        session_id = f"law-{uuid.uuid4().hex}"
+
+        def model(wait: int) -> ScriptedModel:
+            async def answer(request: ModelRequest) -> Message:
+                for _ in range(wait):
+                    await asyncio.sleep(0)
+                return Message.of_text(Role.MODEL, f"re {request.messages[-1].text}")
+
+            return ScriptedModel(answer)
+
+        async def race() -> list[GenerateResult | BaseException]:
+            sends = [
+                Session(store, model(wait), id=session_id).send(f"m{n}")
+                for n, wait in enumerate(waits)
+            ]
+            return await asyncio.gather(*sends, return_exceptions=True)
+
+        outcomes = runner.run(race())
+        won = [o for o in outcomes if isinstance(o, GenerateResult)]
+        assert all(isinstance(o, (GenerateResult, SessionInUse)) for o in outcomes), (
+            outcomes
+        )
+        event(f"{len(won)} of {len(waits)} kept")
+        history = runner.run(store.load_history(session_id)) or ()
+        texts = [message.text for message in history]
+        assert len(texts) == 2 * len(won)
+        pairs = list(zip(texts[::2], texts[1::2], strict=True))
+        assert sorted(pairs) == sorted(
+            (r.messages[-2].text, r.message.text) for r in won
+        )
+        assert all(said == f"re {asked}" for asked, said in pairs)
+
     def test_a_crashed_holder_blocks_until_its_lease_ends(
         self,
         open_session: OpenSession,
