@@ -22,6 +22,7 @@ from interruption.resume import (
 )
 from interruption.store import PostgresStore, SqliteStore, Store
 from interruption.store._base import (
+    MAX_PAGE,
     AuditEvent,
     StoredTurn,
     stored_turn_json,
@@ -102,6 +103,26 @@ class TestStore:
     ) -> None:
         """Every store passes every check of the public store contract."""
         runner.run(check(store))
+
+    def test_thousands_of_open_sessions_page_through(
+        self, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """2,100 paused sessions come back in pages of MAX_PAGE, each once, sorted."""
+        names = [f"s-{n:05}" for n in range(2_100)]
+
+        async def go() -> list[tuple[str, ...]]:
+            for name in names:
+                paused = turn(session=name)
+                await store.save(name, paused.messages, paused)
+            pages, after = [], None
+            while page := await store.sessions("open", now=NOW, after=after):
+                pages.append(page)
+                after = page[-1]
+            return pages
+
+        pages = runner.run(go())
+        assert [len(page) for page in pages] == [MAX_PAGE, MAX_PAGE, 100]
+        assert [name for page in pages for name in page] == names
 
     def test_close_is_repeatable(self, store: Store, runner: asyncio.Runner) -> None:
         """A used store closes twice without error; what it saved outlives it."""
