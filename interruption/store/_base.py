@@ -18,6 +18,7 @@ from typing import (
     TypeVar,
     cast,
     final,
+    get_args,
     runtime_checkable,
 )
 
@@ -45,6 +46,7 @@ __all__ = [
     "Step",
     "Store",
     "StoredTurn",
+    "check_events",
     "check_id",
     "check_int",
     "check_key",
@@ -459,6 +461,26 @@ def check_int(where: str, value: object, low: int, high: int = MAX_TURN_ID) -> i
         expected = f"an integer from {low} to {high}"
         raise InvalidArgument(where, expected, _shown(value))
     return value
+
+
+_KINDS: Final = frozenset(get_args(AuditKind))
+
+
+def check_events(where: str, events: Sequence[AuditEvent]) -> None:
+    """Check what of *events* a store writes to columns of its own.
+
+    Raises:
+        InvalidArgument: for a session id, turn id (0 to `MAX_TURN_ID`) or
+            kind (an `AuditKind`) out of range.
+    """
+    for index, event in enumerate(events):
+        check_id(f"{where}[{index}].session", event.session)
+        check_int(f"{where}[{index}].turn_id", event.turn_id, 0)
+        if event.kind not in _KINDS:
+            expected = f"an AuditKind, one of {sorted(_KINDS)}"
+            raise InvalidArgument(
+                f"{where}[{index}].kind", expected, _shown(event.kind)
+            )
 
 
 def check_turn(where: str, turn: InterruptedTurn) -> InterruptedTurn:

@@ -21,6 +21,7 @@ from interruption.store._base import (
     State,
     Step,
     StoredTurn,
+    check_events,
     check_id,
     check_int,
     check_key,
@@ -108,6 +109,7 @@ class MemoryStore:
             TurnIdTaken: if *turn*'s id is not above the session's latest.
         """
         check_id("save: session", session)
+        check_events("save: events", events)
         if turn is not None:
             self._keep(check_turn("save: turn", turn), len(history))
         self._append(session, history)
@@ -158,6 +160,7 @@ class MemoryStore:
     ) -> bool:
         """Claim *turn* for one resume; True for exactly one caller."""
         check_turn("consume: turn", turn)
+        check_events("consume: events", events)
         check_id("consume: principal", principal, principal=True)
         async with self._lock:
             if self._claim(turn, resume, principal) is None:
@@ -189,6 +192,7 @@ class MemoryStore:
             TurnIdTaken: if *following*'s id is not above the session's latest.
         """
         check_turn("finish: turn", turn)
+        check_events("finish: events", events)
         if following is not None:
             check_turn("finish: following", following)
         check_id("finish: principal", principal, principal=True)
@@ -211,8 +215,7 @@ class MemoryStore:
 
     async def log(self, event: AuditEvent) -> bool:
         """Append *event*; a rejected one only while its turn has room."""
-        check_id("log: event.session", event.session)
-        check_int("log: event.turn_id", event.turn_id, 0)
+        check_events("log: event", (event,))
         if event.kind == "rejected":
             key = (event.session, event.turn_id)
             if self._rejected.get(key, 0) >= MAX_REJECTED:

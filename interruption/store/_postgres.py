@@ -46,6 +46,7 @@ from interruption.store._base import (
     State,
     Step,
     StoredTurn,
+    check_events,
     check_id,
     check_int,
     check_key,
@@ -603,6 +604,7 @@ class PostgresStore:
             InvalidArgument: for an id out of range.
         """
         check_id("save: session", session)
+        check_events("save: events", events)
         if turn is not None:
             check_turn("save: turn", turn)
         async with self._connection() as conn:
@@ -682,6 +684,7 @@ class PostgresStore:
             InvalidArgument: for an id out of range.
         """
         check_turn("consume: turn", turn)
+        check_events("consume: events", events)
         check_id("consume: principal", principal, principal=True)
         async with self._connection() as conn:
             cursor = await conn.execute(
@@ -769,6 +772,7 @@ class PostgresStore:
             InvalidArgument: for an id out of range.
         """
         check_turn("finish: turn", turn)
+        check_events("finish: events", events)
         if following is not None:
             check_turn("finish: following", following)
         check_id("finish: principal", principal, principal=True)
@@ -812,8 +816,7 @@ class PostgresStore:
         Raises:
             InvalidArgument: for an id out of range.
         """
-        check_id("log: event.session", event.session)
-        check_int("log: event.turn_id", event.turn_id, 0)
+        check_events("log: event", (event,))
         async with self._connection() as conn:
             cursor = await conn.execute(
                 "INSERT INTO audit (session, turn_id, kind, body) "

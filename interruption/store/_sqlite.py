@@ -32,6 +32,7 @@ from interruption.store._base import (
     State,
     Step,
     StoredTurn,
+    check_events,
     check_id,
     check_int,
     check_key,
@@ -436,6 +437,7 @@ class SqliteStore:
             TurnIdTaken: if *turn*'s id is not above the session's latest.
         """
         check_id("save: session", session)
+        check_events("save: events", events)
         if turn is not None:
             check_turn("save: turn", turn)
         with self._write() as db:
@@ -498,6 +500,7 @@ class SqliteStore:
     ) -> bool:
         """Claim *turn* for one resume; True for one caller, across processes."""
         check_turn("consume: turn", turn)
+        check_events("consume: events", events)
         check_id("consume: principal", principal, principal=True)
         with self._write() as db:
             if not self._claim(db, turn, resume, principal):
@@ -567,6 +570,7 @@ class SqliteStore:
             TurnIdTaken: if *following*'s id is not above the session's latest.
         """
         check_turn("finish: turn", turn)
+        check_events("finish: events", events)
         if following is not None:
             check_turn("finish: following", following)
         check_id("finish: principal", principal, principal=True)
@@ -585,8 +589,7 @@ class SqliteStore:
 
     async def log(self, event: AuditEvent) -> bool:
         """Append *event*; a rejected one only while its turn has room."""
-        check_id("log: event.session", event.session)
-        check_int("log: event.turn_id", event.turn_id, 0)
+        check_events("log: event", (event,))
         with self._write() as db:
             if event.kind == "rejected":
                 (count,) = db.execute(

@@ -411,6 +411,11 @@ async def arguments_no_database_holds_are_invalid(store: Store) -> None:
         lambda: store.finish(paused, paused.messages, close=RESUME, principal=long),
         lambda: store.finish(attrs.evolve(paused, session=nul), paused.messages),
         lambda: store.log(_event("rejected", huge)),
+        lambda: store.log(_event("paused", session=nul)),
+        lambda: store.log(_event("forged\x00")),  # type: ignore[arg-type]
+        lambda: store.save("s-1", _history(9), events=(_event("paused", session=nul),)),
+        lambda: store.consume(paused, RESUME, None, events=(_event("accepted", huge),)),
+        lambda: store.finish(paused, paused.messages, events=(_event("x"),)),  # type: ignore[arg-type]
         lambda: store.audit(nul),
         lambda: store.spend("k" * (MAX_KEY_BYTES + 1), None),
         lambda: store.spend("k\x00", None),
