@@ -15,7 +15,7 @@ answerable again once consumed: the recorded resume is what recovery uses.
 
 One send at a time: `Session.send` and `Session.recover` hold the session's
 lease in the store (`Store.lease`) from before they read the session until
-after they write, renewed at every step, so that across processes a second
+after they write, renewed at its steps, so that across processes a second
 one gets `SessionInUse` before anything runs. A resume or a cancel takes no
 lease: it claims the open turn with the store's compare-and-set, and a send
 runs only when the session has no open or consumed turn.
@@ -27,7 +27,7 @@ import os
 import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, Final, final
 
 from interruption._call import ref_of
@@ -141,14 +141,16 @@ def _digest(resume: Resume) -> str:
 class _Lease:
     """One call's hold on its session's lease in the store (`Store.lease`).
 
-    Taken before the call reads anything, renewed at every step the loop
+    Taken before the call reads anything, renewed at the steps the loop
     takes (each model message, each batch of tool results) and before the
-    call writes what it did, released when it ends. A holder that crashed
-    never releases: its lease ends *duration* after its last step, and the
-    next call takes it then.
+    call writes what it did, released when it ends. A step renews in the
+    store only once half of the lease has passed: until then nobody else
+    can have taken it, so a quick send costs two writes (take, release).
+    A holder that crashed never releases: its lease ends *duration* after
+    its last renewal, and the next call takes it then.
     """
 
-    __slots__ = ("duration", "held", "holder", "now", "session", "store")
+    __slots__ = ("duration", "held", "holder", "now", "session", "store", "until")
 
     def __init__(
         self,
@@ -163,6 +165,7 @@ class _Lease:
         self.now = now
         self.holder = uuid.uuid4().hex
         self.held = False
+        self.until = datetime.min.replace(tzinfo=UTC)
 
     async def renew(self, _steps: object = None) -> None:
         """Take or extend the lease.
@@ -172,6 +175,8 @@ class _Lease:
                 this one's lease ended (a step ran longer than the lease).
         """
         now = self.now()
+        if self.held and now < self.until - self.duration / 2:
+            return
         if not await self.store.lease(
             self.session, self.holder, now, now + self.duration, renew=self.held
         ):
@@ -184,6 +189,7 @@ class _Lease:
             )
             raise SessionInUse(self.session, message)
         self.held = True
+        self.until = now + self.duration
 
     async def release(self) -> None:
         """Give the lease back."""
@@ -216,7 +222,8 @@ class Session:
         max_turns: How many model calls one `send` or `resume` may make.
         on_tool_error: ``"respond"`` or ``"raise"`` (see `generate`).
         lease: How long a `send` or a `recover` holds the session's lease
-            in the store after its last step (`Store.lease`). While one
+            in the store (`Store.lease`), renewed at its steps once half of
+            it has passed. While one
             holds it, another gets `SessionInUse`, in any process; if its
             process dies, the session is free again once this has passed.
             Make it longer than the slowest model call or tool call. It is

@@ -1656,7 +1656,7 @@ class TestOneSendAtATime:
         clock: Clock,
         runner: asyncio.Runner,
     ) -> None:
-        """A send that outlasts one lease keeps it: each step extends it."""
+        """A send that outlasts one lease keeps it: its steps renew it."""
         outcome: list[BaseException | None] = []
         other = open_session()
 
@@ -1674,6 +1674,33 @@ class TestOneSendAtATime:
         session.model = ScriptedModel(slow)
         assert runner.run(session.send("look")).finish_reason == "stop"
         assert [type(error) for error in outcome] == [SessionInUse]
+
+    def test_a_quick_send_takes_and_releases_the_lease_once(
+        self, open_session: OpenSession, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """Steps within the first half of the lease do not write it again."""
+        calls: list[str] = []
+
+        class Counting(Wrapped):
+            async def lease(
+                self,
+                session: str,
+                holder: str,
+                now: datetime,
+                until: datetime,
+                *,
+                renew: bool = False,
+            ) -> bool:
+                calls.append("renew" if renew else "lease")
+                return await self.inner.lease(session, holder, now, until, renew=renew)
+
+            async def release(self, session: str, holder: str) -> None:
+                calls.append("release")
+                await self.inner.release(session, holder)
+
+        paused = runner.run(open_session(on=Counting(store)).send("pay"))
+        assert paused.finish_reason == "interrupted"
+        assert calls == ["lease", "release"]
 
     def test_a_send_that_outlasts_its_lease_stops_before_it_writes(
         self,
