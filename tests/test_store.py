@@ -276,6 +276,21 @@ class TestSqliteStore:
         with pytest.raises(ValueError, match="expected 'FULL' or 'NORMAL'"):
             SqliteStore(tmp_path / "c.db", synchronous="OFF")  # type: ignore[arg-type]
 
+    @pytest.mark.parametrize("synchronous", ["FULL", "NORMAL"])
+    def test_a_lease_leaves_the_commits_as_durable_as_they_were(
+        self, tmp_path: Path, runner: asyncio.Runner, synchronous: str
+    ) -> None:
+        """Leases commit unsynced; the store's own setting is back after each."""
+        store = SqliteStore(tmp_path / "a.db", synchronous=synchronous)  # type: ignore[arg-type]
+        before = sqlite_synchronous(store)
+        later = datetime(2026, 11, 22, tzinfo=UTC)
+        assert runner.run(store.lease("s-1", "a", NOW, later))
+        assert sqlite_synchronous(store) == before
+        assert not runner.run(store.lease("s-1", "b", NOW, later))
+        runner.run(store.release("s-1", "a"))
+        assert sqlite_synchronous(store) == before
+        runner.run(store.close())
+
     def test_a_version_1_file_is_migrated_with_its_data(self, tmp_path: Path) -> None:
         """History, turns, results of version 1 read back after the migration."""
         path = tmp_path / "v1.db"

@@ -246,23 +246,38 @@ class _Transaction:
     """One write transaction on a store's connection, under the store's lock.
 
     Committed when the block ends, rolled back if it raises (a plain class:
-    cheaper to enter than a generator-based context manager).
+    cheaper to enter than a generator-based context manager). With
+    *unsynced* (the store's own setting), it commits under
+    ``synchronous=NORMAL`` and sets *unsynced* back before the lock is
+    released, so no other transaction of the store commits unsynced.
     """
 
-    __slots__ = ("_db", "_lock")
+    __slots__ = ("_db", "_lock", "_unsynced")
 
-    def __init__(self, db: sqlite3.Connection, lock: threading.Lock) -> None:
+    def __init__(
+        self, db: sqlite3.Connection, lock: threading.Lock, unsynced: str | None
+    ) -> None:
         self._db = db
         self._lock = lock
+        self._unsynced = unsynced
 
     def __enter__(self) -> sqlite3.Connection:
         self._lock.acquire()
         try:
+            if self._unsynced is not None:
+                self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("BEGIN IMMEDIATE")
         except BaseException:
-            self._lock.release()
+            self._restore_and_release()
             raise
         return self._db
+
+    def _restore_and_release(self) -> None:
+        try:
+            if self._unsynced is not None:
+                self._db.execute(f"PRAGMA synchronous={self._unsynced}")
+        finally:
+            self._lock.release()
 
     def __exit__(
         self,
@@ -273,7 +288,7 @@ class _Transaction:
         try:
             self._db.execute("COMMIT" if kind is None else "ROLLBACK")
         finally:
-            self._lock.release()
+            self._restore_and_release()
 
 
 @final
@@ -285,7 +300,9 @@ class SqliteStore:
             ``":memory:"`` for a private in-memory database.
         timeout: Seconds to wait for another process's write lock.
         synchronous: ``"FULL"`` (the default) syncs every commit to disk, so
-            a consumed mark survives a power loss or an OS crash.
+            a consumed mark survives a power loss or an OS crash (all but
+            a session lease's, which a power loss makes moot: its holder
+            died with it; the next synced commit syncs it too).
             ``"NORMAL"`` is faster and an explicit opt-in: in WAL mode it
             can lose the last commits on power loss (not on a process
             crash), and a lost consumed mark makes its turn resumable again.
@@ -311,11 +328,23 @@ class SqliteStore:
         )
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(f"PRAGMA synchronous={synchronous}")
+        self._synchronous = synchronous
         self._db.execute("PRAGMA foreign_keys=ON")
         self._migrate()
 
     def _write(self) -> _Transaction:
-        return _Transaction(self._db, self._lock)
+        return _Transaction(self._db, self._lock, None)
+
+    def _write_lease(self) -> _Transaction:
+        """A write of the leases table: committed without a sync of its own.
+
+        ``synchronous=NORMAL`` for this transaction only (in WAL mode: no
+        corruption, and the next synced commit syncs it too). A lease lost
+        to a power loss is one of a process that died with it; a release
+        lost to one keeps the session busy until the lease runs out, as
+        after a crash.
+        """
+        return _Transaction(self._db, self._lock, self._synchronous)
 
     def _migrate(self) -> None:
         with self._write() as db:
@@ -650,7 +679,7 @@ class SqliteStore:
         """
         check_id("lease: session", session)
         check_id("lease: holder", holder)
-        with self._write() as db:
+        with self._write_lease() as db:
             if renew:
                 cursor = db.execute(
                     "UPDATE leases SET until = ? WHERE session = ? AND holder = ?",
@@ -670,7 +699,7 @@ class SqliteStore:
         """End *holder*'s lease on *session*, if it holds it."""
         check_id("release: session", session)
         check_id("release: holder", holder)
-        with self._write() as db:
+        with self._write_lease() as db:
             db.execute(
                 "DELETE FROM leases WHERE session = ? AND holder = ?", (session, holder)
             )
