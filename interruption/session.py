@@ -74,6 +74,7 @@ from interruption.store._base import (
     StoredTurn,
     check_id,
     check_int,
+    check_principal,
 )
 from interruption.tools import Tool
 from interruption.validation import (
@@ -95,7 +96,7 @@ MAX_REASON: Final = 2000
 the audit trail."""
 
 LEASE: Final = timedelta(minutes=5)
-"""How long a `Session`'s lease lasts from its last step, by default."""
+"""How long a `Session`'s lease lasts unless renewed, by default."""
 
 
 def _as_resolved(turn: InterruptedTurn, kept: Resume) -> ResolvedResume:
@@ -222,13 +223,13 @@ class Session:
         max_turns: How many model calls one `send` or `resume` may make.
         on_tool_error: ``"respond"`` or ``"raise"`` (see `generate`).
         lease: How long a `send` or a `recover` holds the session's lease
-            in the store (`Store.lease`), renewed at its steps once half of
-            it has passed. While one
-            holds it, another gets `SessionInUse`, in any process; if its
-            process dies, the session is free again once this has passed.
-            Make it longer than the slowest model call or tool call. It is
-            judged by the callers' clocks (*now*): processes sharing a
-            store need clocks that agree to well within it.
+            in the store (`Store.lease`) unless renewed; its steps renew it
+            once half of it has passed. While one holds it, another gets
+            `SessionInUse`, in any process; if its process dies, the
+            session is free again once the lease has run out. Make it
+            longer than the slowest model call or tool call. It is judged
+            by the callers' clocks (*now*): processes sharing a store need
+            clocks that agree to well within it.
         now: The clock (UTC), for tests.
 
     Raises:
@@ -253,7 +254,7 @@ class Session:
         lease: timedelta = LEASE,
         now: Callable[[], datetime] | None = None,
     ) -> None:
-        self.id = _fresh_id() if id is None else str(check_id("Session: id", id))
+        self.id = _fresh_id() if id is None else check_id("Session: id", id)
         given: object = lease
         if not isinstance(given, timedelta) or lease <= timedelta(0):
             raise InvalidArgument("Session: lease", "a positive timedelta", repr(lease))
@@ -602,7 +603,7 @@ class Session:
         """
         if turn_id is not None:
             check_int("turn_id", turn_id, 1)
-        check_id("principal", principal, principal=True)
+        check_principal("principal", principal)
         stored = await self.store.load_turn(self.id, turn_id)
         if stored is not None:
             return stored

@@ -50,6 +50,7 @@ __all__ = [
     "check_id",
     "check_int",
     "check_key",
+    "check_principal",
     "check_turn",
     "listed",
     "read_stored",
@@ -409,8 +410,16 @@ def _text(where: str, value: object, expected: str) -> str:
     return value
 
 
-def check_id(where: str, value: object, *, principal: bool = False) -> str | None:
-    """*value* as a session id (or a principal): 1 to `MAX_ID` characters.
+def _bounded(where: str, value: object, least: int) -> str:
+    expected = f"text of {least} to {MAX_ID} characters, without NUL"
+    text = _text(where, value, expected)
+    if not least <= len(text) <= MAX_ID:
+        raise InvalidArgument(where, expected, f"{len(text)} characters")
+    return text
+
+
+def check_id(where: str, value: object) -> str:
+    """*value* as a session id (or a lease holder): 1 to `MAX_ID` characters.
 
     Every store checks the ids it is given with this, before it reads or
     writes, so that no database error reaches a caller.
@@ -418,23 +427,25 @@ def check_id(where: str, value: object, *, principal: bool = False) -> str | Non
     Args:
         where: The call and argument, for the message.
         value: What was given.
-        principal: A principal: None, or text of 0 to `MAX_ID` characters.
 
     Returns:
         *value*.
 
     Raises:
         InvalidArgument: if it is not text without NUL or lone surrogates,
-            of 1 (0 for a principal) to `MAX_ID` characters.
+            of 1 to `MAX_ID` characters.
     """
-    if value is None and principal:
-        return None
-    least = 0 if principal else 1
-    expected = f"text of {least} to {MAX_ID} characters, without NUL"
-    text = _text(where, value, expected)
-    if not least <= len(text) <= MAX_ID:
-        raise InvalidArgument(where, expected, f"{len(text)} characters")
-    return text
+    return _bounded(where, value, 1)
+
+
+def check_principal(where: str, value: object) -> str | None:
+    """*value* as a principal: None, or text of 0 to `MAX_ID` characters.
+
+    Raises:
+        InvalidArgument: if it is neither None nor text without NUL or lone
+            surrogates, of at most `MAX_ID` characters.
+    """
+    return None if value is None else _bounded(where, value, 0)
 
 
 def check_key(where: str, value: object) -> str:

@@ -25,6 +25,7 @@ from interruption.store._base import (
     check_id,
     check_int,
     check_key,
+    check_principal,
     check_turn,
 )
 
@@ -161,7 +162,7 @@ class MemoryStore:
         """Claim *turn* for one resume; True for exactly one caller."""
         check_turn("consume: turn", turn)
         check_events("consume: events", events)
-        check_id("consume: principal", principal, principal=True)
+        check_principal("consume: principal", principal)
         async with self._lock:
             if self._claim(turn, resume, principal) is None:
                 return False
@@ -195,7 +196,7 @@ class MemoryStore:
         check_events("finish: events", events)
         if following is not None:
             check_turn("finish: following", following)
-        check_id("finish: principal", principal, principal=True)
+        check_principal("finish: principal", principal)
         async with self._lock:
             if following is not None:
                 self._check_id(following)

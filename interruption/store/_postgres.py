@@ -50,6 +50,7 @@ from interruption.store._base import (
     check_id,
     check_int,
     check_key,
+    check_principal,
     check_turn,
     read_stored,
     stored_turn_json,
@@ -685,7 +686,7 @@ class PostgresStore:
         """
         check_turn("consume: turn", turn)
         check_events("consume: events", events)
-        check_id("consume: principal", principal, principal=True)
+        check_principal("consume: principal", principal)
         async with self._connection() as conn:
             cursor = await conn.execute(
                 "WITH claimed AS (UPDATE turns SET consumed_at = now(), resume = %s, "
@@ -775,7 +776,7 @@ class PostgresStore:
         check_events("finish: events", events)
         if following is not None:
             check_turn("finish: following", following)
-        check_id("finish: principal", principal, principal=True)
+        check_principal("finish: principal", principal)
         async with self._connection() as conn:
             row = await self._write(
                 conn,

@@ -36,6 +36,7 @@ from interruption.store._base import (
     check_id,
     check_int,
     check_key,
+    check_principal,
     check_turn,
     read_stored,
     stored_turn_json,
@@ -530,7 +531,7 @@ class SqliteStore:
         """Claim *turn* for one resume; True for one caller, across processes."""
         check_turn("consume: turn", turn)
         check_events("consume: events", events)
-        check_id("consume: principal", principal, principal=True)
+        check_principal("consume: principal", principal)
         with self._write() as db:
             if not self._claim(db, turn, resume, principal):
                 return False
@@ -602,7 +603,7 @@ class SqliteStore:
         check_events("finish: events", events)
         if following is not None:
             check_turn("finish: following", following)
-        check_id("finish: principal", principal, principal=True)
+        check_principal("finish: principal", principal)
         with self._write() as db:
             if close is not None and not self._claim(db, turn, close, principal):
                 return False
