@@ -466,6 +466,40 @@ class TestPostgresStore:
                     )
                 )
 
+    def test_sessions_list_in_code_point_order_whatever_the_locale(
+        self, postgres_dsn: str
+    ) -> None:
+        """In a database whose locale sorts otherwise, listing sorts by code point."""
+        name = fresh_schema()
+        with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+            conn.execute(
+                sql.SQL(
+                    "CREATE DATABASE {} TEMPLATE template0 LOCALE_PROVIDER icu "
+                    "ICU_LOCALE 'en-US' LOCALE 'C'"
+                ).format(sql.Identifier(name))
+            )
+        dsn = f"{postgres_dsn.replace('dbname=postgres', '')} dbname={name}"
+        names = ["a", "B", "_", "Z"]
+
+        async def go() -> list[tuple[str, ...]]:
+            async with PostgresStore(dsn) as store:
+                for session in names:
+                    paused = turn(session=session)
+                    await store.save(session, paused.messages, paused)
+                first = await store.sessions("open", now=NOW, limit=2)
+                rest = await store.sessions("open", now=NOW, after=first[-1])
+                return [first, rest]
+
+        try:
+            assert asyncio.run(go()) == [("B", "Z"), ("_", "a")]
+        finally:
+            with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+                conn.execute(
+                    sql.SQL("DROP DATABASE {} WITH (FORCE)").format(
+                        sql.Identifier(name)
+                    )
+                )
+
     def test_connects_lazily(self, postgres_dsn: str, pg_schema: str) -> None:
         """The first call connects and migrates; open is then a no-op."""
         store = PostgresStore(postgres_dsn, schema=pg_schema)

@@ -148,10 +148,14 @@ _MIGRATIONS: Final[dict[int, LiteralString]] = {
         holder TEXT NOT NULL,
         until TIMESTAMPTZ NOT NULL
     );
+    DROP INDEX turns_unfinished;
+    CREATE INDEX turns_unfinished ON turns (session COLLATE "C")
+        WHERE completed_at IS NULL;
     """,
 }
 """Schema changes by version; a store migrates its schema on open (version 4
-adds the sessions' leases, `Store.lease`)."""
+adds the sessions' leases, `Store.lease`, and keeps the unfinished turns in
+code point order, as `Store.sessions` lists them whatever the locale)."""
 
 _MIGRATION_LOCK: Final = "interruption.store"
 """Hashed into the advisory lock that serialises concurrent migrations."""
@@ -171,16 +175,20 @@ def _reusable(conn: _Connection) -> bool:
 _UNFINISHED: Final[dict[str, LiteralString]] = {
     "open": "SELECT session FROM turns WHERE completed_at IS NULL "
     "AND consumed_at IS NULL AND (expires_at IS NULL OR expires_at > %(now)s) "
-    "AND session > %(after)s ORDER BY session LIMIT %(limit)s",
+    'AND session COLLATE "C" > %(after)s ORDER BY session COLLATE "C" '
+    "LIMIT %(limit)s",
     "expired": "SELECT session FROM turns WHERE completed_at IS NULL "
     "AND consumed_at IS NULL AND expires_at <= %(now)s "
-    "AND session > %(after)s ORDER BY session LIMIT %(limit)s",
+    'AND session COLLATE "C" > %(after)s ORDER BY session COLLATE "C" '
+    "LIMIT %(limit)s",
     "consumed": "SELECT session FROM turns WHERE completed_at IS NULL "
     "AND consumed_at IS NOT NULL "
-    "AND session > %(after)s ORDER BY session LIMIT %(limit)s",
+    'AND session COLLATE "C" > %(after)s ORDER BY session COLLATE "C" '
+    "LIMIT %(limit)s",
 }
 """`PostgresStore.sessions`' query per state (only a latest turn is unfinished),
-a page after a cursor (``''`` for the first page: ids are never empty)."""
+a page after a cursor (``''`` for the first page: ids are never empty), in
+code point order (``COLLATE "C"``, the index's), not the database locale's."""
 
 _LEASE: Final = (
     "INSERT INTO leases (session, holder, until) "

@@ -458,6 +458,18 @@ async def sessions_page_through_with_a_cursor(store: Store) -> None:
     assert await store.sessions("open", now=NOW, after="s-99") == ()
 
 
+async def sessions_sort_by_code_point(store: Store) -> None:
+    """Ids sort by code point, as Python sorts them, whatever a database's locale."""
+    names = ["a", "B", "_", "\u00e9", "Z", "a b", "ab"]
+    for name in names:
+        await _paused(store, session=name)
+    expected = tuple(sorted(names))
+    assert await store.sessions("open", now=NOW) == expected
+    first = await store.sessions("open", now=NOW, limit=3)
+    rest = await store.sessions("open", now=NOW, after=first[-1])
+    assert first + rest == expected
+
+
 async def expired_turns_are_listed_apart_from_open_ones(store: Store) -> None:
     """An open turn nobody can answer at *now* is listed expired, not open."""
     soon = NOW + timedelta(minutes=5)
@@ -506,5 +518,6 @@ CONTRACT: Final[tuple[Check, ...]] = (
     sessions_page_through_with_a_cursor,
     expired_turns_are_listed_apart_from_open_ones,
     a_turn_never_kept_is_no_error,
+    sessions_sort_by_code_point,
 )
 """Every check a store must pass, each against a fresh, empty store."""
