@@ -741,17 +741,20 @@ class Session:
         recorded). Call it when
         no other process is continuing this session (at start-up, say): a
         continuation still running looks the same as one that died.
-        Recoveries hold the session's lease like `send`: of two at once,
-        one runs and the other gets `SessionInUse`.
+        Recoveries hold the session's lease like `send` (only when there
+        is something to recover): of two at once, one runs and the other
+        gets `SessionInUse`.
 
         Raises:
             SessionInUse: if a send or another recovery runs on the session.
         """
+        if await self._unfinished() is None:
+            return None  # nothing to recover: no lease is taken
         lease = _Lease(self.store, self.id, self.lease, self.now)
         await lease.renew()
         try:
-            stored = await self.store.load_turn(self.id)
-            if stored is None or stored.resume is None or stored.state != "consumed":
+            stored = await self._unfinished()  # again, now that it holds the lease
+            if stored is None or stored.resume is None:
                 return None
             turn = await self._whole(stored)
             await self.store.log(self._event(turn.turn_id, "recovered"))
@@ -759,6 +762,11 @@ class Session:
             return await self._continue(resolved, stored.steps, lease.renew)
         finally:
             await lease.release()
+
+    async def _unfinished(self) -> StoredTurn | None:
+        """The latest turn if it is consumed and its continuation unfinished."""
+        stored = await self.store.load_turn(self.id)
+        return stored if stored is not None and stored.state == "consumed" else None
 
     # --- sync twins ----------------------------------------------------------
 

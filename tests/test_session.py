@@ -1758,6 +1758,43 @@ class TestOneSendAtATime:
         assert log["transfer_money"] == 1
         assert runner.run(open_session().recover()) is None
 
+    def test_a_recovery_that_finds_it_done_under_the_lease_does_nothing(
+        self,
+        open_session: OpenSession,
+        store: Store,
+        log: RunLog,
+        runner: asyncio.Runner,
+    ) -> None:
+        """A recovery that another finished while it waited for the lease: None."""
+        paused = runner.run(open_session().send("pay"))
+        dying = open_session(on=CrashingStore(store, "after consume"))
+        with pytest.raises(Crash):
+            runner.run(dying.resume(yes_to(paused.interrupts), turn_id=1))
+
+        class OtherFirst(Wrapped):
+            async def lease(
+                self,
+                session: str,
+                holder: str,
+                now: datetime,
+                until: datetime,
+                *,
+                renew: bool = False,
+            ) -> bool:
+                await open_session().recover()  # finishes first, and releases
+                return await self.inner.lease(session, holder, now, until, renew=renew)
+
+        assert runner.run(open_session(on=OtherFirst(store)).recover()) is None
+        assert log["transfer_money"] == 1
+
+    def test_nothing_to_recover_takes_no_lease(
+        self, open_session: OpenSession, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """recover() with nothing to finish returns None, even while a lease is held."""
+        runner.run(open_session().send("pay"))
+        assert runner.run(store.lease(SESSION, "dead", NOW, NOW + LEASE))
+        assert runner.run(open_session().recover()) is None
+
     def test_a_session_id_no_store_holds_is_refused_up_front(
         self, store: Store, tools: list[Tool[Any, Any, Any]]
     ) -> None:
