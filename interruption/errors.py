@@ -14,10 +14,13 @@
         ├── PauseRefused (+ ValueError)   a tool raised a pause the loop refuses
         ├── SessionBusy (+ RuntimeError)  a session cannot take new messages yet
         │   ├── SessionPaused             its turn awaits answers (resume it)
-        │   └── ContinuationUnfinished    a continuation was cut short (recover)
+        │   ├── ContinuationUnfinished    a continuation was cut short (recover)
+        │   └── SessionInUse              another send or recovery runs on it
         ├── ToolContractError (+ ValueError) a tool's input or output breaks
         │                                 its schema (tools.py)
-        └── ResumeRejected (+ ValueError) a resume does not fit what is pending
+        ├── ResumeRejected (+ ValueError) a resume does not fit what is pending
+        ├── InvalidArgument (+ ValueError) an argument is out of range
+        └── TurnIdTaken (+ ValueError)    a store holds this turn id already
 
 `Interrupted` derives from `BaseException`, like `asyncio.CancelledError`, so
 that a tool body's ``except Exception:`` cannot swallow a pause.
@@ -58,12 +61,15 @@ __all__ = [
     "FieldTypeError",
     "Interrupted",
     "InterruptionError",
+    "InvalidArgument",
     "Mismatch",
     "PayloadError",
     "Problem",
     "ProblemCode",
     "ResumeRejected",
     "SchemaError",
+    "SessionInUse",
+    "TurnIdTaken",
     "interrupt",
     "interrupt_with",
 ]
@@ -477,3 +483,61 @@ def interrupt_with(kind: InterruptionKind, payload: JSON = None) -> NoReturn:
         PayloadError: if *payload* is not JSON (instead of pausing).
     """
     raise Interrupted(kind, payload)
+
+
+class InvalidArgument(InterruptionError, ValueError):
+    """An argument a caller passed is out of what the call accepts.
+
+    Raised before anything is read or written: a session id with a NUL, a
+    turn id beyond 64 bits, a blank or oversized cancel reason, a listing's
+    limit out of range.
+
+    Attributes:
+        code: ``"invalid_argument"``, stable.
+        where: The call and argument, like ``"cancel: reason"``.
+        expected: What it accepts.
+        got: A short rendering of what it was given.
+    """
+
+    code: ClassVar[str] = "invalid_argument"
+
+    def __init__(self, where: str, expected: str, got: str) -> None:
+        super().__init__(f"{where}: expected {expected}, got {got}")
+        self.where = where
+        self.expected = expected
+        self.got = got
+
+
+@final
+class SessionInUse(SessionBusy):
+    """Another send or recovery holds this session's lease in the store.
+
+    Calls that run the loop hold the lease while they run, across
+    processes. Raised before anything ran (try again when the other ends),
+    or at a step of a call that outlasted its lease and lost it (nothing
+    more is written).
+
+    Attributes:
+        code: ``"session_in_use"``, stable.
+        session: The session's id.
+    """
+
+    code: ClassVar[str] = "session_in_use"
+
+
+@final
+class TurnIdTaken(InterruptionError, ValueError):
+    """A store already holds a turn with this id or a later one; nothing written.
+
+    Attributes:
+        code: ``"turn_id_taken"``, stable.
+        session: The session.
+        turn_id: The id that was refused.
+    """
+
+    code: ClassVar[str] = "turn_id_taken"
+
+    def __init__(self, session: str, turn_id: int, message: str) -> None:
+        super().__init__(message)
+        self.session = session
+        self.turn_id = turn_id

@@ -92,7 +92,7 @@ from interruption._call import (
 from interruption._json import json_equal
 from interruption._schemacheck import JSONSchema
 from interruption.approval import Approver
-from interruption.errors import PauseRefused, Problem, ResumeRejected
+from interruption.errors import InvalidArgument, PauseRefused, Problem, ResumeRejected
 from interruption.kinds import Phase, ScheduledPause
 from interruption.parts import Message, Role, ToolRequest, ToolResponse
 from interruption.resume import (
@@ -591,8 +591,7 @@ def _history(messages: Sequence[Message] | str) -> list[Message]:
         return [Message.of_text(Role.USER, messages)]
     history = list(messages)
     if not history:
-        msg = "messages: expected at least one message, got none"
-        raise ValueError(msg)
+        raise InvalidArgument("messages", "at least one message", "none")
     return history
 
 

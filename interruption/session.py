@@ -12,31 +12,43 @@ the continuation completes, `Session.recover` finishes it: recorded results
 are reused and those tools do not run again; calls that had not finished run
 (their effect, if any, never reported back). The pending interrupt is not
 answerable again once consumed: the recorded resume is what recovery uses.
+
+One send at a time: `Session.send` and `Session.recover` hold the session's
+lease in the store (`Store.lease`) from before they read the session until
+after they write, renewed at its steps, so that across processes a second
+one gets `SessionInUse` before anything runs. A resume or a cancel takes no
+lease: it claims the open turn with the store's compare-and-set, and a send
+runs only when the session has no open or consumed turn.
 """
 
 from __future__ import annotations
 
 import os
 import time
+import uuid
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime, timedelta
-from typing import Any, final
+from datetime import UTC, datetime, timedelta
+from typing import Any, Final, final
 
 from interruption._call import ref_of
 from interruption._json import JSON
 from interruption.approval import Approver
 from interruption.errors import (
     ContinuationUnfinished,
+    InvalidArgument,
     ProblemCode,
     ResumeRejected,
+    SessionInUse,
     SessionPaused,
 )
 from interruption.loop import (
     GenerateResult,
     Model,
     OnToolError,
+    Record,
     _config,
     _continue,
+    _ran,
     _recovery,
     _Refs,
     _runner,
@@ -54,7 +66,16 @@ from interruption.resume import (
     Resume,
 )
 from interruption.schedule import PauseSchedule
-from interruption.store._base import AuditEvent, AuditKind, Step, Store, StoredTurn
+from interruption.store._base import (
+    AuditEvent,
+    AuditKind,
+    Step,
+    Store,
+    StoredTurn,
+    check_id,
+    check_int,
+    check_principal,
+)
 from interruption.tools import Tool
 from interruption.validation import (
     Answer,
@@ -68,7 +89,14 @@ from interruption.validation import (
     validate_and_spend,
 )
 
-__all__ = ["Authorize", "Session"]
+__all__ = ["MAX_REASON", "Authorize", "Session"]
+
+MAX_REASON: Final = 2000
+"""The longest cancel reason, in characters: it is kept in the history and
+the audit trail."""
+
+LEASE: Final = timedelta(minutes=5)
+"""How long a `Session`'s lease lasts unless renewed, by default."""
 
 
 def _as_resolved(turn: InterruptedTurn, kept: Resume) -> ResolvedResume:
@@ -107,6 +135,65 @@ def _fresh_id() -> str:
 
 
 @final
+class _Lease:
+    """One call's hold on its session's lease in the store (`Store.lease`).
+
+    Taken before the call reads anything, renewed at the steps the loop
+    takes (each model message, each batch of tool results) and before the
+    call writes what it did, released when it ends. A step renews in the
+    store only once half of the lease has passed: until then nobody else
+    can have taken it, so a quick send costs two writes (take, release).
+    A holder that crashed never releases: its lease ends *duration* after
+    its last renewal, and the next call takes it then.
+    """
+
+    __slots__ = ("duration", "held", "holder", "now", "session", "store", "until")
+
+    def __init__(
+        self,
+        store: Store,
+        session: str,
+        duration: timedelta,
+        now: Callable[[], datetime],
+    ) -> None:
+        self.store = store
+        self.session = session
+        self.duration = duration
+        self.now = now
+        self.holder = uuid.uuid4().hex
+        self.held = False
+        self.until = datetime.min.replace(tzinfo=UTC)
+
+    async def renew(self, _steps: object = None) -> None:
+        """Take or extend the lease.
+
+        Raises:
+            SessionInUse: if another call holds it, or took it over after
+                this one's lease ended (a step ran longer than the lease).
+        """
+        now = self.now()
+        if self.held and now < self.until - self.duration / 2:
+            return
+        if not await self.store.lease(
+            self.session, self.holder, now, now + self.duration, renew=self.held
+        ):
+            message = (
+                f"session {self.session!r}: another send or recovery took the "
+                "lease after this call outlasted it; nothing more was written"
+                if self.held
+                else f"session {self.session!r} is in use by another send or "
+                "recovery; nothing ran: try again when it ends"
+            )
+            raise SessionInUse(self.session, message)
+        self.held = True
+        self.until = now + self.duration
+
+    async def release(self) -> None:
+        """Give the lease back."""
+        await self.store.release(self.session, self.holder)
+
+
+@final
 class Session:
     """One conversation with a human in the loop, kept in a store.
 
@@ -131,7 +218,19 @@ class Session:
             rejecting the resume as ``missing``.
         max_turns: How many model calls one `send` or `resume` may make.
         on_tool_error: ``"respond"`` or ``"raise"`` (see `generate`).
+        lease: How long a `send` or a `recover` holds the session's lease
+            in the store (`Store.lease`) unless renewed; its steps renew it
+            once half of it has passed. While one holds it, another gets
+            `SessionInUse`, in any process; if its process dies, the
+            session is free again once the lease has run out. Make it
+            longer than the slowest model call or tool call. It is judged
+            by the callers' clocks (*now*): processes sharing a store need
+            clocks that agree to well within it.
         now: The clock (UTC), for tests.
+
+    Raises:
+        InvalidArgument: if *id* is not a session id a store takes (1 to
+            `MAX_ID` characters, no NUL) or *lease* is not positive.
     """
 
     def __init__(  # noqa: PLR0913 - keyword-only configuration
@@ -148,9 +247,14 @@ class Session:
         expiry_answers: bool = False,
         max_turns: int = 10,
         on_tool_error: OnToolError = "respond",
+        lease: timedelta = LEASE,
         now: Callable[[], datetime] | None = None,
     ) -> None:
-        self.id = id or _fresh_id()
+        self.id = _fresh_id() if id is None else check_id("Session: id", id)
+        given: object = lease
+        if not isinstance(given, timedelta) or lease <= timedelta(0):
+            raise InvalidArgument("Session: lease", "a positive timedelta", repr(lease))
+        self.lease = lease
         self.store = store
         self.model = model
         self.tools = tuple(tools)
@@ -223,9 +327,11 @@ class Session:
     ) -> bool:
         """Close *turn* without a continuation: each paused call answered.
 
-        A call that paused gets *output* of its interrupt; a call that
-        finished in the batch keeps its output. The history stays well
-        formed: every tool request has its response.
+        A call that paused before it ran gets *output* of its interrupt; a
+        call that ran (it finished in the batch, or paused after it ran)
+        keeps its real output, so the model is never told that a side
+        effect which happened did not. The history stays well formed: every
+        tool request has its response; *event* says how the pause ended.
 
         Returns:
             False when the turn was no longer open (nothing was written).
@@ -237,7 +343,9 @@ class Session:
         for request in turn.messages[-1].tool_requests:
             ref = ref_of(request)
             pending = paused.get(ref)
-            if pending is None:
+            if pending is None or _ran(pending):
+                # It ran (finished in the batch, or paused after it ran): its
+                # effect happened, and the model is told what it returned.
                 responses.append(done[ref])
                 continue
             answer = output(pending)
@@ -252,11 +360,15 @@ class Session:
             events=(event,),
         )
 
-    async def _close_expired(self, turn: InterruptedTurn) -> None:
+    async def _close_expired(self, turn: InterruptedTurn) -> bool:
         """Close an expired turn with its declared expiry answers.
 
-        Each paused call gets its declared expiry answer (with
-        ``expiry_answers``) or a response saying it expired.
+        Each call paused before it ran gets its declared expiry answer
+        (with ``expiry_answers``) or a response saying it expired; a call
+        paused after it ran keeps its output.
+
+        Returns:
+            False when it was answered or closed meanwhile.
         """
 
         def output(pending: PendingInterrupt) -> JSON:
@@ -265,20 +377,37 @@ class Session:
             moment = turn.expiry_of(pending)
             return {"error": f"expired: no answer arrived before {moment}"}
 
-        if not await self._close(turn, output, self._event(turn.turn_id, "expired")):
-            message = (
-                f"session {self.id!r}: turn {turn.turn_id} was answered or closed "
-                "while it expired; send again"
-            )
-            raise SessionPaused(self.id, message)
+        return await self._close(turn, output, self._event(turn.turn_id, "expired"))
+
+    async def expire(self) -> bool:
+        """Close the session's turn if nobody can answer it any more.
+
+        `send` does it first too; a service calls this (or walks
+        ``store.sessions("expired")`` and calls it for each) so that an
+        expired turn is closed, its ``expired`` event in the audit trail,
+        without waiting for the next message. Each call paused before it
+        ran is answered as `send` would (its declared expiry answer, or a
+        response saying it expired); a call paused after it ran keeps its
+        output. Safe to call from many processes: a turn is closed once.
+
+        Returns:
+            Whether this call closed a turn (False: the latest turn is
+            still answerable, or was answered, cancelled or closed).
+        """
+        latest = await self.store.load_turn(self.id)
+        if latest is None or latest.state != "open" or not self._expired(latest.turn):
+            return False
+        return await self._close_expired(await self._whole(latest))
 
     async def send(self, messages: Sequence[Message] | str) -> GenerateResult:
         """Add messages to the conversation and run until it ends or pauses.
 
         A turn whose interrupts all expired no longer blocks the session:
-        it is closed first, each paused call answered in the history by its
-        declared expiry answer (with ``expiry_answers``) or by a response
-        saying it expired.
+        it is closed first, as `expire` closes it.
+
+        Sends on one session are serialized by its lease in the store,
+        across processes (see *lease*): a send that finds another running
+        gets `SessionInUse` before anything runs, and nothing is lost.
 
         Args:
             messages: New messages, or one user text.
@@ -288,11 +417,29 @@ class Session:
             client echoes with its resume.
 
         Raises:
+            InvalidArgument: if *messages* is an empty sequence.
+            SessionInUse: if another send or recovery runs on the session.
             SessionPaused: if the session is paused (resume it first).
             ContinuationUnfinished: if a continuation is unfinished (a
-                crash: `recover` it first). Both are a `SessionBusy`, a
-                `RuntimeError`.
+                crash: `recover` it first). All three are a `SessionBusy`,
+                a `RuntimeError`.
         """
+        new = (
+            [Message.of_text(Role.USER, messages)]
+            if isinstance(messages, str)
+            else list(messages)
+        )
+        if not new:
+            raise InvalidArgument("send: messages", "at least one message", "none")
+        lease = _Lease(self.store, self.id, self.lease, self.now)
+        await lease.renew()
+        try:
+            return await self._send(new, lease.renew)
+        finally:
+            await lease.release()
+
+    async def _send(self, new: list[Message], renew: Record) -> GenerateResult:
+        """`send`, under the session's lease; *renew* extends it."""
         latest = await self.store.load_turn(self.id)
         if latest is not None and latest.state == "consumed":
             msg = (
@@ -307,16 +454,17 @@ class Session:
                     "interrupts first"
                 )
                 raise SessionPaused(self.id, msg)
-            await self._close_expired(await self._whole(latest))
-        new = (
-            [Message.of_text(Role.USER, messages)]
-            if isinstance(messages, str)
-            else list(messages)
-        )
+            if not await self._close_expired(await self._whole(latest)):
+                message = (
+                    f"session {self.id!r}: turn {latest.turn.turn_id} was answered "
+                    "or closed while it expired; send again"
+                )
+                raise SessionPaused(self.id, message)
         history = [*await self._current_history(), *new]
         runner = _runner(self.model, self.id, self._config, self._refs)
         turn_id = latest.turn.turn_id + 1 if latest is not None else 1
-        result = await last_result(runner.drive(_Start(tuple(history), turn_id)))
+        result = await last_result(runner.drive(_Start(tuple(history), turn_id), renew))
+        await renew(())
         await self.store.save(
             self.id, result.messages, result.turn, events=self._paused(result.turn)
         )
@@ -382,10 +530,15 @@ class Session:
         Raises:
             ResumeRejected: listing every problem; nothing ran. Only
                 ``not_authorized`` when the authorizer refuses *principal*
-                (it is asked first); ``consumed`` when this turn was already
-                resumed (a replay or a lost race); ``unknown_session`` when
-                the session never paused, ``unknown_turn`` for a turn id it
-                never had.
+                (it is asked first, before anything about the turn is said:
+                for a turn id the session never had it is asked about the
+                latest turn, and with an authorizer a session that never
+                paused is ``not_authorized`` to everyone); ``consumed`` when
+                this turn was already resumed (a replay or a lost race);
+                ``unknown_session`` when the session never paused,
+                ``unknown_turn`` for a turn id it never had.
+            InvalidArgument: if *turn_id* is not an integer from 1 to
+                2**63 - 1, or *principal* is not an id a store takes.
         """
         stored = await self._answerable(turn_id, principal, resume)
         turn = await self._whole(stored)
@@ -434,22 +587,44 @@ class Session:
     ) -> StoredTurn:
         """The turn a resume or a cancel names (the latest when None).
 
+        Nothing is said about which turns exist before the authorizer
+        allowed *principal*: for a turn the session has, the caller asks
+        it (about that turn) before anything else; here, for one it does
+        not have, it is asked about the latest turn first.
+
         Raises:
-            ResumeRejected: ``unknown_session`` when the session never
-                paused; ``unknown_turn`` for a turn id it never had (the
-                attempt is logged against its latest turn).
+            InvalidArgument: for a turn id or a principal out of range.
+            ResumeRejected: ``not_authorized`` when the authorizer refuses
+                *principal* for the latest turn, or there is an authorizer
+                and no turn at all; else ``unknown_session`` when the
+                session never paused, ``unknown_turn`` for a turn id it
+                never had (the attempt is logged against its latest turn).
         """
+        if turn_id is not None:
+            check_int("turn_id", turn_id, 1)
+        check_principal("principal", principal)
         stored = await self.store.load_turn(self.id, turn_id)
         if stored is not None:
             return stored
         latest = None if turn_id is None else await self.store.load_turn(self.id)
         if latest is None:
+            if self.authorize is not None:
+                who = (
+                    repr(principal)
+                    if principal is not None
+                    else "an anonymous principal"
+                )
+                message = f"{who} may not answer this turn"
+                raise ResumeRejected.of(ProblemCode.NOT_AUTHORIZED, message)
             message = f"session {self.id!r} has nothing to resume: it never paused"
             raise ResumeRejected.of(ProblemCode.UNKNOWN_SESSION, message)
-        message = f"session {self.id!r} has no turn {turn_id}"
-        rejected = ResumeRejected.of(ProblemCode.UNKNOWN_TURN, message)
-        await self._rejected(latest.turn.turn_id, principal, rejected, sent)
-        raise rejected
+        try:
+            await authorize_turn(await self._whole(latest), self.authorize, principal)
+            message = f"session {self.id!r} has no turn {turn_id}"
+            raise ResumeRejected.of(ProblemCode.UNKNOWN_TURN, message)
+        except ResumeRejected as rejected:
+            await self._rejected(latest.turn.turn_id, principal, rejected, sent)
+            raise
 
     async def cancel(
         self,
@@ -467,21 +642,35 @@ class Session:
         finished in the batch keep their output), so the conversation goes
         on with the next `send`, and the model sees why.
 
+        A call that paused *after* it ran (`PauseSchedule.after`) keeps its
+        real output in the history: its effect happened, and the model is
+        not told otherwise; the audit trail's ``cancelled`` event records
+        the end of the pause, with *reason*.
+
         Args:
-            reason: Why, in words the model will read; non-empty.
+            reason: Why, in words the model will read: text with a
+                non-blank character, of at most `MAX_REASON` characters.
             turn_id: The turn the client cancels (a stale one is rejected
                 as ``consumed``); the latest when None.
             principal: Who cancels, for the authorizer and the audit trail.
 
         Raises:
-            ValueError: if *reason* is not non-empty text.
-            ResumeRejected: as `resume`: ``not_authorized``, ``consumed``,
-                ``unknown_session`` or ``unknown_turn``; nothing changed.
+            InvalidArgument: if *reason* is blank, too long or not text, or
+                *turn_id* or *principal* is out of range (a `ValueError`);
+                nothing is read then.
+            ResumeRejected: as `resume`: ``not_authorized`` (the authorizer
+                is asked first), ``consumed``, ``unknown_session`` or
+                ``unknown_turn``; nothing changed.
         """
         text: object = reason
-        if not isinstance(text, str) or not text.strip():
-            msg = f"cancel: expected a reason, non-empty text, got {reason!r}"
-            raise ValueError(msg)
+        expected = (
+            f"text with a non-blank character, of at most {MAX_REASON} characters"
+        )
+        if not isinstance(text, str):
+            raise InvalidArgument("cancel: reason", expected, type(text).__name__)
+        if not text.strip() or len(text) > MAX_REASON:
+            got = f"{len(text)} characters" if text.strip() else repr(text[:20])
+            raise InvalidArgument("cancel: reason", expected, got)
         stored = await self._answerable(turn_id, principal, None)
         turn = await self._whole(stored)
         try:
@@ -499,16 +688,22 @@ class Session:
             raise
 
     async def _continue(
-        self, resolved: ResolvedResume, steps: Sequence[Step] | None = None
+        self,
+        resolved: ResolvedResume,
+        steps: Sequence[Step] | None = None,
+        renew: Record | None = None,
     ) -> GenerateResult:
         """Continue a consumed turn, recording every step; then finish it.
 
-        With *steps* (recorded before a crash), continue where they stop.
+        With *steps* (recorded before a crash), continue where they stop;
+        with *renew*, extend the lease it holds at every step.
         """
         turn = resolved.turn
         unsaved: list[Message] = []
 
         async def record(steps: Sequence[Step]) -> None:
+            if renew is not None:
+                await renew(steps)
             # Tool results are written as they arrive (those that finish
             # together in one write), with the messages that led to them (the
             # model's request) in the same transaction; messages after the
@@ -545,13 +740,32 @@ class Session:
         recorded). Call it when
         no other process is continuing this session (at start-up, say): a
         continuation still running looks the same as one that died.
+        Recoveries hold the session's lease like `send` (only when there
+        is something to recover): of two at once, one runs and the other
+        gets `SessionInUse`.
+
+        Raises:
+            SessionInUse: if a send or another recovery runs on the session.
         """
+        if await self._unfinished() is None:
+            return None  # nothing to recover: no lease is taken
+        lease = _Lease(self.store, self.id, self.lease, self.now)
+        await lease.renew()
+        try:
+            stored = await self._unfinished()  # again, now that it holds the lease
+            if stored is None or stored.resume is None:
+                return None
+            turn = await self._whole(stored)
+            await self.store.log(self._event(turn.turn_id, "recovered"))
+            resolved = _as_resolved(turn, stored.resume)
+            return await self._continue(resolved, stored.steps, lease.renew)
+        finally:
+            await lease.release()
+
+    async def _unfinished(self) -> StoredTurn | None:
+        """The latest turn if it is consumed and its continuation unfinished."""
         stored = await self.store.load_turn(self.id)
-        if stored is None or stored.resume is None or stored.state != "consumed":
-            return None
-        turn = await self._whole(stored)
-        await self.store.log(self._event(turn.turn_id, "recovered"))
-        return await self._continue(_as_resolved(turn, stored.resume), stored.steps)
+        return stored if stored is not None and stored.state == "consumed" else None
 
     # --- sync twins ----------------------------------------------------------
 
@@ -598,3 +812,7 @@ class Session:
     def audit_sync(self) -> tuple[AuditEvent, ...]:
         """`audit` for callers without an event loop."""
         return run_sync(self.audit())
+
+    def expire_sync(self) -> bool:
+        """`expire` for callers without an event loop."""
+        return run_sync(self.expire())

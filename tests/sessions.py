@@ -33,6 +33,7 @@ from interruption import (
     Restart,
     ResumeRejected,
     Role,
+    SessionInUse,
     Tool,
     ToolContext,
     ToolRequest,
@@ -210,6 +211,46 @@ def resume_in_a_process(  # noqa: PLR0913, PLR0917 - a process target's argument
                 result = await opened.resume(loads(resume, Resume), turn_id=1)
             except ResumeRejected as rejected:
                 return ",".join(rejected.codes)
+            return result.finish_reason
+        finally:
+            await store.close()
+
+    results.put(asyncio.run(go()))
+
+
+async def slow_echo(request: ModelRequest) -> Message:
+    """A model that thinks a while, then says back the last user text."""
+    await asyncio.sleep(0.3)
+    return Message.of_text(Role.MODEL, f"said {request.messages[-1].text}")
+
+
+def send_in_a_process(
+    where: tuple[str, str, str | None],
+    session: str,
+    text: str,
+    barrier: Any,
+    results: Any,
+) -> None:
+    """Open the store and session from scratch, wait for the others, send once.
+
+    Puts ``"stop"``, or the code of the `SessionBusy` it got.
+    """
+
+    async def go() -> str:
+        kind, address, schema = where
+        store: Store
+        if kind == "sqlite":
+            store = SqliteStore(address)
+        else:
+            store = stores.PostgresStore(address, schema=schema)
+            await store.open()
+        try:
+            opened = Session(store, ScriptedModel(slow_echo), id=session)
+            barrier.wait(60)
+            try:
+                result = await opened.send(text)
+            except SessionInUse as busy:
+                return busy.code
             return result.finish_reason
         finally:
             await store.close()

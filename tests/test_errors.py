@@ -356,13 +356,16 @@ class TestCodes:
             "FieldError": "field_error",
             "FieldTypeError": "field_type_error",
             "InterruptionError": "interruption_error",
+            "InvalidArgument": "invalid_argument",
             "PauseRefused": "pause_refused",
             "PayloadError": "payload_error",
             "ResumeRejected": "resume_rejected",
             "SchemaError": "schema_error",
             "SessionBusy": "session_busy",
+            "SessionInUse": "session_in_use",
             "SessionPaused": "session_paused",
             "ToolContractError": "tool_contract_error",
+            "TurnIdTaken": "turn_id_taken",
         }
 
     def test_an_instance_carries_its_class_code(self) -> None:

@@ -75,7 +75,11 @@ class TestStorePackage:
     def test_the_audit_names_resolve(self) -> None:
         """The audit trail's bound and type aliases are exported as they are."""
         assert interruption.store.MAX_REJECTED == 100
-        assert typing.get_args(interruption.store.Listed) == ("open", "consumed")
+        assert typing.get_args(interruption.store.Listed) == (
+            "open",
+            "expired",
+            "consumed",
+        )
         assert "rejected" in typing.get_args(interruption.store.AuditKind)
 
     def test_unknown_names_raise_attribute_error(self) -> None:

@@ -68,7 +68,7 @@ from interruption.approval import (
     decision_from_json,
     when,
 )
-from interruption.errors import PauseRefused
+from interruption.errors import InvalidArgument, PauseRefused
 from interruption.loop import last_result, run_sync
 from interruption.testing import ScriptedModel
 from interruption.validation import Answer, ResolvedResume
@@ -861,7 +861,7 @@ class TestGenerateArguments:
 
     def test_no_messages_are_refused(self) -> None:
         """A conversation needs at least one message."""
-        with pytest.raises(ValueError, match="at least one message"):
+        with pytest.raises(InvalidArgument, match="at least one message"):
             generate_sync(ScriptedModel([]), [])
 
     def test_a_message_list_is_taken_as_history(self) -> None:

@@ -17,6 +17,7 @@ import pytest
 from interruption import (
     ApprovalPending,
     AuditEvent,
+    InvalidArgument,
     Message,
     PendingInterrupt,
     PendingTurn,
@@ -169,10 +170,10 @@ class TestCancel:
     def test_a_reason_is_required(
         self, open_session: OpenSession, runner: asyncio.Runner, reason: object
     ) -> None:
-        """A missing or blank reason is a ValueError, and nothing changes."""
+        """A missing or blank reason is an InvalidArgument; nothing changes."""
         session = open_session()
         runner.run(session.send("pay"))
-        with pytest.raises(ValueError, match="expected a reason, non-empty text"):
+        with pytest.raises(InvalidArgument, match="cancel: reason: expected text"):
             runner.run(session.cancel(reason))  # type: ignore[arg-type]
         assert runner.run(session.pending()) != ()
 
@@ -447,8 +448,8 @@ class TestStartUpRecovery:
         assert runner.run(store.sessions("consumed")) == ()
 
     def test_an_unknown_state_is_refused(self, runner: asyncio.Runner) -> None:
-        """Listing by a state the stores do not list by is a ValueError."""
-        with pytest.raises(ValueError, match="expected a state, 'open' or 'consumed'"):
+        """Listing by a state the stores do not list by is an InvalidArgument."""
+        with pytest.raises(InvalidArgument, match="expected 'open', 'expired' or"):
             runner.run(MemoryStore().sessions("completed"))  # type: ignore[arg-type]
 
 

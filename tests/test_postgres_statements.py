@@ -8,6 +8,7 @@ from typing import Any
 import attrs
 import psycopg
 import pytest
+from interruption.errors import SessionInUse
 from interruption.parts import Message, Role
 from interruption.resume import InterruptedTurn
 from interruption.store import PostgresStore, _postgres
@@ -279,7 +280,7 @@ class TestConcurrentWriters:
     def test_messages_appended_meanwhile_fail_the_write_whole(
         self, postgres_dsn: str, pg_schema: str, call: str
     ) -> None:
-        """A writer that appends first wins; the call fails and keeps no turn."""
+        """A writer that appends first wins; the other gets SessionInUse, no turn."""
 
         async def go() -> None:
             store, outcome = await self.race(
@@ -289,7 +290,8 @@ class TestConcurrentWriters:
                 "INSERT INTO messages (session, seq, body) "
                 "VALUES ('s-1', %(seq)s, 'x')",
             )
-            assert isinstance(outcome, psycopg.errors.UniqueViolation)
+            assert isinstance(outcome, SessionInUse)
+            assert isinstance(outcome.__context__, psycopg.errors.UniqueViolation)
             assert await store.load_turn("s-1", 2) is None
             first = await store.load_turn("s-1", 1)
             assert first is not None

@@ -18,8 +18,10 @@ from interruption import (
     ContinuationUnfinished,
     GenerateResult,
     InterruptedTurn,
+    InvalidArgument,
     Message,
     ModelRequest,
+    PauseSchedule,
     PendingInterrupt,
     ProblemCode,
     Respond,
@@ -28,6 +30,7 @@ from interruption import (
     ResumeRejected,
     Role,
     SessionBusy,
+    SessionInUse,
     SessionPaused,
     Tool,
     ToolRequest,
@@ -35,9 +38,17 @@ from interruption import (
     define_interrupt,
     dumps,
 )
-from interruption.session import Session
+from interruption.session import LEASE, MAX_REASON, Session
 from interruption.store import PostgresStore, SqliteStore, Store
-from interruption.store._base import AuditEvent, Listed, Step, StoredTurn
+from interruption.store._base import (
+    MAX_ID,
+    MAX_PAGE,
+    MAX_TURN_ID,
+    AuditEvent,
+    Listed,
+    Step,
+    StoredTurn,
+)
 from interruption.testing import ScriptedModel
 
 from tests.sessions import (
@@ -52,6 +63,7 @@ from tests.sessions import (
     mutations,
     resume_in_a_process,
     resume_of,
+    send_in_a_process,
     transfer,
 )
 from tests.strategies import TTLS, Call, answers, batches, tool_sets
@@ -418,9 +430,32 @@ class Wrapped:
         """Delegate."""
         return await self.inner.audit(session)
 
-    async def sessions(self, state: Listed) -> tuple[str, ...]:
+    async def sessions(
+        self,
+        state: Listed,
+        *,
+        now: datetime | None = None,
+        after: str | None = None,
+        limit: int = MAX_PAGE,
+    ) -> tuple[str, ...]:
         """Delegate."""
-        return await self.inner.sessions(state)
+        return await self.inner.sessions(state, now=now, after=after, limit=limit)
+
+    async def lease(
+        self,
+        session: str,
+        holder: str,
+        now: datetime,
+        until: datetime,
+        *,
+        renew: bool = False,
+    ) -> bool:
+        """Delegate."""
+        return await self.inner.lease(session, holder, now, until, renew=renew)
+
+    async def release(self, session: str, holder: str) -> None:
+        """Delegate."""
+        await self.inner.release(session, holder)
 
     async def spend(self, key: str, keep_until: datetime | None) -> bool:
         """Delegate."""
@@ -550,6 +585,44 @@ class TestProcesses:
         assert log["transfer_money"] == 1
         assert log["lookup"] == 1
         assert runner.run(session.pending()) == ()
+
+    @pytest.mark.parametrize("store", ["sqlite", "postgres"], indirect=True)
+    def test_sends_from_many_processes_lose_nothing(
+        self, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """6 processes send at once: each is kept whole, or got session_in_use."""
+        where: tuple[str, str, str | None]
+        if isinstance(store, SqliteStore):
+            where = ("sqlite", store.path, None)
+        else:
+            assert isinstance(store, PostgresStore)
+            where = ("postgres", store.dsn, store.schema)
+        context = multiprocessing.get_context("spawn")
+        barrier = context.Barrier(6)
+        results = context.Queue()
+        processes = [
+            context.Process(
+                target=send_in_a_process,
+                args=(where, SESSION, f"message {n}", barrier, results),
+            )
+            for n in range(6)
+        ]
+        for process in processes:
+            process.start()
+        outcomes = [results.get(timeout=120) for _ in processes]
+        for process in processes:
+            process.join(30)
+            assert process.exitcode == 0
+        results.close()
+        results.join_thread()
+        assert set(outcomes) <= {"stop", "session_in_use"}
+        history = runner.run(store.load_history(SESSION))
+        assert history is not None
+        assert len(history) == 2 * outcomes.count("stop")
+        pairs = [
+            (a.text, b.text) for a, b in zip(history[::2], history[1::2], strict=True)
+        ]
+        assert all(said == f"said {asked}" for asked, said in pairs)
 
 
 # --- crash safety ------------------------------------------------------------
@@ -1186,7 +1259,12 @@ class TestAuthorization:
         deadline=None,
         suppress_health_check=[HealthCheck.function_scoped_fixture],
     )
-    @given(principal=st.one_of(st.none(), st.text(max_size=8)), data=st.data())
+    @given(
+        principal=st.one_of(
+            st.none(), st.text(st.characters(exclude_characters="\x00"), max_size=8)
+        ),
+        data=st.data(),
+    )
     def test_every_resume_from_a_refused_principal_is_not_authorized(
         self,
         open_session: OpenSession,
@@ -1452,3 +1530,534 @@ class TestForgery:
             assert rejected.codes == (ProblemCode.CONSUMED,)
 
         runner.run(attempt())
+
+
+# --- one send at a time: the session's lease ---------------------------------
+
+
+class Held:
+    """A model step that waits, once entered, until the test lets it go."""
+
+    def __init__(self) -> None:
+        self.entered = asyncio.Event()
+        self.go = asyncio.Event()
+
+    async def __call__(self, request: ModelRequest) -> Message:
+        """Say it is in, wait, then answer as `agent` would (or echo)."""
+        self.entered.set()
+        await self.go.wait()
+        last = request.messages[-1]
+        if last.role is Role.USER and last.text.startswith("say "):
+            return Message.of_text(Role.MODEL, f"said {last.text[4:]}")
+        return agent(request)
+
+
+def said(session: Session, held: Held) -> Session:
+    """*session* with a model that waits on *held* at every call."""
+    session.model = ScriptedModel(held)
+    return session
+
+
+class TestOneSendAtATime:
+    @pytest.mark.parametrize("first", ["say one", "pay"])
+    def test_a_second_send_meanwhile_gets_session_in_use_and_nothing_is_lost(
+        self,
+        open_session: OpenSession,
+        reopen: Callable[[], Store],
+        log: RunLog,
+        runner: asyncio.Runner,
+        first: str,
+    ) -> None:
+        """A send while another runs (any store object) is refused; none is lost."""
+        held, free = Held(), Held()
+        free.go.set()  # were it let in, the second send would run to its end
+        running = said(open_session(), held)
+        other = said(open_session(on=reopen()), free)
+
+        async def race() -> tuple[GenerateResult, BaseException | None]:
+            task = asyncio.ensure_future(running.send(first))
+            await held.entered.wait()
+            refused = None
+            try:
+                await other.send("say two")
+            except SessionInUse as error:
+                refused = error
+            held.go.set()
+            return await task, refused
+
+        result, refused = runner.run(race())
+        assert isinstance(refused, SessionInUse)
+        assert (refused.code, refused.session) == ("session_in_use", SESSION)
+        assert isinstance(refused, SessionBusy)
+        assert not other.model.requests  # type: ignore[attr-defined]
+        history = runner.run(running.store.load_history(SESSION))
+        assert history == result.messages
+        assert [m.text for m in history if m.role is Role.USER] == [first]
+        assert log["lookup"] == (1 if first == "pay" else 0)
+        if first == "say one":  # the session is free again: the second goes on
+            again = runner.run(said(open_session(on=reopen()), free).send("say two"))
+            assert again.messages[:2] == history
+
+    @settings(
+        max_examples=30,
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture],
+    )
+    @given(waits=st.lists(st.integers(0, 4), min_size=2, max_size=5))
+    def test_concurrent_sends_keep_each_exchange_whole(
+        self,
+        store: Store,
+        runner: asyncio.Runner,
+        waits: list[int],
+    ) -> None:
+        """However sends interleave, the history is the winners' exchanges, whole."""
+        session_id = f"law-{uuid.uuid4().hex}"
+
+        def model(wait: int) -> ScriptedModel:
+            async def answer(request: ModelRequest) -> Message:
+                for _ in range(wait):
+                    await asyncio.sleep(0)
+                return Message.of_text(Role.MODEL, f"re {request.messages[-1].text}")
+
+            return ScriptedModel(answer)
+
+        async def race() -> list[GenerateResult | BaseException]:
+            sends = [
+                Session(store, model(wait), id=session_id).send(f"m{n}")
+                for n, wait in enumerate(waits)
+            ]
+            return await asyncio.gather(*sends, return_exceptions=True)
+
+        outcomes = runner.run(race())
+        won = [o for o in outcomes if isinstance(o, GenerateResult)]
+        assert all(isinstance(o, (GenerateResult, SessionInUse)) for o in outcomes), (
+            outcomes
+        )
+        event(f"{len(won)} of {len(waits)} kept")
+        history = runner.run(store.load_history(session_id)) or ()
+        texts = [message.text for message in history]
+        assert len(texts) == 2 * len(won)
+        pairs = list(zip(texts[::2], texts[1::2], strict=True))
+        assert sorted(pairs) == sorted(
+            (r.messages[-2].text, r.message.text) for r in won
+        )
+        assert all(said == f"re {asked}" for asked, said in pairs)
+
+    def test_a_crashed_holder_blocks_until_its_lease_ends(
+        self,
+        open_session: OpenSession,
+        store: Store,
+        clock: Clock,
+        runner: asyncio.Runner,
+    ) -> None:
+        """A lease nobody releases (its process died) ends after `lease`."""
+        session = open_session(lease=timedelta(minutes=2))
+        session.model = ScriptedModel([Message.of_text(Role.MODEL, "hi")])
+        assert runner.run(store.lease(SESSION, "dead", NOW, NOW + LEASE))
+        with pytest.raises(SessionInUse):
+            runner.run(session.send("hello"))
+        clock.advance(LEASE - timedelta(seconds=1))
+        with pytest.raises(SessionInUse):
+            runner.run(session.send("hello"))
+        clock.advance(timedelta(seconds=1))
+        assert runner.run(session.send("hello")).finish_reason == "stop"
+        assert runner.run(store.load_history(SESSION)) is not None
+
+    def test_the_lease_is_renewed_at_every_step(
+        self,
+        open_session: OpenSession,
+        clock: Clock,
+        runner: asyncio.Runner,
+    ) -> None:
+        """A send that outlasts one lease keeps it: its steps renew it."""
+        outcome: list[BaseException | None] = []
+        other = open_session()
+
+        async def slow(request: ModelRequest) -> Message:
+            clock.advance(timedelta(minutes=4))
+            if request.messages[-1].role is Role.USER:
+                return Message(Role.MODEL, (ToolRequest("lookup", input={}),))
+            try:  # 8 minutes in: past the first lease, within the renewed one
+                await other.send("say two")
+            except SessionInUse as error:
+                outcome.append(error)
+            return Message.of_text(Role.MODEL, "done")
+
+        session = open_session(lease=timedelta(minutes=5))
+        session.model = ScriptedModel(slow)
+        assert runner.run(session.send("look")).finish_reason == "stop"
+        assert [type(error) for error in outcome] == [SessionInUse]
+
+    def test_a_quick_send_takes_and_releases_the_lease_once(
+        self, open_session: OpenSession, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """Steps within the first half of the lease do not write it again."""
+        calls: list[str] = []
+
+        class Counting(Wrapped):
+            async def lease(
+                self,
+                session: str,
+                holder: str,
+                now: datetime,
+                until: datetime,
+                *,
+                renew: bool = False,
+            ) -> bool:
+                calls.append("renew" if renew else "lease")
+                return await self.inner.lease(session, holder, now, until, renew=renew)
+
+            async def release(self, session: str, holder: str) -> None:
+                calls.append("release")
+                await self.inner.release(session, holder)
+
+        paused = runner.run(open_session(on=Counting(store)).send("pay"))
+        assert paused.finish_reason == "interrupted"
+        assert calls == ["lease", "release"]
+
+    def test_a_send_that_outlasts_its_lease_stops_before_it_writes(
+        self,
+        open_session: OpenSession,
+        store: Store,
+        clock: Clock,
+        runner: asyncio.Runner,
+    ) -> None:
+        """A step past the lease lets another send in; the first writes nothing."""
+        free = Held()
+        free.go.set()
+        other = said(open_session(), free)
+
+        async def stuck(_request: ModelRequest) -> Message:
+            clock.advance(timedelta(minutes=6))
+            await other.send("say two")  # the lease ended: the other takes it
+            return Message.of_text(Role.MODEL, "late")
+
+        session = open_session(lease=timedelta(minutes=5))
+        session.model = ScriptedModel(stuck)
+        with pytest.raises(SessionInUse, match="outlasted"):
+            runner.run(session.send("say one"))
+        history = runner.run(store.load_history(SESSION))
+        assert history is not None
+        assert [m.text for m in history] == ["say two", "said two"]
+
+    def test_two_recoveries_at_once_continue_once(
+        self,
+        open_session: OpenSession,
+        store: Store,
+        log: RunLog,
+        runner: asyncio.Runner,
+    ) -> None:
+        """Of two concurrent recoveries, one runs; the other gets SessionInUse."""
+        paused = runner.run(open_session().send("pay"))
+        dying = open_session(on=CrashingStore(store, "after consume"))
+        with pytest.raises(Crash):
+            runner.run(dying.resume(yes_to(paused.interrupts), turn_id=1))
+        held = Held()
+
+        async def race() -> list[GenerateResult | BaseException | None]:
+            first = asyncio.ensure_future(said(open_session(), held).recover())
+            await held.entered.wait()
+            free = Held()
+            free.go.set()
+            second = await asyncio.gather(
+                said(open_session(), free).recover(), return_exceptions=True
+            )
+            held.go.set()
+            return [await first, *second]
+
+        won, lost = runner.run(race())
+        assert isinstance(won, GenerateResult)
+        assert isinstance(lost, SessionInUse)
+        assert log["transfer_money"] == 1
+        assert runner.run(open_session().recover()) is None
+
+    def test_a_recovery_that_finds_it_done_under_the_lease_does_nothing(
+        self,
+        open_session: OpenSession,
+        store: Store,
+        log: RunLog,
+        runner: asyncio.Runner,
+    ) -> None:
+        """A recovery that another finished while it waited for the lease: None."""
+        paused = runner.run(open_session().send("pay"))
+        dying = open_session(on=CrashingStore(store, "after consume"))
+        with pytest.raises(Crash):
+            runner.run(dying.resume(yes_to(paused.interrupts), turn_id=1))
+
+        class OtherFirst(Wrapped):
+            async def lease(
+                self,
+                session: str,
+                holder: str,
+                now: datetime,
+                until: datetime,
+                *,
+                renew: bool = False,
+            ) -> bool:
+                await open_session().recover()  # finishes first, and releases
+                return await self.inner.lease(session, holder, now, until, renew=renew)
+
+        assert runner.run(open_session(on=OtherFirst(store)).recover()) is None
+        assert log["transfer_money"] == 1
+
+    def test_nothing_to_recover_takes_no_lease(
+        self, open_session: OpenSession, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """recover() with nothing to finish returns None, even while a lease is held."""
+        runner.run(open_session().send("pay"))
+        assert runner.run(store.lease(SESSION, "dead", NOW, NOW + LEASE))
+        assert runner.run(open_session().recover()) is None
+
+    def test_a_session_id_no_store_holds_is_refused_up_front(
+        self, store: Store, tools: list[Tool[Any, Any, Any]]
+    ) -> None:
+        """An id with NUL, empty or too long is InvalidArgument when built."""
+        for bad in ("a\x00b", "", "s" * (MAX_ID + 1), "\ud800", 7):
+            with pytest.raises(InvalidArgument) as caught:
+                Session(store, ScriptedModel(agent), tools, id=bad)  # type: ignore[arg-type]
+            assert caught.value.where == "Session: id"
+        with pytest.raises(InvalidArgument):
+            Session(store, ScriptedModel(agent), tools, lease=timedelta(0))
+
+    def test_a_send_of_no_message_is_refused(
+        self, open_session: OpenSession, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """send([]) is InvalidArgument; the model is not asked, nothing is kept."""
+        session = open_session()
+        with pytest.raises(InvalidArgument, match="send: messages"):
+            runner.run(session.send([]))
+        assert not session.model.requests  # type: ignore[attr-defined]
+        assert runner.run(store.load_history(SESSION)) is None
+
+
+# --- a call that ran keeps its output ----------------------------------------
+
+
+class TestPausedAfterItRan:
+    def test_cancel_keeps_the_real_output_of_a_call_that_ran(
+        self,
+        open_session: OpenSession,
+        store: Store,
+        log: RunLog,
+        runner: asyncio.Runner,
+    ) -> None:
+        """Cancelled, a call that ran keeps its output; the trail says cancelled."""
+        session = open_session(schedule=PauseSchedule(after={"lookup"}))
+        paused = runner.run(session.send("pay"))
+        assert {p.name for p in paused.interrupts} == {"lookup", "transfer_money"}
+        assert log["lookup"] == 1
+        runner.run(session.cancel("not today", principal="alice"))
+        history = runner.run(store.load_history(SESSION))
+        assert history is not None
+        outputs = {r.name: r.output for r in history[-1].tool_responses}
+        assert outputs == {
+            "lookup": 500,
+            "transfer_money": {"error": "cancelled: not today"},
+        }
+        assert runner.run(session.audit())[-1].reason == "not today"
+        assert (log["lookup"], log["transfer_money"]) == (1, 0)
+
+    def test_expiry_keeps_the_real_output_of_a_call_that_ran(
+        self,
+        open_session: OpenSession,
+        store: Store,
+        clock: Clock,
+        runner: asyncio.Runner,
+    ) -> None:
+        """Expired, a call paused after it ran keeps its output."""
+        session = open_session(
+            schedule=PauseSchedule(after={"lookup"}), ttl=timedelta(minutes=5)
+        )
+        runner.run(session.send("pay"))
+        clock.advance(timedelta(hours=1))
+        assert runner.run(session.expire())
+        history = runner.run(store.load_history(SESSION))
+        assert history is not None
+        outputs = {r.name: r.output for r in history[-1].tool_responses}
+        assert outputs["lookup"] == 500
+        assert isinstance(outputs["transfer_money"], dict)
+        assert "expired" in str(outputs["transfer_money"]["error"])
+
+
+# --- arguments and authorization first ---------------------------------------
+
+
+class TestArguments:
+    @pytest.mark.parametrize("turn_id", [0, -1, 2**63, 2**64, True])
+    def test_a_turn_id_out_of_range_is_invalid(
+        self, open_session: OpenSession, runner: asyncio.Runner, turn_id: int
+    ) -> None:
+        """Resume and cancel take turn ids from 1 to 2**63 - 1; others are invalid."""
+        session = open_session()
+        paused = runner.run(session.send("pay"))
+        with pytest.raises(InvalidArgument) as caught:
+            runner.run(session.resume(yes_to(paused.interrupts), turn_id=turn_id))
+        assert caught.value.where == "turn_id"
+        with pytest.raises(InvalidArgument):
+            runner.run(session.cancel("no", turn_id=turn_id))
+        assert runner.run(session.pending()) == paused.interrupts
+
+    @pytest.mark.parametrize("reason", ["", "   ", "\n\t", "x" * (MAX_REASON + 1)])
+    def test_a_blank_or_oversized_reason_is_invalid(
+        self, open_session: OpenSession, runner: asyncio.Runner, reason: str
+    ) -> None:
+        """A cancel reason is non-blank text of at most MAX_REASON characters."""
+        session = open_session()
+        paused = runner.run(session.send("pay"))
+        with pytest.raises(InvalidArgument) as caught:
+            runner.run(session.cancel(reason))
+        assert caught.value.where == "cancel: reason"
+        assert caught.value.code == "invalid_argument"
+        assert len(str(caught.value)) < 200
+        assert runner.run(session.pending()) == paused.interrupts
+        assert [e.kind for e in runner.run(session.audit())] == ["paused"]
+        runner.run(session.cancel("x" * MAX_REASON))
+
+    @settings(
+        max_examples=40,
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture],
+    )
+    @given(session_id=st.text(max_size=300))
+    def test_every_session_id_is_taken_or_invalid(
+        self,
+        store: Store,
+        tools: list[Tool[Any, Any, Any]],
+        runner: asyncio.Runner,
+        session_id: str,
+    ) -> None:
+        """Any text as a session id is refused as invalid, or read and written."""
+        try:
+            session = Session(store, ScriptedModel(agent), tools, id=session_id)
+        except InvalidArgument:
+            event("invalid")
+            assert not session_id or "\x00" in session_id or len(session_id) > MAX_ID
+            return
+        event("taken")
+        assert runner.run(session.pending()) == ()
+        assert runner.run(session.audit()) == ()
+        error = rejection(runner, session.cancel("stop"))
+        assert error.codes == (ProblemCode.UNKNOWN_SESSION,)
+
+
+class TestAuthorizationFirst:
+    @settings(
+        max_examples=30,
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture],
+    )
+    @given(
+        turn_id=st.one_of(st.none(), st.integers(1, 3), st.integers(1, MAX_TURN_ID)),
+        paused=st.booleans(),
+        cancel=st.booleans(),
+    )
+    def test_a_refused_principal_learns_nothing_about_what_exists(
+        self,
+        open_session: OpenSession,
+        runner: asyncio.Runner,
+        turn_id: int | None,
+        paused: bool,
+        cancel: bool,
+    ) -> None:
+        """A refused principal gets not_authorized alone, whatever it names."""
+        session = open_session(id=f"a-{uuid.uuid4().hex}", authorize=owners_only)
+        if paused:
+            runner.run(session.send("pay"))
+        call = (
+            session.cancel("stop", turn_id=turn_id, principal="mallory")
+            if cancel
+            else session.resume(Resume(), turn_id=turn_id, principal="mallory")
+        )
+        error = rejection(runner, call)
+        assert error.codes == (ProblemCode.NOT_AUTHORIZED,)
+        assert session.id not in error.problems[0].message
+        if paused:
+            assert runner.run(session.pending()) != ()
+
+    def test_an_allowed_principal_still_learns_what_is_missing(
+        self, open_session: OpenSession, runner: asyncio.Runner
+    ) -> None:
+        """An allowed principal naming a turn the session never had: unknown_turn."""
+        session = open_session(authorize=owners_only)
+        runner.run(session.send("pay"))
+        error = rejection(
+            runner, session.resume(Resume(), turn_id=7, principal="alice")
+        )
+        assert error.codes == (ProblemCode.UNKNOWN_TURN,)
+        kinds = [e.codes for e in runner.run(session.audit()) if e.kind == "rejected"]
+        assert kinds == [("unknown_turn",)]
+
+
+class GatedFinish(Wrapped):
+    """A store whose `finish` waits until *parties* callers are at it."""
+
+    def __init__(self, inner: Store, parties: int) -> None:
+        super().__init__(inner)
+        self.gate = asyncio.Barrier(parties)
+
+    async def finish(  # noqa: PLR0913 - the protocol's options
+        self,
+        turn: InterruptedTurn,
+        history: Sequence[Message],
+        following: InterruptedTurn | None = None,
+        *,
+        close: Resume | None = None,
+        principal: str | None = None,
+        events: Sequence[AuditEvent] = (),
+    ) -> bool:
+        """Wait for the others, then delegate."""
+        await self.gate.wait()
+        return await self.inner.finish(
+            turn, history, following, close=close, principal=principal, events=events
+        )
+
+
+class TestCancelRace:
+    def test_two_cancels_at_the_close_one_wins(
+        self, open_session: OpenSession, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """Two cancels that both found the turn open: one closes it, one is consumed."""
+        runner.run(open_session().send("pay"))
+
+        async def race() -> tuple[BaseException | None, ...]:
+            gated = GatedFinish(store, 2)
+            return await asyncio.gather(
+                open_session(on=gated).cancel("one", turn_id=1),
+                open_session(on=gated).cancel("two", turn_id=1),
+                return_exceptions=True,
+            )
+
+        outcomes = runner.run(race())
+        lost = [o for o in outcomes if isinstance(o, ResumeRejected)]
+        assert [o for o in outcomes if o is None] == [None]
+        assert [error.codes for error in lost] == [(ProblemCode.CONSUMED,)]
+        kinds = [e.kind for e in runner.run(store.audit(SESSION))]
+        assert kinds == ["paused", "cancelled", "rejected"]
+
+
+# --- closing expired turns without a send ------------------------------------
+
+
+class TestExpire:
+    def test_expire_closes_an_expired_turn_once_without_a_send(
+        self,
+        open_session: OpenSession,
+        store: Store,
+        clock: Clock,
+        runner: asyncio.Runner,
+    ) -> None:
+        """expire() closes a turn nobody can answer; listings follow; once only."""
+        session = open_session(ttl=timedelta(minutes=5))
+        runner.run(session.send("ask"))
+        assert not runner.run(session.expire())
+        assert runner.run(store.sessions("open", now=clock())) == (SESSION,)
+        clock.advance(timedelta(minutes=5))
+        assert runner.run(store.sessions("open", now=clock())) == ()
+        assert runner.run(store.sessions("expired", now=clock())) == (SESSION,)
+        assert session.expire_sync()
+        assert not runner.run(open_session().expire())
+        assert runner.run(store.sessions("expired", now=clock())) == ()
+        assert [e.kind for e in runner.run(session.audit())] == ["paused", "expired"]
+        stored = runner.run(store.load_turn(SESSION))
+        assert stored is not None
+        assert stored.state == "completed"

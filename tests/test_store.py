@@ -22,6 +22,7 @@ from interruption.resume import (
 )
 from interruption.store import PostgresStore, SqliteStore, Store
 from interruption.store._base import (
+    MAX_PAGE,
     AuditEvent,
     StoredTurn,
     stored_turn_json,
@@ -102,6 +103,26 @@ class TestStore:
     ) -> None:
         """Every store passes every check of the public store contract."""
         runner.run(check(store))
+
+    def test_thousands_of_open_sessions_page_through(
+        self, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """2,100 paused sessions come back in pages of MAX_PAGE, each once, sorted."""
+        names = [f"s-{n:05}" for n in range(2_100)]
+
+        async def go() -> list[tuple[str, ...]]:
+            for name in names:
+                paused = turn(session=name)
+                await store.save(name, paused.messages, paused)
+            pages, after = [], None
+            while page := await store.sessions("open", now=NOW, after=after):
+                pages.append(page)
+                after = page[-1]
+            return pages
+
+        pages = runner.run(go())
+        assert [len(page) for page in pages] == [MAX_PAGE, MAX_PAGE, 100]
+        assert [name for page in pages for name in page] == names
 
     def test_close_is_repeatable(self, store: Store, runner: asyncio.Runner) -> None:
         """A used store closes twice without error; what it saved outlives it."""
@@ -197,14 +218,14 @@ class TestSqliteStore:
             asyncio.run(store.close())
 
     def test_schema_is_versioned(self, tmp_path: Path) -> None:
-        """A new database migrates to version 4, and is not migrated again."""
+        """A new database migrates to version 5, and is not migrated again."""
         path = tmp_path / "store.db"
         store = SqliteStore(path)
-        assert store.schema_version == 4
+        assert store.schema_version == 5
         asyncio.run(store.save("s-1", turn(1).messages, turn(1)))
         asyncio.run(store.close())
         store = SqliteStore(path)  # a second migration would fail or lose the turn
-        assert store.schema_version == 4
+        assert store.schema_version == 5
         stored = asyncio.run(store.load_turn("s-1"))
         assert stored is not None
         assert stored.state == "open"
@@ -255,6 +276,21 @@ class TestSqliteStore:
         with pytest.raises(ValueError, match="expected 'FULL' or 'NORMAL'"):
             SqliteStore(tmp_path / "c.db", synchronous="OFF")  # type: ignore[arg-type]
 
+    @pytest.mark.parametrize("synchronous", ["FULL", "NORMAL"])
+    def test_a_lease_leaves_the_commits_as_durable_as_they_were(
+        self, tmp_path: Path, runner: asyncio.Runner, synchronous: str
+    ) -> None:
+        """Leases commit unsynced; the store's own setting is back after each."""
+        store = SqliteStore(tmp_path / "a.db", synchronous=synchronous)  # type: ignore[arg-type]
+        before = sqlite_synchronous(store)
+        later = datetime(2026, 11, 22, tzinfo=UTC)
+        assert runner.run(store.lease("s-1", "a", NOW, later))
+        assert sqlite_synchronous(store) == before
+        assert not runner.run(store.lease("s-1", "b", NOW, later))
+        runner.run(store.release("s-1", "a"))
+        assert sqlite_synchronous(store) == before
+        runner.run(store.close())
+
     def test_a_version_1_file_is_migrated_with_its_data(self, tmp_path: Path) -> None:
         """History, turns, results of version 1 read back after the migration."""
         path = tmp_path / "v1.db"
@@ -264,7 +300,7 @@ class TestSqliteStore:
         sqlite_version_1(path, history, old, (RESUME, (result,)))
         store = SqliteStore(path)
         try:
-            assert store.schema_version == 4
+            assert store.schema_version == 5
             assert asyncio.run(store.load_history("s-1")) == history
             stored = asyncio.run(store.load_turn("s-1"))
             assert stored is not None
@@ -297,7 +333,7 @@ class TestSqliteStore:
         store = SqliteStore(path)
 
         async def go() -> None:
-            assert store.schema_version == 4
+            assert store.schema_version == 5
             assert await store.load_history("s-1") == history
             done = await store.load_turn("s-1", 1)
             assert done is not None
@@ -356,11 +392,11 @@ class TestSqliteStore:
 
 class TestPostgresStore:
     def test_schema_is_versioned(self, postgres_dsn: str, pg_schema: str) -> None:
-        """A new schema is migrated to version 3, and is not migrated again."""
+        """A new schema is migrated to version 4, and is not migrated again."""
 
         async def go() -> int:
             async with PostgresStore(postgres_dsn, schema=pg_schema) as store:
-                assert await store.schema_version() == 3
+                assert await store.schema_version() == 4
                 await store.save("s-1", turn(1).messages, turn(1))
             async with PostgresStore(postgres_dsn, schema=pg_schema) as store:
                 stored = await store.load_turn("s-1")
@@ -368,7 +404,7 @@ class TestPostgresStore:
                 assert stored.state == "open"
                 return await store.schema_version()
 
-        assert asyncio.run(go()) == 3
+        assert asyncio.run(go()) == 4
 
     def test_a_version_1_schema_is_migrated_with_its_data(
         self, postgres_dsn: str, pg_schema: str
@@ -380,7 +416,7 @@ class TestPostgresStore:
 
         async def go() -> None:
             async with PostgresStore(postgres_dsn, schema=pg_schema) as store:
-                assert await store.schema_version() == 3
+                assert await store.schema_version() == 4
                 assert await store.load_history("s-1") == history
                 stored = await store.load_turn("s-1")
                 assert stored is not None
@@ -422,6 +458,40 @@ class TestPostgresStore:
 
         try:
             asyncio.run(go())
+        finally:
+            with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+                conn.execute(
+                    sql.SQL("DROP DATABASE {} WITH (FORCE)").format(
+                        sql.Identifier(name)
+                    )
+                )
+
+    def test_sessions_list_in_code_point_order_whatever_the_locale(
+        self, postgres_dsn: str
+    ) -> None:
+        """In a database whose locale sorts otherwise, listing sorts by code point."""
+        name = fresh_schema()
+        with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+            conn.execute(
+                sql.SQL(
+                    "CREATE DATABASE {} TEMPLATE template0 LOCALE_PROVIDER icu "
+                    "ICU_LOCALE 'en-US' LOCALE 'C'"
+                ).format(sql.Identifier(name))
+            )
+        dsn = f"{postgres_dsn.replace('dbname=postgres', '')} dbname={name}"
+        names = ["a", "B", "_", "Z"]
+
+        async def go() -> list[tuple[str, ...]]:
+            async with PostgresStore(dsn) as store:
+                for session in names:
+                    paused = turn(session=session)
+                    await store.save(session, paused.messages, paused)
+                first = await store.sessions("open", now=NOW, limit=2)
+                rest = await store.sessions("open", now=NOW, after=first[-1])
+                return [first, rest]
+
+        try:
+            assert asyncio.run(go()) == [("B", "Z"), ("_", "a")]
         finally:
             with psycopg.connect(postgres_dsn, autocommit=True) as conn:
                 conn.execute(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import assert_type
 
 from interruption import (
@@ -31,6 +32,8 @@ from interruption import (
 )
 from interruption.store import MAX_REJECTED, AuditKind, Listed, PostgresStore
 from interruption.testing import ScriptedModel
+
+NOW = datetime(2026, 11, 21, tzinfo=UTC)
 
 
 def keeps(store: Store) -> Store:
@@ -66,6 +69,12 @@ async def operating(session: Session, store: Store) -> None:
     assert_type(await session.audit(), tuple[AuditEvent, ...])
     assert_type(session.audit_sync(), tuple[AuditEvent, ...])
     assert_type(await store.sessions("consumed"), tuple[str, ...])
+    page = await store.sessions("expired", after="s-1", limit=100)
+    assert_type(page, tuple[str, ...])
+    assert_type(await session.expire(), bool)
+    assert_type(session.expire_sync(), bool)
+    assert_type(await store.lease("s-1", "me", NOW, NOW, renew=True), bool)
+    await store.sessions("open", limit="100")  # type: ignore[arg-type]
     assert_type(await store.audit("s-1"), tuple[AuditEvent, ...])
     event = (await session.audit())[0]
     assert_type(event.kind, AuditKind)

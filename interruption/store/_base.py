@@ -9,7 +9,7 @@ work does not grow with it.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import (
     Final,
     Literal,
@@ -18,6 +18,7 @@ from typing import (
     TypeVar,
     cast,
     final,
+    get_args,
     runtime_checkable,
 )
 
@@ -25,20 +26,32 @@ import attrs
 
 from interruption._converter import trusted
 from interruption._json import STORED_BYTES, STORED_DEPTH
+from interruption.errors import InvalidArgument
 from interruption.kinds import ApprovalPending
 from interruption.parts import Message, ToolResponse
 from interruption.resume import Accepts, InterruptedTurn, PendingInterrupt, Resume
 from interruption.wire import dumps, loads
 
 __all__ = [
+    "MAX_ID",
+    "MAX_KEY_BYTES",
+    "MAX_PAGE",
     "MAX_REJECTED",
+    "MAX_TURN_ID",
     "AuditEvent",
     "AuditKind",
     "Listed",
+    "Page",
     "State",
     "Step",
     "Store",
     "StoredTurn",
+    "check_events",
+    "check_id",
+    "check_int",
+    "check_key",
+    "check_principal",
+    "check_turn",
     "listed",
     "read_stored",
     "stored_turn_json",
@@ -57,9 +70,11 @@ State: TypeAlias = Literal["open", "consumed", "completed"]
 short by a crash); or done with."""
 
 
-Listed: TypeAlias = Literal["open", "consumed"]
-"""The states `Store.sessions` lists sessions by: a turn awaiting answers,
-or a continuation that is running or was cut short by a crash."""
+Listed: TypeAlias = Literal["open", "expired", "consumed"]
+"""The states `Store.sessions` lists sessions by: a turn that can still be
+answered; a turn nobody can answer any more, not closed yet (what
+`Session.expire` closes); a continuation that is running or was cut short
+by a crash."""
 
 AuditKind: TypeAlias = Literal[
     "paused", "accepted", "rejected", "cancelled", "expired", "recovered"
@@ -72,6 +87,19 @@ changed); ``cancelled`` and ``expired``: it was closed without a
 continuation; ``recovered``: a continuation cut short by a crash was taken
 up again.
 """
+
+MAX_ID: Final = 256
+"""The longest session id or principal a store takes, in characters."""
+
+MAX_KEY_BYTES: Final = 2048
+"""The longest key `Store.spend` takes, in bytes of UTF-8 (an index entry)."""
+
+MAX_TURN_ID: Final = 2**63 - 1
+"""The largest turn id (or message number) a store keeps: a signed 64-bit
+integer, as SQLite and PostgreSQL hold it."""
+
+MAX_PAGE: Final = 1000
+"""The most session ids one `Store.sessions` call returns."""
 
 MAX_REJECTED: Final = 100
 """How many rejected attempts a store keeps per turn; later ones are not
@@ -140,7 +168,7 @@ class StoredTurn:
 
 @runtime_checkable
 class Store(Protocol):
-    """Durable pending state for sessions: eleven calls, each one transaction.
+    """Durable pending state for sessions: thirteen calls, each one transaction.
 
     A session's *history* is append-only. Each interrupted turn is saved
     once, under a turn id the session never used before, and *consumed* at
@@ -157,6 +185,17 @@ class Store(Protocol):
     passed to `save`, `consume` and `finish` are written in the same
     transaction as the change they describe, and `log` appends one on its
     own (a rejected attempt: at most `MAX_REJECTED` per turn are kept).
+
+    A session's *lease* serializes the calls that run its loop (`Session`'s
+    `send` and `recover`), across processes: `lease` takes it for one
+    holder until a moment, atomically, or renews the holder's own, and
+    `release` gives it back. A
+    holder that crashed never releases; its lease ends when its moment
+    passes, and the next caller takes it then.
+
+    Every id, turn id and key is checked before anything is read or
+    written (`check_id`, `check_int`, `check_key`): a value no database
+    could hold raises `InvalidArgument`, never a driver's error.
 
     All methods are coroutines; implementations: `MemoryStore`,
     `SqliteStore`, `PostgresStore`; `interruption.testing.store_contract`
@@ -187,7 +226,8 @@ class Store(Protocol):
         *events* join the audit trail in the same transaction.
 
         Raises:
-            ValueError: if *turn*'s id is not above the session's latest.
+            TurnIdTaken: if *turn*'s id is not above the session's latest
+                (a `ValueError`).
         """
 
     async def load_turn(
@@ -249,13 +289,59 @@ class Store(Protocol):
     async def audit(self, session: str) -> tuple[AuditEvent, ...]:
         """Return *session*'s audit trail, oldest first (empty if unknown)."""
 
-    async def sessions(self, state: Listed) -> tuple[str, ...]:
-        """Return the sessions whose latest turn is in *state*, sorted.
+    async def sessions(
+        self,
+        state: Listed,
+        *,
+        now: datetime | None = None,
+        after: str | None = None,
+        limit: int = MAX_PAGE,
+    ) -> tuple[str, ...]:
+        """Return sessions whose latest turn is in *state*, a page at a time.
 
-        ``"open"``: a turn awaits answers (expired ones included);
+        ``"open"``: its turn can still be answered at *now* (some interrupt
+        accepts answers); ``"expired"``: its turn is open but none of its
+        interrupts accepts answers any more (`Session.expire` closes it);
         ``"consumed"``: a continuation is running or was cut short by a
         crash (what `Session.recover` finishes).
+
+        Args:
+            state: Which sessions.
+            now: The moment expiry is judged at; the current time if None.
+            after: A cursor: only ids sorted after it (the last id of the
+                previous page); None for the first page.
+            limit: The most ids returned, 1 to `MAX_PAGE`.
+
+        Returns:
+            Up to *limit* ids, sorted; fewer than *limit* on the last page.
+
+        Raises:
+            InvalidArgument: for another state, a bad cursor or limit.
         """
+
+    async def lease(
+        self,
+        session: str,
+        holder: str,
+        now: datetime,
+        until: datetime,
+        *,
+        renew: bool = False,
+    ) -> bool:
+        """Hold *session*'s lease for *holder* until *until*, atomically.
+
+        Taken when nobody holds it or its holder's lease ended at or before
+        *now* (a crashed holder); extended when *holder* holds it already.
+        With *renew*, only extended: a holder whose lease another took in
+        the meantime (and maybe released since) does not get it back.
+
+        Returns:
+            Whether *holder* holds it now (False: another holder does, or,
+            renewing, did meanwhile).
+        """
+
+    async def release(self, session: str, holder: str) -> None:
+        """End *holder*'s lease on *session*; nothing if it does not hold it."""
 
     async def spend(self, key: str, keep_until: datetime | None) -> bool:
         """Spend *key* once: True the first time only.
@@ -330,18 +416,190 @@ def _replaced(record: R, **changes: object) -> R:
     return cast("R", build(*values))
 
 
+def _shown(value: object) -> str:
+    """*value* for an error message: its repr, cut short."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:57]}..."
+
+
+def _text(where: str, value: object, expected: str) -> str:
+    """*value* if it is text a store can hold: no NUL, no lone surrogate.
+
+    Raises:
+        InvalidArgument: otherwise, saying *expected*.
+    """
+    if not isinstance(value, str):
+        raise InvalidArgument(where, expected, type(value).__name__)
+    if "\x00" in value:
+        raise InvalidArgument(where, expected, f"{_shown(value)}, which has a NUL")
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        got = f"{_shown(value)}, which has a lone surrogate"
+        raise InvalidArgument(where, expected, got) from None
+    return value
+
+
+def _bounded(where: str, value: object, least: int) -> str:
+    expected = f"text of {least} to {MAX_ID} characters, without NUL"
+    text = _text(where, value, expected)
+    if not least <= len(text) <= MAX_ID:
+        raise InvalidArgument(where, expected, f"{len(text)} characters")
+    return text
+
+
+def check_id(where: str, value: object) -> str:
+    """*value* as a session id (or a lease holder): 1 to `MAX_ID` characters.
+
+    Every store checks the ids it is given with this, before it reads or
+    writes, so that no database error reaches a caller.
+
+    Args:
+        where: The call and argument, for the message.
+        value: What was given.
+
+    Returns:
+        *value*.
+
+    Raises:
+        InvalidArgument: if it is not text without NUL or lone surrogates,
+            of 1 to `MAX_ID` characters.
+    """
+    return _bounded(where, value, 1)
+
+
+def check_principal(where: str, value: object) -> str | None:
+    """*value* as a principal: None, or text of 0 to `MAX_ID` characters.
+
+    Raises:
+        InvalidArgument: if it is neither None nor text without NUL or lone
+            surrogates, of at most `MAX_ID` characters.
+    """
+    return None if value is None else _bounded(where, value, 0)
+
+
+def check_key(where: str, value: object) -> str:
+    """*value* as a key to spend: text of at most `MAX_KEY_BYTES` bytes.
+
+    Raises:
+        InvalidArgument: otherwise.
+    """
+    expected = f"non-empty text of at most {MAX_KEY_BYTES} bytes, without NUL"
+    text = _text(where, value, expected)
+    size = len(text.encode())
+    if not text or size > MAX_KEY_BYTES:
+        raise InvalidArgument(where, expected, f"{size} bytes")
+    return text
+
+
+def check_int(where: str, value: object, low: int, high: int = MAX_TURN_ID) -> int:
+    """*value* as an integer from *low* to *high* (a turn id, a position).
+
+    Raises:
+        InvalidArgument: if it is not an int (a bool is not) in the range.
+    """
+    if type(value) is not int or not low <= value <= high:
+        expected = f"an integer from {low} to {high}"
+        raise InvalidArgument(where, expected, _shown(value))
+    return value
+
+
+_KINDS: Final = frozenset(get_args(AuditKind))
+
+
+def check_keys(where: str, keys: Sequence[str]) -> list[str]:
+    """*keys* as keys to spend, each checked (`check_key`), repeats dropped.
+
+    Raises:
+        InvalidArgument: for the first key out of range, at its index.
+    """
+    if isinstance(keys, str):  # a lone key would be read as its characters
+        raise InvalidArgument(where, "a sequence of keys", "a string")
+    return list(
+        dict.fromkeys(check_key(f"{where}[{n}]", key) for n, key in enumerate(keys))
+    )
+
+
+def check_events(where: str, events: Sequence[AuditEvent]) -> None:
+    """Check what of *events* a store writes to columns of its own.
+
+    Raises:
+        InvalidArgument: for a session id, turn id (0 to `MAX_TURN_ID`) or
+            kind (an `AuditKind`) out of range.
+    """
+    for index, event in enumerate(events):
+        check_id(f"{where}[{index}].session", event.session)
+        check_int(f"{where}[{index}].turn_id", event.turn_id, 0)
+        if event.kind not in _KINDS:
+            expected = f"an AuditKind, one of {sorted(_KINDS)}"
+            raise InvalidArgument(
+                f"{where}[{index}].kind", expected, _shown(event.kind)
+            )
+
+
+def check_turn(where: str, turn: InterruptedTurn) -> InterruptedTurn:
+    """*turn* if a store can keep it: its session id and turn id in range.
+
+    Raises:
+        InvalidArgument: otherwise.
+    """
+    check_id(f"{where}.session", turn.session)
+    check_int(f"{where}.turn_id", turn.turn_id, 1)
+    return turn
+
+
 def listed(state: object) -> Listed:
     """*state* as a state `Store.sessions` lists by.
 
     Raises:
-        ValueError: if it is neither ``"open"`` nor ``"consumed"``.
+        InvalidArgument: if it is neither ``"open"`` nor ``"consumed"``.
     """
     if state == "open":
         return "open"
+    if state == "expired":
+        return "expired"
     if state == "consumed":
         return "consumed"
-    msg = f"sessions: expected a state, 'open' or 'consumed', got {state!r}"
-    raise ValueError(msg)
+    expected = "'open', 'expired' or 'consumed'"
+    raise InvalidArgument("sessions: state", expected, _shown(state))
+
+
+@final
+@attrs.frozen
+class Page:
+    """The arguments of one `Store.sessions` call, checked.
+
+    Attributes:
+        state: Which sessions.
+        now: The moment expiry is judged at (aware).
+        after: The cursor, or None.
+        limit: The most ids returned.
+    """
+
+    state: Listed
+    now: datetime
+    after: str | None
+    limit: int
+
+    @classmethod
+    def of(
+        cls, state: object, now: datetime | None, after: object, limit: object
+    ) -> Page:
+        """Check a `Store.sessions` call's arguments.
+
+        Raises:
+            InvalidArgument: for another state, a cursor that is no session
+                id, a limit out of 1 to `MAX_PAGE`, or a naive *now*.
+        """
+        moment = now if now is not None else datetime.now(UTC)
+        if moment.tzinfo is None:
+            raise InvalidArgument("sessions: now", "an aware datetime", "a naive one")
+        return cls(
+            listed(state),
+            moment,
+            check_id("sessions: after", after) if after is not None else None,
+            check_int("sessions: limit", limit, 1, MAX_PAGE),
+        )
 
 
 def stored_turn_json(turn: InterruptedTurn) -> str:

@@ -9,16 +9,24 @@ from typing import final
 
 import attrs
 
+from interruption.errors import TurnIdTaken
 from interruption.parts import Message
 from interruption.resume import InterruptedTurn, Resume
 from interruption.store._base import (
+    MAX_PAGE,
     MAX_REJECTED,
     AuditEvent,
     Listed,
+    Page,
     State,
     Step,
     StoredTurn,
-    listed,
+    check_events,
+    check_id,
+    check_int,
+    check_keys,
+    check_principal,
+    check_turn,
 )
 
 __all__ = ["MemoryStore"]
@@ -55,6 +63,7 @@ class MemoryStore:
         self._spent: dict[str, datetime | None] = {}
         self._audit: dict[str, list[AuditEvent]] = {}
         self._rejected: dict[tuple[str, int], int] = {}
+        self._leases: dict[str, tuple[str, datetime]] = {}
 
     def _note(self, events: Sequence[AuditEvent]) -> None:
         for event in events:
@@ -64,6 +73,8 @@ class MemoryStore:
         self, session: str, start: int = 0
     ) -> tuple[Message, ...] | None:
         """Return *session*'s history from message *start* on, or None."""
+        check_id("load_history: session", session)
+        check_int("load_history: start", start, 0)
         history = self._history.get(session)
         return tuple(history[start:]) if history is not None else None
 
@@ -78,7 +89,7 @@ class MemoryStore:
                 f"session {turn.session!r} already has turn {max(turns)}: "
                 f"expected a turn id above it, got {turn.turn_id}"
             )
-            raise ValueError(msg)
+            raise TurnIdTaken(turn.session, turn.turn_id, msg)
 
     def _keep(self, turn: InterruptedTurn, history_len: int) -> None:
         self._check_id(turn)
@@ -96,10 +107,12 @@ class MemoryStore:
         """Append *history*'s new messages; keep *turn*, if given.
 
         Raises:
-            ValueError: if *turn*'s id is not above the session's latest.
+            TurnIdTaken: if *turn*'s id is not above the session's latest.
         """
+        check_id("save: session", session)
+        check_events("save: events", events)
         if turn is not None:
-            self._keep(turn, len(history))
+            self._keep(check_turn("save: turn", turn), len(history))
         self._append(session, history)
         self._note(events)
 
@@ -107,6 +120,9 @@ class MemoryStore:
         self, session: str, turn_id: int | None = None
     ) -> StoredTurn | None:
         """Return a turn with its state (the latest when *turn_id* is None)."""
+        check_id("load_turn: session", session)
+        if turn_id is not None:
+            check_int("load_turn: turn_id", turn_id, 1)
         turns = self._turns.get(session)
         if not turns:
             return None
@@ -144,6 +160,9 @@ class MemoryStore:
         events: Sequence[AuditEvent] = (),
     ) -> bool:
         """Claim *turn* for one resume; True for exactly one caller."""
+        check_turn("consume: turn", turn)
+        check_events("consume: events", events)
+        check_principal("consume: principal", principal)
         async with self._lock:
             if self._claim(turn, resume, principal) is None:
                 return False
@@ -152,7 +171,11 @@ class MemoryStore:
 
     async def record(self, session: str, turn_id: int, steps: Sequence[Step]) -> None:
         """Append steps of a consumed turn's continuation."""
-        self._turns[session][turn_id].steps.extend(steps)
+        check_id("record: session", session)
+        check_int("record: turn_id", turn_id, 1)
+        row = self._turns.get(session, {}).get(turn_id)
+        if row is not None:  # like a database: steps of no turn are never read
+            row.steps.extend(steps)
 
     async def finish(  # noqa: PLR0913 - keyword-only options
         self,
@@ -167,8 +190,13 @@ class MemoryStore:
         """Complete *turn* (consuming it first with *close*); save what followed.
 
         Raises:
-            ValueError: if *following*'s id is not above the session's latest.
+            TurnIdTaken: if *following*'s id is not above the session's latest.
         """
+        check_turn("finish: turn", turn)
+        check_events("finish: events", events)
+        if following is not None:
+            check_turn("finish: following", following)
+        check_principal("finish: principal", principal)
         async with self._lock:
             if following is not None:
                 self._check_id(following)
@@ -177,16 +205,18 @@ class MemoryStore:
                 if row is None:
                     return False
             else:
-                row = self._turns[turn.session][turn.turn_id]
+                row = self._turns.get(turn.session, {}).get(turn.turn_id)
             if following is not None:
                 self._keep(following, len(history))
-            row.completed = True
+            if row is not None:
+                row.completed = True
             self._append(turn.session, history)
             self._note(events)
             return True
 
     async def log(self, event: AuditEvent) -> bool:
         """Append *event*; a rejected one only while its turn has room."""
+        check_events("log: event", (event,))
         if event.kind == "rejected":
             key = (event.session, event.turn_id)
             if self._rejected.get(key, 0) >= MAX_REJECTED:
@@ -197,18 +227,64 @@ class MemoryStore:
 
     async def audit(self, session: str) -> tuple[AuditEvent, ...]:
         """Return *session*'s audit trail, oldest first."""
+        check_id("audit: session", session)
         return tuple(self._audit.get(session, ()))
 
-    async def sessions(self, state: Listed) -> tuple[str, ...]:
-        """Return the sessions whose latest turn is in *state*, sorted."""
-        state = listed(state)
-        return tuple(
-            sorted(
-                session
-                for session, turns in self._turns.items()
-                if turns and turns[max(turns)].state == state
-            )
+    async def sessions(
+        self,
+        state: Listed,
+        *,
+        now: datetime | None = None,
+        after: str | None = None,
+        limit: int = MAX_PAGE,
+    ) -> tuple[str, ...]:
+        """Return up to *limit* sessions after *after* in *state*, sorted."""
+        page = Page.of(state, now, after, limit)
+
+        def listed(row: _Row) -> bool:
+            if row.state != ("consumed" if page.state == "consumed" else "open"):
+                return False
+            if page.state == "consumed":
+                return True
+            closes = row.turn.closes_at
+            expired = closes is not None and closes <= page.now
+            return expired == (page.state == "expired")
+
+        found = sorted(
+            session
+            for session, turns in self._turns.items()
+            if (page.after is None or session > page.after)
+            and turns
+            and listed(turns[max(turns)])
         )
+        return tuple(found[: page.limit])
+
+    async def lease(
+        self,
+        session: str,
+        holder: str,
+        now: datetime,
+        until: datetime,
+        *,
+        renew: bool = False,
+    ) -> bool:
+        """Hold *session*'s lease for *holder* until *until*, if free at *now*."""
+        check_id("lease: session", session)
+        check_id("lease: holder", holder)
+        held = self._leases.get(session)
+        mine = held is not None and held[0] == holder
+        if not mine and (renew or (held is not None and held[1] > now)):
+            return False
+        self._leases[session] = (holder, until)
+        return True
+
+    async def release(self, session: str, holder: str) -> None:
+        """End *holder*'s lease on *session*, if it holds it."""
+        check_id("release: session", session)
+        check_id("release: holder", holder)
+        held = self._leases.get(session)
+        if held is not None and held[0] == holder:
+            del self._leases[session]
 
     async def spend(self, key: str, keep_until: datetime | None) -> bool:
         """Spend *key* once; True the first time only."""
@@ -221,6 +297,8 @@ class MemoryStore:
         events: Sequence[AuditEvent] = (),
     ) -> bool:
         """Spend every one of *keys*, or none if any was spent; note *events*."""
+        keys = check_keys("spend_all: keys", keys)
+        check_events("spend_all: events", events)
         async with self._lock:
             if any(key in self._spent for key in keys):
                 return False
@@ -231,6 +309,7 @@ class MemoryStore:
 
     async def spent(self, keys: Sequence[str]) -> frozenset[str]:
         """Return those of *keys* already spent."""
+        keys = check_keys("spent: keys", keys)
         return frozenset(key for key in keys if key in self._spent)
 
     async def expire(self, now: datetime) -> int:

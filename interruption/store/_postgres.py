@@ -34,16 +34,24 @@ from psycopg import AsyncConnection, Rollback, errors, pq, sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.rows import TupleRow
 
+from interruption.errors import SessionInUse, TurnIdTaken
 from interruption.parts import Message, ToolResponse
 from interruption.resume import InterruptedTurn, Resume
 from interruption.store._base import (
+    MAX_PAGE,
     MAX_REJECTED,
     AuditEvent,
     Listed,
+    Page,
     State,
     Step,
     StoredTurn,
-    listed,
+    check_events,
+    check_id,
+    check_int,
+    check_keys,
+    check_principal,
+    check_turn,
     read_stored,
     stored_turn_json,
     turn_from_json,
@@ -53,7 +61,7 @@ from interruption.wire import dumps
 
 __all__ = ["PostgresStore"]
 
-SCHEMA_VERSION: Final = 3
+SCHEMA_VERSION: Final = 4
 
 _MIGRATIONS: Final[dict[int, LiteralString]] = {
     1: """
@@ -134,8 +142,20 @@ _MIGRATIONS: Final[dict[int, LiteralString]] = {
     CREATE INDEX turns_unfinished ON turns (session) WHERE completed_at IS NULL;
     DROP INDEX turns_open;
     """,
+    4: """
+    CREATE TABLE leases (
+        session TEXT PRIMARY KEY,
+        holder TEXT NOT NULL,
+        until TIMESTAMPTZ NOT NULL
+    );
+    DROP INDEX turns_unfinished;
+    CREATE INDEX turns_unfinished ON turns (session COLLATE "C")
+        WHERE completed_at IS NULL;
+    """,
 }
-"""Schema changes by version; a store migrates its schema on open."""
+"""Schema changes by version; a store migrates its schema on open (version 4
+adds the sessions' leases, `Store.lease`, and keeps the unfinished turns in
+code point order, as `Store.sessions` lists them whatever the locale)."""
 
 _MIGRATION_LOCK: Final = "interruption.store"
 """Hashed into the advisory lock that serialises concurrent migrations."""
@@ -154,11 +174,37 @@ def _reusable(conn: _Connection) -> bool:
 
 _UNFINISHED: Final[dict[str, LiteralString]] = {
     "open": "SELECT session FROM turns WHERE completed_at IS NULL "
-    "AND consumed_at IS NULL ORDER BY session",
+    "AND consumed_at IS NULL AND (expires_at IS NULL OR expires_at > %(now)s) "
+    'AND session COLLATE "C" > %(after)s ORDER BY session COLLATE "C" '
+    "LIMIT %(limit)s",
+    "expired": "SELECT session FROM turns WHERE completed_at IS NULL "
+    "AND consumed_at IS NULL AND expires_at <= %(now)s "
+    'AND session COLLATE "C" > %(after)s ORDER BY session COLLATE "C" '
+    "LIMIT %(limit)s",
     "consumed": "SELECT session FROM turns WHERE completed_at IS NULL "
-    "AND consumed_at IS NOT NULL ORDER BY session",
+    "AND consumed_at IS NOT NULL "
+    'AND session COLLATE "C" > %(after)s ORDER BY session COLLATE "C" '
+    "LIMIT %(limit)s",
 }
-"""`PostgresStore.sessions`' query per state (only a latest turn is unfinished)."""
+"""`PostgresStore.sessions`' query per state (only a latest turn is unfinished),
+a page after a cursor (``''`` for the first page: ids are never empty), in
+code point order (``COLLATE "C"``, the index's), not the database locale's."""
+
+_LEASE: Final = (
+    "INSERT INTO leases (session, holder, until) "
+    "VALUES (%(session)s, %(holder)s, %(until)s) "
+    "ON CONFLICT (session) DO UPDATE SET holder = excluded.holder, "
+    "until = excluded.until "
+    "WHERE leases.holder = excluded.holder OR leases.until <= %(now)s"
+)
+"""`PostgresStore.lease`: one upsert; a concurrent one waits for the first
+to commit and checks its condition again, so one holder wins."""
+
+_RENEW: Final = (
+    "UPDATE leases SET until = %(until)s "
+    "WHERE session = %(session)s AND holder = %(holder)s"
+)
+"""`PostgresStore.lease` renewing: the holder's own lease only."""
 
 _LOAD_HISTORY: Final = (
     "SELECT ARRAY(SELECT body FROM messages WHERE session = %(session)s "
@@ -301,10 +347,12 @@ def _writes(
     }
 
 
-def _taken(turn: InterruptedTurn) -> ValueError:
-    return ValueError(
+def _taken(turn: InterruptedTurn) -> TurnIdTaken:
+    return TurnIdTaken(
+        turn.session,
+        turn.turn_id,
         f"session {turn.session!r} already has turn {turn.turn_id} or a "
-        f"later one: expected a turn id above them, got {turn.turn_id}"
+        f"later one: expected a turn id above them, got {turn.turn_id}",
     )
 
 
@@ -496,7 +544,11 @@ class PostgresStore:
                 )
             except errors.UniqueViolation as error:
                 if new is None or error.diag.table_name != "turns":
-                    raise
+                    message = (
+                        f"session {session!r}: another writer appended to its "
+                        "history at the same time; nothing was written"
+                    )
+                    raise SessionInUse(session, message) from None
                 return None
             (row,) = await cursor.fetchall()
             written, count = bool(row[0]), int(row[1])
@@ -516,7 +568,12 @@ class PostgresStore:
 
         Returns:
             The messages, or None if there is no such session.
+
+        Raises:
+            InvalidArgument: for an id or a start out of range.
         """
+        check_id("load_history: session", session)
+        check_int("load_history: start", start, 0)
         async with self._connection() as conn:
             cursor = await conn.execute(
                 _LOAD_HISTORY, {"session": session, "start": start}
@@ -551,8 +608,14 @@ class PostgresStore:
             events: Audit events written in the same transaction.
 
         Raises:
-            ValueError: if *turn*'s id is not above the session's latest.
+            TurnIdTaken: if *turn*'s id is not above the session's latest.
+            SessionInUse: if another writer appended to the history at once.
+            InvalidArgument: for an id out of range.
         """
+        check_id("save: session", session)
+        check_events("save: events", events)
+        if turn is not None:
+            check_turn("save: turn", turn)
         async with self._connection() as conn:
             row = await self._write(
                 conn,
@@ -576,7 +639,13 @@ class PostgresStore:
 
         Returns:
             The turn, or None if there is none.
+
+        Raises:
+            InvalidArgument: for an id out of range.
         """
+        check_id("load_turn: session", session)
+        if turn_id is not None:
+            check_int("load_turn: turn_id", turn_id, 1)
         async with self._connection() as conn:
             cursor = await conn.execute(
                 _LOAD_TURN[turn_id is None], {"session": session, "turn_id": turn_id}
@@ -619,7 +688,13 @@ class PostgresStore:
         Returns:
             True for the one caller that claimed the turn; False when the turn
             is not open (as validated).
+
+        Raises:
+            InvalidArgument: for an id out of range.
         """
+        check_turn("consume: turn", turn)
+        check_events("consume: events", events)
+        check_principal("consume: principal", principal)
         async with self._connection() as conn:
             cursor = await conn.execute(
                 "WITH claimed AS (UPDATE turns SET consumed_at = now(), resume = %s, "
@@ -652,7 +727,12 @@ class PostgresStore:
             session: The session id.
             turn_id: The consumed turn.
             steps: Messages added to the history, and tool results, in order.
+
+        Raises:
+            InvalidArgument: for an id out of range.
         """
+        check_id("record: session", session)
+        check_int("record: turn_id", turn_id, 1)
         kinds = ["message" if isinstance(step, Message) else "result" for step in steps]
         async with self._connection() as conn:
             await conn.execute(
@@ -696,8 +776,15 @@ class PostgresStore:
             False only with *close*, when the turn was not open.
 
         Raises:
-            ValueError: if *following*'s id is not above the session's latest.
+            TurnIdTaken: if *following*'s id is not above the session's latest.
+            SessionInUse: if another writer appended to the history at once.
+            InvalidArgument: for an id out of range.
         """
+        check_turn("finish: turn", turn)
+        check_events("finish: events", events)
+        if following is not None:
+            check_turn("finish: following", following)
+        check_principal("finish: principal", principal)
         async with self._connection() as conn:
             row = await self._write(
                 conn,
@@ -734,7 +821,11 @@ class PostgresStore:
             Whether it was kept: a ``"rejected"`` event is not once its turn
             holds `MAX_REJECTED` of them (concurrent writers may overshoot
             by at most their number).
+
+        Raises:
+            InvalidArgument: for an id out of range.
         """
+        check_events("log: event", (event,))
         async with self._connection() as conn:
             cursor = await conn.execute(
                 "INSERT INTO audit (session, turn_id, kind, body) "
@@ -762,7 +853,11 @@ class PostgresStore:
 
         Returns:
             Its events (empty for an unknown session).
+
+        Raises:
+            InvalidArgument: for an id out of range.
         """
+        check_id("audit: session", session)
         async with self._connection() as conn:
             cursor = await conn.execute(
                 "SELECT body FROM audit WHERE session = %s ORDER BY seq", (session,)
@@ -770,23 +865,93 @@ class PostgresStore:
             rows = await cursor.fetchall()
         return tuple(read_stored(str(body), AuditEvent) for (body,) in rows)
 
-    async def sessions(self, state: Listed) -> tuple[str, ...]:
-        """Return the sessions whose latest turn is in *state*, sorted.
+    async def sessions(
+        self,
+        state: Listed,
+        *,
+        now: datetime | None = None,
+        after: str | None = None,
+        limit: int = MAX_PAGE,
+    ) -> tuple[str, ...]:
+        """Return up to *limit* sessions after *after* in *state*, sorted.
 
         Args:
-            state: ``"open"`` or ``"consumed"``.
+            state: ``"open"``, ``"expired"`` or ``"consumed"``
+                (`Store.sessions`).
+            now: The moment expiry is judged at; the current time if None.
+            after: The last id of the previous page, or None.
+            limit: The most ids returned, 1 to `MAX_PAGE`.
 
         Returns:
             Their ids.
 
         Raises:
-            ValueError: for another state.
+            InvalidArgument: for another state, a bad cursor or limit.
         """
-        query = _UNFINISHED[listed(state)]
+        page = Page.of(state, now, after, limit)
         async with self._connection() as conn:
-            cursor = await conn.execute(query)
+            cursor = await conn.execute(
+                _UNFINISHED[page.state],
+                {"now": page.now, "after": page.after or "", "limit": page.limit},
+            )
             rows = await cursor.fetchall()
         return tuple(str(session) for (session,) in rows)
+
+    async def lease(
+        self,
+        session: str,
+        holder: str,
+        now: datetime,
+        until: datetime,
+        *,
+        renew: bool = False,
+    ) -> bool:
+        """Hold *session*'s lease for *holder* until *until*, across machines.
+
+        Args:
+            session: The session id.
+            holder: Who holds it (one call's own id).
+            now: A lease that ended at or before it is over.
+            until: When this holder's lease ends, unless renewed.
+            renew: Only extend *holder*'s own lease.
+
+        Returns:
+            Whether *holder* holds it now.
+
+        Raises:
+            InvalidArgument: for an id out of range.
+        """
+        check_id("lease: session", session)
+        check_id("lease: holder", holder)
+        async with self._connection() as conn:
+            cursor = await conn.execute(
+                _RENEW if renew else _LEASE,
+                {
+                    "session": session,
+                    "holder": holder,
+                    "now": _utc(now),
+                    "until": _utc(until),
+                },
+            )
+            return cursor.rowcount == 1
+
+    async def release(self, session: str, holder: str) -> None:
+        """End *holder*'s lease on *session*, if it holds it.
+
+        Args:
+            session: The session id.
+            holder: Who held it.
+
+        Raises:
+            InvalidArgument: for an id out of range.
+        """
+        check_id("release: session", session)
+        check_id("release: holder", holder)
+        async with self._connection() as conn:
+            await conn.execute(
+                "DELETE FROM leases WHERE session = %s AND holder = %s",
+                (session, holder),
+            )
 
     async def spend(self, key: str, keep_until: datetime | None) -> bool:
         """Spend *key* once.
@@ -797,6 +962,9 @@ class PostgresStore:
 
         Returns:
             True the first time *key* is spent, False ever after.
+
+        Raises:
+            InvalidArgument: for a key out of range.
         """
         return await self.spend_all((key,), keep_until)
 
@@ -816,7 +984,8 @@ class PostgresStore:
         Returns:
             True if none was spent before, else False (nothing written).
         """
-        distinct = list(dict.fromkeys(keys))
+        distinct = check_keys("spend_all: keys", keys)
+        check_events("spend_all: events", events)
         async with self._connection() as conn, conn.transaction() as transaction:
             cursor = await conn.execute(
                 "INSERT INTO spent (key, keep_until) "
@@ -842,7 +1011,11 @@ class PostgresStore:
 
         Returns:
             The spent ones.
+
+        Raises:
+            InvalidArgument: for a key out of range (`check_keys`).
         """
+        keys = check_keys("spent: keys", keys)
         async with self._connection() as conn:
             cursor = await conn.execute(
                 "SELECT key FROM spent WHERE key = ANY(%s::text[])", (list(keys),)

@@ -21,16 +21,24 @@ from pathlib import Path
 from types import TracebackType
 from typing import Final, Literal, final
 
+from interruption.errors import InvalidArgument, TurnIdTaken
 from interruption.parts import Message, ToolResponse
 from interruption.resume import InterruptedTurn, Resume
 from interruption.store._base import (
+    MAX_PAGE,
     MAX_REJECTED,
     AuditEvent,
     Listed,
+    Page,
     State,
     Step,
     StoredTurn,
-    listed,
+    check_events,
+    check_id,
+    check_int,
+    check_keys,
+    check_principal,
+    check_turn,
     read_stored,
     stored_turn_json,
     turn_from_json,
@@ -39,7 +47,7 @@ from interruption.wire import dumps
 
 __all__ = ["SqliteStore"]
 
-SCHEMA_VERSION: Final = 4
+SCHEMA_VERSION: Final = 5
 
 _MIGRATIONS: Final[dict[int, str]] = {
     1: """
@@ -181,6 +189,13 @@ _MIGRATIONS: Final[dict[int, str]] = {
     DELETE FROM sqlite_sequence WHERE name = 'audit';
     CREATE INDEX audit_rejected ON audit (session, turn_id) WHERE kind = 'rejected';
     """,
+    5: """
+    CREATE TABLE leases (
+        session TEXT PRIMARY KEY,
+        holder TEXT NOT NULL,
+        until TEXT NOT NULL
+    ) WITHOUT ROWID;
+    """,
 }
 """Schema changes by version; a store migrates itself on open.
 
@@ -190,17 +205,24 @@ it); a session's row is written once, with its first messages (version 3
 rewrote its ``updated_at`` on every save, and carried it over as
 ``created_at``); the audit trail is numbered per session, so it needs
 neither AUTOINCREMENT's counter row nor a second index, only a partial one
-for counting a turn's rejected attempts.
+for counting a turn's rejected attempts. Version 5 adds the sessions'
+leases (`Store.lease`).
 """
 
 
 _UNFINISHED: Final[dict[str, str]] = {
-    "open": "SELECT session FROM turns WHERE completed_at IS NULL "
-    "AND consumed_at IS NULL ORDER BY session",
-    "consumed": "SELECT session FROM turns WHERE completed_at IS NULL "
-    "AND consumed_at IS NOT NULL ORDER BY session",
+    state: "SELECT session FROM turns WHERE completed_at IS NULL AND "  # noqa: S608 - constants only
+    + condition
+    + " AND session > ?2 ORDER BY session LIMIT ?3"
+    for state, condition in (
+        ("open", "consumed_at IS NULL AND (expires_at IS NULL OR expires_at > ?1)"),
+        ("expired", "consumed_at IS NULL AND expires_at <= ?1"),
+        ("consumed", "consumed_at IS NOT NULL"),
+    )
 }
-"""`SqliteStore.sessions`' query per state (only a latest turn is unfinished)."""
+"""`SqliteStore.sessions`' query per state (only a latest turn is unfinished):
+the moment (``?1``), the cursor (``?2``, ``''`` for the first page: ids are
+never empty) and the limit (``?3``)."""
 
 
 def _now() -> str:
@@ -232,23 +254,38 @@ class _Transaction:
     """One write transaction on a store's connection, under the store's lock.
 
     Committed when the block ends, rolled back if it raises (a plain class:
-    cheaper to enter than a generator-based context manager).
+    cheaper to enter than a generator-based context manager). With
+    *unsynced* (the store's own setting), it commits under
+    ``synchronous=NORMAL`` and sets *unsynced* back before the lock is
+    released, so no other transaction of the store commits unsynced.
     """
 
-    __slots__ = ("_db", "_lock")
+    __slots__ = ("_db", "_lock", "_unsynced")
 
-    def __init__(self, db: sqlite3.Connection, lock: threading.Lock) -> None:
+    def __init__(
+        self, db: sqlite3.Connection, lock: threading.Lock, unsynced: str | None
+    ) -> None:
         self._db = db
         self._lock = lock
+        self._unsynced = unsynced
 
     def __enter__(self) -> sqlite3.Connection:
         self._lock.acquire()
         try:
+            if self._unsynced is not None:
+                self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("BEGIN IMMEDIATE")
         except BaseException:
-            self._lock.release()
+            self._restore_and_release()
             raise
         return self._db
+
+    def _restore_and_release(self) -> None:
+        try:
+            if self._unsynced is not None:
+                self._db.execute(f"PRAGMA synchronous={self._unsynced}")
+        finally:
+            self._lock.release()
 
     def __exit__(
         self,
@@ -259,7 +296,7 @@ class _Transaction:
         try:
             self._db.execute("COMMIT" if kind is None else "ROLLBACK")
         finally:
-            self._lock.release()
+            self._restore_and_release()
 
 
 @final
@@ -271,13 +308,15 @@ class SqliteStore:
             ``":memory:"`` for a private in-memory database.
         timeout: Seconds to wait for another process's write lock.
         synchronous: ``"FULL"`` (the default) syncs every commit to disk, so
-            a consumed mark survives a power loss or an OS crash.
+            a consumed mark survives a power loss or an OS crash (all but
+            a session lease's, which a power loss makes moot: its holder
+            died with it; the next synced commit syncs it too).
             ``"NORMAL"`` is faster and an explicit opt-in: in WAL mode it
             can lose the last commits on power loss (not on a process
             crash), and a lost consumed mark makes its turn resumable again.
 
     Raises:
-        ValueError: if *synchronous* is neither ``"FULL"`` nor ``"NORMAL"``.
+        InvalidArgument: if *synchronous* is neither ``"FULL"`` nor ``"NORMAL"``.
     """
 
     def __init__(
@@ -288,8 +327,8 @@ class SqliteStore:
         synchronous: Literal["FULL", "NORMAL"] = "FULL",
     ) -> None:
         if synchronous not in {"FULL", "NORMAL"}:
-            msg = f"synchronous: expected 'FULL' or 'NORMAL', got {synchronous!r}"
-            raise ValueError(msg)
+            got = repr(synchronous)
+            raise InvalidArgument("SqliteStore: synchronous", "'FULL' or 'NORMAL'", got)
         self.path = str(path)
         self._lock = threading.Lock()
         self._db = sqlite3.connect(
@@ -297,11 +336,23 @@ class SqliteStore:
         )
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(f"PRAGMA synchronous={synchronous}")
+        self._synchronous = synchronous
         self._db.execute("PRAGMA foreign_keys=ON")
         self._migrate()
 
     def _write(self) -> _Transaction:
-        return _Transaction(self._db, self._lock)
+        return _Transaction(self._db, self._lock, None)
+
+    def _write_lease(self) -> _Transaction:
+        """A write of the leases table: committed without a sync of its own.
+
+        ``synchronous=NORMAL`` for this transaction only (in WAL mode: no
+        corruption, and the next synced commit syncs it too). A lease lost
+        to a power loss is one of a process that died with it; a release
+        lost to one keeps the session busy until the lease runs out, as
+        after a crash.
+        """
+        return _Transaction(self._db, self._lock, self._synchronous)
 
     def _migrate(self) -> None:
         with self._write() as db:
@@ -335,6 +386,8 @@ class SqliteStore:
         self, session: str, start: int = 0
     ) -> tuple[Message, ...] | None:
         """Return *session*'s history from message *start* on, or None."""
+        check_id("load_history: session", session)
+        check_int("load_history: start", start, 0)
         # One statement: the session's row (as seq -1) and then its messages.
         with self._lock:
             rows = self._db.execute(
@@ -393,7 +446,7 @@ class SqliteStore:
                 f"session {turn.session!r} already has turn {last}: "
                 f"expected a turn id above it, got {turn.turn_id}"
             )
-            raise ValueError(msg)
+            raise TurnIdTaken(turn.session, turn.turn_id, msg)
         db.execute(
             "INSERT INTO turns (session, turn_id, body, history_len, expires_at, "
             "created_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -418,8 +471,12 @@ class SqliteStore:
         """Append *history*'s new messages and keep *turn*, in one transaction.
 
         Raises:
-            ValueError: if *turn*'s id is not above the session's latest.
+            TurnIdTaken: if *turn*'s id is not above the session's latest.
         """
+        check_id("save: session", session)
+        check_events("save: events", events)
+        if turn is not None:
+            check_turn("save: turn", turn)
         with self._write() as db:
             if turn is not None:
                 self._keep(db, turn, len(history))
@@ -430,6 +487,9 @@ class SqliteStore:
         self, session: str, turn_id: int | None = None
     ) -> StoredTurn | None:
         """Return a turn with its state (the latest when *turn_id* is None)."""
+        check_id("load_turn: session", session)
+        if turn_id is not None:
+            check_int("load_turn: turn_id", turn_id, 1)
         columns = (
             "SELECT turn_id, body, history_len, consumed_at IS NOT NULL, "
             "completed_at IS NOT NULL, resume, principal FROM turns WHERE session = ?"
@@ -476,6 +536,9 @@ class SqliteStore:
         events: Sequence[AuditEvent] = (),
     ) -> bool:
         """Claim *turn* for one resume; True for one caller, across processes."""
+        check_turn("consume: turn", turn)
+        check_events("consume: events", events)
+        check_principal("consume: principal", principal)
         with self._write() as db:
             if not self._claim(db, turn, resume, principal):
                 return False
@@ -506,6 +569,8 @@ class SqliteStore:
 
     async def record(self, session: str, turn_id: int, steps: Sequence[Step]) -> None:
         """Append steps of a consumed turn's continuation, in one transaction."""
+        check_id("record: session", session)
+        check_int("record: turn_id", turn_id, 1)
         with self._write() as db:
             # Each step takes the next number of its turn's steps.
             db.executemany(
@@ -539,8 +604,13 @@ class SqliteStore:
         are written together or not at all.
 
         Raises:
-            ValueError: if *following*'s id is not above the session's latest.
+            TurnIdTaken: if *following*'s id is not above the session's latest.
         """
+        check_turn("finish: turn", turn)
+        check_events("finish: events", events)
+        if following is not None:
+            check_turn("finish: following", following)
+        check_principal("finish: principal", principal)
         with self._write() as db:
             if close is not None and not self._claim(db, turn, close, principal):
                 return False
@@ -556,6 +626,7 @@ class SqliteStore:
 
     async def log(self, event: AuditEvent) -> bool:
         """Append *event*; a rejected one only while its turn has room."""
+        check_events("log: event", (event,))
         with self._write() as db:
             if event.kind == "rejected":
                 (count,) = db.execute(
@@ -573,22 +644,73 @@ class SqliteStore:
 
     async def audit(self, session: str) -> tuple[AuditEvent, ...]:
         """Return *session*'s audit trail, oldest first."""
+        check_id("audit: session", session)
         with self._lock:
             rows = self._db.execute(
                 "SELECT body FROM audit WHERE session = ? ORDER BY seq", (session,)
             ).fetchall()
         return tuple(read_stored(body, AuditEvent) for (body,) in rows)
 
-    async def sessions(self, state: Listed) -> tuple[str, ...]:
-        """Return the sessions whose latest turn is in *state*, sorted.
+    async def sessions(
+        self,
+        state: Listed,
+        *,
+        now: datetime | None = None,
+        after: str | None = None,
+        limit: int = MAX_PAGE,
+    ) -> tuple[str, ...]:
+        """Return up to *limit* sessions after *after* in *state*, sorted.
 
         Only a session's latest turn can be unfinished, so this reads the
-        unfinished turns only (an index keeps them).
+        unfinished turns only (an index keeps them, in session order).
         """
-        query = _UNFINISHED[listed(state)]
+        page = Page.of(state, now, after, limit)
         with self._lock:
-            rows = self._db.execute(query).fetchall()
+            rows = self._db.execute(
+                _UNFINISHED[page.state], (_iso(page.now), page.after or "", page.limit)
+            ).fetchall()
         return tuple(session for (session,) in rows)
+
+    async def lease(
+        self,
+        session: str,
+        holder: str,
+        now: datetime,
+        until: datetime,
+        *,
+        renew: bool = False,
+    ) -> bool:
+        """Hold *session*'s lease for *holder* until *until*, across processes.
+
+        One upsert: taken if absent, over if its time passed at *now*,
+        extended if *holder*'s own; renewing, one update of *holder*'s own.
+        """
+        check_id("lease: session", session)
+        check_id("lease: holder", holder)
+        with self._write_lease() as db:
+            if renew:
+                cursor = db.execute(
+                    "UPDATE leases SET until = ? WHERE session = ? AND holder = ?",
+                    (_iso(until), session, holder),
+                )
+                return cursor.rowcount == 1
+            cursor = db.execute(
+                "INSERT INTO leases (session, holder, until) VALUES (?1, ?2, ?4) "
+                "ON CONFLICT (session) DO UPDATE SET holder = excluded.holder, "
+                "until = excluded.until "
+                "WHERE leases.holder = excluded.holder OR leases.until <= ?3",
+                (session, holder, _iso(now), _iso(until)),
+            )
+            return cursor.rowcount == 1
+
+    async def release(self, session: str, holder: str) -> None:
+        """End *holder*'s lease on *session*, if it holds it."""
+        check_id("release: session", session)
+        check_id("release: holder", holder)
+        with self._write_lease() as db:
+            db.execute(
+                "DELETE FROM leases WHERE session = ? AND holder = ?", (session, holder)
+            )
 
     async def spend(self, key: str, keep_until: datetime | None) -> bool:
         """Spend *key* once; True the first time only, across processes."""
@@ -604,7 +726,8 @@ class SqliteStore:
 
         One ``BEGIN IMMEDIATE`` transaction, so across processes too.
         """
-        distinct = list(dict.fromkeys(keys))
+        distinct = check_keys("spend_all: keys", keys)
+        check_events("spend_all: events", events)
         with self._write() as db:  # the write lock from the first read on
             if db.execute(_ANY_SPENT, (json.dumps(distinct),)).fetchone():
                 return False
@@ -618,8 +741,9 @@ class SqliteStore:
 
     async def spent(self, keys: Sequence[str]) -> frozenset[str]:
         """Return those of *keys* already spent."""
+        keys = check_keys("spent: keys", keys)
         with self._lock:
-            rows = self._db.execute(_SPENT, (json.dumps(list(keys)),)).fetchall()
+            rows = self._db.execute(_SPENT, (json.dumps(keys),)).fetchall()
         return frozenset(key for (key,) in rows)
 
     async def expire(self, now: datetime) -> int:

@@ -21,6 +21,7 @@ import attrs
 
 from interruption._json import JSON, MAX_DEPTH
 from interruption.approval import DECISION_SCHEMA
+from interruption.errors import InvalidArgument, TurnIdTaken
 from interruption.kinds import ApprovalPending, Custom
 from interruption.parts import Message, Role, ToolRequest, ToolResponse
 from interruption.resume import (
@@ -30,7 +31,16 @@ from interruption.resume import (
     Respond,
     Resume,
 )
-from interruption.store._base import MAX_REJECTED, AuditEvent, AuditKind, Store
+from interruption.store._base import (
+    MAX_ID,
+    MAX_KEY_BYTES,
+    MAX_PAGE,
+    MAX_REJECTED,
+    MAX_TURN_ID,
+    AuditEvent,
+    AuditKind,
+    Store,
+)
 
 __all__ = ["CONTRACT", "NOW", "Check", "turn"]
 
@@ -86,6 +96,15 @@ def turn(
     )
 
 
+async def _raised(call: Coroutine[Any, Any, object]) -> BaseException | None:
+    """What *call* raises (an `Exception`), or None if it returns."""
+    try:
+        await call
+    except Exception as error:  # noqa: BLE001 - returned to be checked
+        return error
+    return None  # pragma: no cover - only a store that breaks the contract
+
+
 async def _paused(store: Store, turn_id: int = 1, **changes: Any) -> InterruptedTurn:  # noqa: ANN401
     """Save a history ending in a turn that paused; return the turn."""
     paused = turn(turn_id, **changes)
@@ -136,13 +155,13 @@ async def turn_ids_only_grow(store: Store) -> None:
     await _paused(store, 3)
     before = await store.load_history("s-1")
     for used in (1, 3):
-        try:
-            await store.save("s-1", _history(20), turn(used))
-        except ValueError:
-            pass
-        else:
-            msg = f"turn {used} was saved after turn 3"
-            raise AssertionError(msg)
+        refused = await _raised(store.save("s-1", _history(20), turn(used)))
+        assert isinstance(refused, TurnIdTaken), f"turn {used} after 3: {refused!r}"
+        assert (refused.code, refused.session, refused.turn_id) == (
+            "turn_id_taken",
+            "s-1",
+            used,
+        )
     assert await store.load_history("s-1") == before
     await _paused(store, 4)
 
@@ -354,6 +373,151 @@ async def sessions_are_listed_by_state(store: Store) -> None:
     assert await store.sessions("consumed") == ("s-b",)
 
 
+async def a_session_has_one_lease_holder(store: Store) -> None:
+    """A lease has one holder; it renews; it is over when its time passes.
+
+    Also when twenty race for it; leases of two sessions are apart; a
+    release by anyone but the holder does nothing; renewing only extends
+    the holder's own lease.
+    """
+    later = NOW + timedelta(minutes=5)
+    assert await store.lease("s-1", "a", NOW, later)
+    assert not await store.lease("s-1", "b", NOW, later)
+    assert await store.lease("s-1", "a", NOW, later + timedelta(minutes=1))
+    assert await store.lease("s-2", "b", NOW, later)
+    assert not await store.lease("s-1", "b", later, later + timedelta(minutes=5))
+    # a holder that crashed: its lease is over once its time passed
+    moment = later + timedelta(minutes=1)
+    assert await store.lease("s-1", "b", moment, moment + timedelta(minutes=5))
+    await store.release("s-1", "a")  # not the holder any more: nothing
+    assert not await store.lease("s-1", "c", moment, moment)
+    assert not await store.lease("s-1", "a", moment, later, renew=True)
+    assert await store.lease("s-1", "b", moment, later, renew=True)
+    await store.release("s-1", "b")
+    # renewing gets back no lease that another took (and released) meanwhile
+    assert not await store.lease("s-1", "b", moment, later, renew=True)
+    won = await asyncio.gather(
+        *(
+            store.lease("s-1", f"r{n}", moment, later + timedelta(hours=1))
+            for n in range(RACERS)
+        )
+    )
+    assert sorted(won) == [False] * (RACERS - 1) + [True]
+
+
+async def arguments_no_database_holds_are_invalid(store: Store) -> None:
+    """Ids with NUL, ids too long, turn ids beyond 64 bits: InvalidArgument.
+
+    Raised before anything is read or written, by every call, and never a
+    driver's own error.
+    """
+    paused = await _paused(store)
+    nul, long, huge = "s\x001", "s" * (MAX_ID + 1), MAX_TURN_ID + 1
+    calls: tuple[Callable[[], Coroutine[Any, Any, object]], ...] = (
+        lambda: store.load_history(nul),
+        lambda: store.load_history("s-1", huge),
+        lambda: store.load_history("s-1", -1),
+        lambda: store.save(long, _history(1)),
+        lambda: store.save("s-1", _history(9), attrs.evolve(paused, turn_id=huge)),
+        lambda: store.load_turn("s-1", huge),
+        lambda: store.load_turn("s-1", 0),
+        lambda: store.load_turn("\ud800"),
+        lambda: store.consume(attrs.evolve(paused, turn_id=huge), RESUME, None),
+        lambda: store.consume(paused, RESUME, "al\x00ice"),
+        lambda: store.record("s-1", huge, ()),
+        lambda: store.finish(paused, paused.messages, close=RESUME, principal=long),
+        lambda: store.finish(attrs.evolve(paused, session=nul), paused.messages),
+        lambda: store.log(_event("rejected", huge)),
+        lambda: store.log(_event("paused", session=nul)),
+        lambda: store.log(_event("forged\x00")),  # type: ignore[arg-type]
+        lambda: store.save("s-1", _history(9), events=(_event("paused", session=nul),)),
+        lambda: store.consume(paused, RESUME, None, events=(_event("accepted", huge),)),
+        lambda: store.finish(paused, paused.messages, events=(_event("x"),)),  # type: ignore[arg-type]
+        lambda: store.audit(nul),
+        lambda: store.spend("k" * (MAX_KEY_BYTES + 1), None),
+        lambda: store.spend("k\x00", None),
+        lambda: store.spend_all(("ok", "k\x00"), None),
+        lambda: store.spend_all("kk", None),
+        lambda: store.spend_all(("ok",), None, (_event("accepted", session=nul),)),
+        lambda: store.spent(("ok", "k" * (MAX_KEY_BYTES + 1))),
+        lambda: store.lease(nul, "a", NOW, NOW),
+        lambda: store.release("s-1", ""),
+        lambda: store.sessions("open", after=nul),
+        lambda: store.sessions("open", limit=0),
+        lambda: store.sessions("open", limit=MAX_PAGE + 1),
+        lambda: store.sessions("closed"),  # type: ignore[arg-type]
+        lambda: store.sessions("open", now=datetime(2026, 11, 21)),  # noqa: DTZ001 - naive
+    )
+    for index, call in enumerate(calls):
+        error = await _raised(call())
+        assert isinstance(error, InvalidArgument), f"call {index}: got {error!r}"
+        assert error.code == "invalid_argument"
+        assert error.where
+        assert error.expected
+    assert await store.spent(("ok",)) == frozenset()  # a refused batch spent none
+    stored = await store.load_turn("s-1")
+    assert stored is not None
+    assert stored.state == "open"
+    assert await store.load_history("s-1") == paused.messages
+    assert await store.audit("s-1") == ()
+
+
+async def sessions_page_through_with_a_cursor(store: Store) -> None:
+    """Listing returns at most *limit* ids after the cursor, in order, to the end."""
+    names = [f"s-{n:02}" for n in range(7)]
+    for name in reversed(names):
+        await _paused(store, session=name)
+    pages: list[tuple[str, ...]] = []
+    after: str | None = None
+    while True:
+        page = await store.sessions("open", now=NOW, after=after, limit=3)
+        pages.append(page)
+        if len(page) < 3:
+            break
+        after = page[-1]
+    assert pages == [tuple(names[:3]), tuple(names[3:6]), tuple(names[6:])]
+    assert await store.sessions("open", now=NOW, after="s-05") == ("s-06",)
+    assert await store.sessions("open", now=NOW, after="s-99") == ()
+
+
+async def sessions_sort_by_code_point(store: Store) -> None:
+    """Ids sort by code point, as Python sorts them, whatever a database's locale."""
+    names = ["a", "B", "_", "\u00e9", "Z", "a b", "ab"]
+    for name in names:
+        await _paused(store, session=name)
+    expected = tuple(sorted(names))
+    assert await store.sessions("open", now=NOW) == expected
+    first = await store.sessions("open", now=NOW, limit=3)
+    rest = await store.sessions("open", now=NOW, after=first[-1])
+    assert first + rest == expected
+
+
+async def expired_turns_are_listed_apart_from_open_ones(store: Store) -> None:
+    """An open turn nobody can answer at *now* is listed expired, not open."""
+    soon = NOW + timedelta(minutes=5)
+    for name, closes in (("s-a", soon), ("s-b", None), ("s-c", NOW)):
+        paused = attrs.evolve(turn(session=name), expires_at=closes)
+        await store.save(name, (*_history(2, name), *paused.messages), paused)
+    assert await store.sessions("open", now=NOW) == ("s-a", "s-b")
+    assert await store.sessions("expired", now=NOW) == ("s-c",)
+    assert await store.sessions("open", now=soon) == ("s-b",)
+    assert await store.sessions("expired", now=soon) == ("s-a", "s-c")
+    assert await store.sessions("consumed", now=soon) == ()
+
+
+async def a_turn_never_kept_is_no_error(store: Store) -> None:
+    """Recording for, or finishing, a turn the store never kept raises nothing.
+
+    The history is appended as for any finish; no turn appears.
+    """
+    ghost = turn(4)
+    await store.record("s-1", 4, (ToolResponse("lookup", "call-0", 1),))
+    assert await store.finish(ghost, _history(3))
+    assert await store.load_turn("s-1") is None
+    assert await store.load_history("s-1") == _history(3)
+    assert not await store.finish(ghost, _history(4), close=RESUME)
+
+
 CONTRACT: Final[tuple[Check, ...]] = (
     history_is_appended_and_read_from_any_point,
     a_turn_is_kept_at_its_place_in_the_history,
@@ -372,5 +536,11 @@ CONTRACT: Final[tuple[Check, ...]] = (
     events_join_the_trail_with_their_change,
     rejected_attempts_are_bounded_per_turn,
     sessions_are_listed_by_state,
+    a_session_has_one_lease_holder,
+    arguments_no_database_holds_are_invalid,
+    sessions_page_through_with_a_cursor,
+    expired_turns_are_listed_apart_from_open_ones,
+    a_turn_never_kept_is_no_error,
+    sessions_sort_by_code_point,
 )
 """Every check a store must pass, each against a fresh, empty store."""
