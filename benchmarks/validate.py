@@ -61,9 +61,9 @@ from interruption import (
     define_interrupt,
     dumps,
     loads,
-    resume_digest,
     tool,
     validate_resume,
+    wire_digest,
 )
 from interruption._converter import structure_checked
 from interruption._json import MAX_DEPTH
@@ -591,13 +591,13 @@ def recorded_rejection(raw: bytes, turn: InterruptedTurn) -> str:
     """A rejection as a `Session` records it: decode, refuse, digest for the audit.
 
     Returns:
-        The digest the audit trail keeps (`resume_digest`).
+        The digest the audit trail keeps (`wire_digest`).
     """
     resume = loads(raw, Resume)
     try:
         validate_resume(resume, turn)
     except ResumeRejected:
-        return resume_digest(resume)
+        return wire_digest(resume)
     msg = "a resume far too large for its schema was accepted"
     raise AssertionError(msg)
 
@@ -619,7 +619,7 @@ def large_rejection_table(work: Workload) -> tuple[str, float]:
             repeats=max(5, REPEATS // 6),
         )
         alone = best_us(
-            functools.partial(resume_digest, resume), repeats=max(5, REPEATS // 6)
+            functools.partial(wire_digest, resume), repeats=max(5, REPEATS // 6)
         )[0]
         worst = max(worst, reject / parse)
         rows.append(

@@ -70,6 +70,7 @@ from interruption.wire import (
     loads,
     structure,
     unstructure,
+    wire_digest,
 )
 
 if TYPE_CHECKING:
@@ -124,7 +125,6 @@ if TYPE_CHECKING:
         interrupt_keys,
         pause_key,
         refuse,
-        resume_digest,
         unspent,
         validate_and_spend,
         validate_resume,
@@ -179,7 +179,6 @@ _LAZY: dict[str, str] = {
     "interrupt_keys": "interruption.validation",
     "pause_key": "interruption.validation",
     "refuse": "interruption.validation",
-    "resume_digest": "interruption.validation",
     "unspent": "interruption.validation",
     "validate_and_spend": "interruption.validation",
     "validate_resume": "interruption.validation",
@@ -279,7 +278,6 @@ __all__ = [
     "loads",
     "pause_key",
     "refuse",
-    "resume_digest",
     "resume_turn",
     "resume_turn_stream",
     "resume_turn_sync",
@@ -289,6 +287,7 @@ __all__ = [
     "unstructure",
     "validate_and_spend",
     "validate_resume",
+    "wire_digest",
 ]
 
 

@@ -377,7 +377,7 @@ def canonical(value: JSON) -> bytes:
     Written by the `rfc8785` package, the one implementation, with or
     without orjson. It is for small values (spend keys, wire digests); a
     client's whole resume is digested from the codec's own bytes instead
-    (`interruption.validation.resume_digest`), at the cost of writing it.
+    (`interruption.wire_digest`), at the cost of writing it.
 
     Args:
         value: A JSON value (see `json_problems`).

@@ -413,7 +413,8 @@ class Sealer:
         try:
             return await validate_and_spend(resume, turn, spend, policy=policy)
         except ResumeRejected as rejected:
-            await store.log(audit_event(turn, "rejected", policy, resume, rejected))
+            event = audit_event(turn, "rejected", policy, resume, rejected)
+            await store.log(event, resume)
             raise
 
     def _key_id(self, token: object) -> str:

@@ -84,10 +84,10 @@ from interruption.validation import (
     ResumePolicy,
     authorize_turn,
     consumed,
-    resume_digest,
     utc_now,
     validate_and_spend,
 )
+from interruption.wire import wire_digest
 
 __all__ = ["MAX_REASON", "Authorize", "Session"]
 
@@ -551,7 +551,7 @@ class Session:
                 turn.turn_id,
                 "accepted",
                 principal=principal,
-                digest=resume_digest(resume),
+                digest=wire_digest(resume),
             )
             return await self.store.consume(turn, kept, principal, events=(accepted,))
 
@@ -578,9 +578,8 @@ class Session:
             "rejected",
             principal=principal,
             codes=codes,
-            digest=resume_digest(sent) if sent is not None else None,
         )
-        await self.store.log(event)
+        await self.store.log(event, sent)  # digested only if it is kept
 
     async def _answerable(
         self, turn_id: int | None, principal: str | None, sent: Resume | None

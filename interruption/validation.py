@@ -11,7 +11,6 @@ entry's position and the interrupt it concerns. Matching is by
 from __future__ import annotations
 
 import functools
-import hashlib
 import inspect
 import itertools
 from collections.abc import Awaitable, Callable, Iterable, Mapping
@@ -35,7 +34,7 @@ from interruption.resume import (
     gather_checks,
 )
 from interruption.store._base import AuditEvent
-from interruption.wire import dumps
+from interruption.wire import wire_digest
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -566,7 +565,7 @@ async def admit(  # noqa: PLR0913 - keyword-only options
             spent=replayed,
         )
     except ResumeRejected as rejected:
-        await store.log(audit_event(turn, "rejected", policy, resume, rejected))
+        await store.log(audit_event(turn, "rejected", policy, resume, rejected), resume)
         raise
 
 
@@ -595,7 +594,7 @@ async def refuse(
         completed=(),
         created_at=policy.now(),
     )
-    await store.log(audit_event(turn, "rejected", policy, resume, rejected))
+    await store.log(audit_event(turn, "rejected", policy, resume, rejected), resume)
     return rejected
 
 
@@ -621,8 +620,10 @@ def audit_event(  # noqa: PLR0913 - an attempt's parts
     """The audit trail's entry for one attempt at *turn*: who, when, what.
 
     The principal and the clock are *policy*'s; the resume is kept as a
-    digest only, and a rejection as its distinct problem codes, so an entry
-    stays small however much was sent.
+    digest only (`wire_digest`), and a rejection as its distinct problem
+    codes, so an entry stays small however much was sent. A rejection's
+    entry has no digest yet: log it with the resume (``store.log(event,
+    resume)``), and the store takes the digest only if it keeps the entry.
     """
     codes = () if rejected is None else rejected_codes(rejected)
     return AuditEvent(
@@ -632,24 +633,10 @@ def audit_event(  # noqa: PLR0913 - an attempt's parts
         policy.now(),
         principal=policy.principal,
         codes=codes,
-        digest=resume_digest(resume),
+        # A rejection's digest is taken by the store, only if it keeps it.
+        digest=wire_digest(resume) if rejected is None else None,
         pending=pending,
     )
-
-
-def resume_digest(resume: Resume) -> str:
-    """The SHA-256 hex digest of *resume*'s wire form, as `dumps` writes it.
-
-    What the audit trail keeps of an attempt, so that it can be matched to
-    a request log (``resume_digest(loads(body, Resume))``) without keeping
-    what was sent. It is written by the codec, in linear time at about the
-    cost of parsing it, so a large rejected resume costs about its parse
-    (an RFC 8785 form, written in pure Python, cost 20 to 60 times that).
-    The codec's text is the same on every install but for the spelling of
-    some exponents (``1e-7`` with orjson, ``1e-07`` without): compare
-    digests made by one kind of install.
-    """
-    return hashlib.sha256(dumps(resume).encode()).hexdigest()
 
 
 def rejected_codes(rejected: ResumeRejected) -> tuple[str, ...]:

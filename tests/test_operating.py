@@ -29,8 +29,8 @@ from interruption import (
     dumps,
     json_schema,
     loads,
-    resume_digest,
     unstructure,
+    wire_digest,
 )
 from interruption.store import MAX_REJECTED, MemoryStore, Store
 from interruption.testing import ScriptedModel
@@ -269,7 +269,7 @@ class TestAuditTrail:
                 NOW + minute,
                 principal="eve",
                 codes=("missing",),
-                digest=resume_digest(bad),
+                digest=wire_digest(bad),
             ),
             AuditEvent(
                 SESSION,
@@ -277,7 +277,7 @@ class TestAuditTrail:
                 "accepted",
                 NOW + 2 * minute,
                 principal="alice",
-                digest=resume_digest(good),
+                digest=wire_digest(good),
             ),
             AuditEvent(
                 SESSION,

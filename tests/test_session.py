@@ -422,9 +422,9 @@ class Wrapped:
             turn, history, following, close=close, principal=principal, events=events
         )
 
-    async def log(self, event: AuditEvent) -> bool:
+    async def log(self, event: AuditEvent, sent: Resume | None = None) -> bool:
         """Delegate."""
-        return await self.inner.log(event)
+        return await self.inner.log(event, sent)
 
     async def audit(self, session: str) -> tuple[AuditEvent, ...]:
         """Delegate."""

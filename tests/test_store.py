@@ -23,6 +23,7 @@ from interruption.resume import (
 from interruption.store import PostgresStore, SqliteStore, Store
 from interruption.store._base import (
     MAX_PAGE,
+    MAX_REJECTED,
     AuditEvent,
     StoredTurn,
     stored_turn_json,
@@ -93,6 +94,25 @@ def turn(  # noqa: PLR0913 - keyword-only knobs of one sample
 
 
 class TestStore:
+    def test_a_rejection_not_kept_pays_no_digest(
+        self, store: Store, runner: asyncio.Runner, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A rejected attempt is digested only when kept: past the limit, never."""
+        sent = Resume(respond=(Respond("ask_user", "c-1", list(range(1000))),))
+        taken: list[Resume] = []
+
+        def digest(resume: Resume) -> str:
+            taken.append(resume)
+            return "d" * 64
+
+        monkeypatch.setattr("interruption.store._base.wire_digest", digest)
+        event = AuditEvent("s-1", 1, "rejected", NOW, codes=("missing",))
+        kept = [runner.run(store.log(event, sent)) for _ in range(MAX_REJECTED + 3)]
+        assert kept == [True] * MAX_REJECTED + [False] * 3
+        assert len(taken) == MAX_REJECTED
+        trail = runner.run(store.audit("s-1"))
+        assert {entry.digest for entry in trail} == {"d" * 64}
+
     def test_is_a_store(self, store: Store) -> None:
         """Each store satisfies the runtime-checkable protocol."""
         assert isinstance(store, Store)

@@ -30,7 +30,7 @@ from interruption.errors import InvalidArgument
 from interruption.kinds import ApprovalPending
 from interruption.parts import Message, ToolResponse
 from interruption.resume import Accepts, InterruptedTurn, PendingInterrupt, Resume
-from interruption.wire import dumps, loads
+from interruption.wire import dumps, loads, wire_digest
 
 __all__ = [
     "MAX_ID",
@@ -121,7 +121,7 @@ class AuditEvent:
         codes: The distinct problem codes of a rejected attempt, in the
             order they were first reported.
         digest: The SHA-256 of the wire form of the resume that was
-            accepted or rejected (`interruption.resume_digest`), so an
+            accepted or rejected (`interruption.wire_digest`), so an
             attempt can be matched to a request log without the trail
             keeping what was sent.
         pending: The ids of the interrupts pending when the turn paused.
@@ -275,12 +275,14 @@ class Store(Protocol):
             was written then.
         """
 
-    async def log(self, event: AuditEvent) -> bool:
+    async def log(self, event: AuditEvent, sent: Resume | None = None) -> bool:
         """Append *event* to its session's audit trail on its own.
 
         A ``"rejected"`` event is kept only while its turn has fewer than
         `MAX_REJECTED` of them (concurrent writers may overshoot by at most
-        their number).
+        their number). With *sent* (the refused resume), the event's digest
+        is taken of it (`digested`) only once the event is to be kept, so a
+        rejection that is not recorded pays nothing for recording.
 
         Returns:
             Whether it was kept.
@@ -505,6 +507,11 @@ def check_int(where: str, value: object, low: int, high: int = MAX_TURN_ID) -> i
 
 
 _KINDS: Final = frozenset(get_args(AuditKind))
+
+
+def digested(event: AuditEvent, sent: Resume | None) -> AuditEvent:
+    """*event* with the digest of *sent* (`wire_digest`), when *sent* is given."""
+    return event if sent is None else attrs.evolve(event, digest=wire_digest(sent))
 
 
 def check_keys(where: str, keys: Sequence[str]) -> list[str]:

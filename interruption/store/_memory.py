@@ -27,6 +27,7 @@ from interruption.store._base import (
     check_keys,
     check_principal,
     check_turn,
+    digested,
 )
 
 __all__ = ["MemoryStore"]
@@ -214,7 +215,7 @@ class MemoryStore:
             self._note(events)
             return True
 
-    async def log(self, event: AuditEvent) -> bool:
+    async def log(self, event: AuditEvent, sent: Resume | None = None) -> bool:
         """Append *event*; a rejected one only while its turn has room."""
         check_events("log: event", (event,))
         if event.kind == "rejected":
@@ -222,7 +223,7 @@ class MemoryStore:
             if self._rejected.get(key, 0) >= MAX_REJECTED:
                 return False
             self._rejected[key] = self._rejected.get(key, 0) + 1
-        self._note((event,))
+        self._note((digested(event, sent),))
         return True
 
     async def audit(self, session: str) -> tuple[AuditEvent, ...]:

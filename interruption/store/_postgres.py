@@ -52,6 +52,7 @@ from interruption.store._base import (
     check_keys,
     check_principal,
     check_turn,
+    digested,
     read_stored,
     stored_turn_json,
     turn_from_json,
@@ -354,6 +355,13 @@ def _taken(turn: InterruptedTurn) -> TurnIdTaken:
         f"session {turn.session!r} already has turn {turn.turn_id} or a "
         f"later one: expected a turn id above them, got {turn.turn_id}",
     )
+
+
+_REJECTED: Final = (
+    "SELECT count(*) FROM audit WHERE session = %s AND turn_id = %s "
+    "AND kind = 'rejected'"
+)
+"""How many rejected attempts a turn's trail holds."""
 
 
 @final
@@ -811,11 +819,12 @@ class PostgresStore:
             return False  # closing, the turn was not open
         raise _taken(following)
 
-    async def log(self, event: AuditEvent) -> bool:
+    async def log(self, event: AuditEvent, sent: Resume | None = None) -> bool:
         """Append *event*; a rejected one only while its turn has room.
 
         Args:
             event: What happened.
+            sent: The refused resume, digested only if the event is kept.
 
         Returns:
             Whether it was kept: a ``"rejected"`` event is not once its turn
@@ -827,6 +836,12 @@ class PostgresStore:
         """
         check_events("log: event", (event,))
         async with self._connection() as conn:
+            if sent is not None and event.kind == "rejected":
+                counted = await conn.execute(_REJECTED, (event.session, event.turn_id))
+                row = await counted.fetchone()
+                if row is not None and int(row[0]) >= MAX_REJECTED:
+                    return False  # full: no digest taken
+            event = digested(event, sent)
             cursor = await conn.execute(
                 "INSERT INTO audit (session, turn_id, kind, body) "
                 "SELECT %s, %s, %s, %s WHERE %s <> 'rejected' OR "

@@ -39,6 +39,7 @@ from interruption.store._base import (
     check_keys,
     check_principal,
     check_turn,
+    digested,
     read_stored,
     stored_turn_json,
     turn_from_json,
@@ -624,7 +625,7 @@ class SqliteStore:
             self._note(db, events)
             return True
 
-    async def log(self, event: AuditEvent) -> bool:
+    async def log(self, event: AuditEvent, sent: Resume | None = None) -> bool:
         """Append *event*; a rejected one only while its turn has room."""
         check_events("log: event", (event,))
         with self._write() as db:
@@ -639,7 +640,7 @@ class SqliteStore:
                 ).fetchone()
                 if count >= MAX_REJECTED:
                     return False
-            self._note(db, (event,))
+            self._note(db, (digested(event, sent),))
             return True
 
     async def audit(self, session: str) -> tuple[AuditEvent, ...]:
