@@ -368,7 +368,32 @@ def _exact(raw: bytes, max_depth: int) -> tuple[JSON, int]:
     return value, check_depth(value, max_depth)
 
 
+def _orjson_writes(value: object) -> bool:
+    """Whether orjson would write *value*: the json module writes more.
+
+    It turns keys that are not strings into strings and writes integers of
+    any size; orjson refuses both (keys must be strings, integers fit 64
+    bits), and so does the encoder without it, so that `dumps` refuses the
+    same values on every install.
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if not all(type(key) is str for key in item):
+                return False
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+        elif type(item) is int and not -(2**63) <= item < 2**64:
+            return False
+    return True
+
+
 def _stdlib_dumps(value: JSON) -> str:
+    if not _orjson_writes(value):
+        msg = "not a JSON value"
+        raise ValueError(msg)
     text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     if not text.isascii():
         text.encode("utf-8")  # a lone surrogate raises, as orjson does
