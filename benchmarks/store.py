@@ -17,12 +17,14 @@ One *cycle* is what a human-in-the-loop request costs from start to finish:
   ``INTERRUPTION_SKIP_POSTGRES=1``, as the tests are), each with one
   caller and with 16 concurrent callers (asyncio tasks on distinct sessions).
 * *raw floor* — the same logical work with the raw driver at the same
-  durability: append the history and insert the turn, with its "paused"
-  audit event; consume it (compare-and-set), with its "accepted" event;
-  record the tool's result; append the rest of the history and complete the
-  turn — four commits (sqlite3 with WAL and
-  ``synchronous=FULL``; psycopg; for memory, dict and list operations).
-  Same bytes as the store writes.
+  durability: take the session's lease (one send at a time), append the
+  history and insert the turn, with its "paused" audit event, release the
+  lease; consume it (compare-and-set), with its "accepted" event; record the
+  tool's result; append the rest of the history and complete the turn —
+  four commits and two lease writes (sqlite3 with WAL and
+  ``synchronous=FULL``, the lease without a sync of its own as the store
+  writes it; psycopg; for memory, dict and list operations). Same bytes as
+  the store writes.
 * *LangGraph* — the peer a user would pick instead: a one-node graph whose
   node calls ``interrupt(...)`` and then runs the same trivial tool;
   ``invoke`` pauses it and ``invoke(Command(resume={id: "Yes"}))`` finishes it,
@@ -276,17 +278,31 @@ _FLOOR_TABLES: Final = (
         "CREATE TABLE floor_audit (session TEXT NOT NULL, turn_id INTEGER NOT NULL, "
         "kind TEXT NOT NULL, body TEXT NOT NULL)"
     ),
+    (
+        "CREATE TABLE floor_leases (session TEXT PRIMARY KEY, holder TEXT NOT NULL, "
+        "until TEXT NOT NULL)"
+    ),
 )
+_LEASE: Final = (
+    "INSERT INTO floor_leases (session, holder, until) VALUES ({0}, {0}, {0}) "
+    "ON CONFLICT (session) DO UPDATE SET holder = excluded.holder, "
+    "until = excluded.until WHERE floor_leases.until <= excluded.until"
+)
+"""One send's lease on its session: the upsert a store makes (sends are
+serialized per session), released by a delete when the send ends."""
+_RELEASE: Final = "DELETE FROM floor_leases WHERE session = {0} AND holder = {0}"
 _NOW: Final = "2026-01-01T00:00:00.000000+00:00"
 
 
 class SqliteFloor:
     """sqlite3 as `SqliteStore` opens it (WAL, synchronous=FULL): four commits.
 
-    The same logical work as a cycle: append the history and insert the
-    turn (with its "paused" audit event); consume it (compare-and-set, with
-    its "accepted" event); record the tool's result; append the rest of the
-    history and complete the turn.
+    The same logical work as a cycle: take the session's lease (one send
+    at a time), append the history and insert the turn (with its "paused"
+    audit event), release the lease; consume it (compare-and-set, with its
+    "accepted" event); record the tool's result; append the rest of the
+    history and complete the turn. The lease is written as `SqliteStore`
+    writes it, without a sync of its own (``synchronous=NORMAL``).
     """
 
     def __init__(self, path: Path, body: Bodies) -> None:
@@ -301,8 +317,9 @@ class SqliteFloor:
             self.db.execute(statement)
 
     async def cycle(self, _caller: int) -> None:
-        """Four write transactions, as a session's cycle makes."""
+        """Four write transactions and a lease, as a session's cycle makes."""
         session, db, body = _fresh_id(), self.db, self.body
+        self._lease(_LEASE.format("?"), (session, session, _NOW))
         db.execute("BEGIN IMMEDIATE")
         db.executemany(
             "INSERT INTO floor_messages VALUES (?, ?, ?)",
@@ -317,6 +334,7 @@ class SqliteFloor:
             (session, body.paused),
         )
         db.execute("COMMIT")
+        self._lease(_RELEASE.format("?"), (session, session))
         db.execute("BEGIN IMMEDIATE")
         cursor = db.execute(
             "UPDATE floor SET consumed_at = ?, resume = ? "
@@ -348,13 +366,21 @@ class SqliteFloor:
         )
         db.execute("COMMIT")
 
+    def _lease(self, statement: str, values: tuple[str, ...]) -> None:
+        """One lease write, committed without a sync of its own."""
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("BEGIN IMMEDIATE")
+        self.db.execute(statement, values)
+        self.db.execute("COMMIT")
+        self.db.execute("PRAGMA synchronous=FULL")
+
     def close(self) -> None:
         """Close the connection."""
         self.db.close()
 
 
 class PostgresFloor:
-    """psycopg, one connection per caller: the same four writes as SqliteFloor."""
+    """psycopg, one connection per caller: the same writes as SqliteFloor."""
 
     def __init__(self, connections: Sequence[Any], body: Bodies) -> None:
         self.connections = connections
@@ -373,8 +399,9 @@ class PostgresFloor:
         return cls(connections, body)
 
     async def cycle(self, caller: int) -> None:
-        """Pause, consume, record, finish: four transactions."""
+        """Lease, pause, release, consume, record, finish: six transactions."""
         session, conn, body = _fresh_id(), self.connections[caller], self.body
+        await conn.execute(_LEASE.format("%s"), (session, session, _NOW))
         async with conn.transaction():
             await conn.execute(
                 "INSERT INTO floor_messages SELECT %s, t.seq, t.body "
@@ -389,6 +416,7 @@ class PostgresFloor:
                 "INSERT INTO floor_audit VALUES (%s, 1, 'paused', %s)",
                 (session, body.paused),
             )
+        await conn.execute(_RELEASE.format("%s"), (session, session))
         cursor = await conn.execute(
             "WITH claimed AS (UPDATE floor SET consumed_at = now(), resume = %s "
             "WHERE session = %s AND turn_id = %s AND consumed_at IS NULL "
