@@ -20,7 +20,10 @@
         │                                 its schema (tools.py)
         ├── ResumeRejected (+ ValueError) a resume does not fit what is pending
         ├── InvalidArgument (+ ValueError) an argument is out of range
-        └── TurnIdTaken (+ ValueError)    a store holds this turn id already
+        │   └── ArgumentTypeError (+ TypeError) ... of a type the call does not take
+        ├── TurnIdTaken (+ ValueError)    a store holds this turn id already
+        └── EventLoopRunning (+ RuntimeError) a blocking twin called inside a
+                                          running event loop
 
 `Interrupted` derives from `BaseException`, like `asyncio.CancelledError`, so
 that a tool body's ``except Exception:`` cannot swallow a pause.
@@ -56,7 +59,9 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
 __all__ = [
+    "ArgumentTypeError",
     "DecodeError",
+    "EventLoopRunning",
     "FieldError",
     "FieldTypeError",
     "Interrupted",
@@ -506,6 +511,48 @@ class InvalidArgument(InterruptionError, ValueError):
         self.where = where
         self.expected = expected
         self.got = got
+
+
+@final
+class ArgumentTypeError(InvalidArgument, TypeError):
+    """An argument a caller passed is of a type the call does not take.
+
+    An `InvalidArgument` and a `TypeError` both: ``except InvalidArgument``
+    and ``except TypeError`` catch it (a string where a collection of names
+    is expected, an approver that answers something that is not a decision).
+    Its pieces are an `InvalidArgument`'s.
+
+    Attributes:
+        code: ``"argument_type_error"``, stable.
+    """
+
+    code: ClassVar[str] = "argument_type_error"
+
+
+@final
+class EventLoopRunning(InterruptionError, RuntimeError):
+    """A blocking twin was called in a thread whose event loop is running.
+
+    Raised by ``generate_sync``, ``Session.send_sync`` and the adapters'
+    ``*_sync`` twins before anything ran: await the asynchronous function
+    instead. A `RuntimeError`, as `asyncio.run` raises in that place.
+
+    Attributes:
+        code: ``"event_loop_running"``, stable.
+        where: The asynchronous function to await instead.
+    """
+
+    code: ClassVar[str] = "event_loop_running"
+
+    def __init__(self, where: str) -> None:
+        super().__init__(
+            f"{where}: expected no running event loop in this thread, got one: "
+            f"await {where} instead"
+        )
+        self.where = where
+
+    def __reduce__(self) -> tuple[type[EventLoopRunning], tuple[str]]:
+        return type(self), (self.where,)
 
 
 @final

@@ -13,14 +13,17 @@ from interruption import (
     JSON,
     Accepts,
     ApprovalPending,
+    ArgumentTypeError,
     Confirm,
     Custom,
     DecodeError,
+    EventLoopRunning,
     FieldError,
     FieldTypeError,
     Interrupted,
     InterruptionError,
     InterruptionKind,
+    InvalidArgument,
     Mismatch,
     PayloadError,
     PendingInterrupt,
@@ -351,8 +354,10 @@ class TestCodes:
     def test_codes_are_stable(self) -> None:
         """The codes of the core's failures are these strings, for good."""
         assert {cls.__name__: cls.code for cls in self._public_failures()} == {
+            "ArgumentTypeError": "argument_type_error",
             "ContinuationUnfinished": "continuation_unfinished",
             "DecodeError": "decode_error",
+            "EventLoopRunning": "event_loop_running",
             "FieldError": "field_error",
             "FieldTypeError": "field_type_error",
             "InterruptionError": "interruption_error",
@@ -434,6 +439,32 @@ class TestCodes:
             expected,
         )
         assert str(error).startswith(f"{field}: expected {expected}, got ")
+
+    def test_an_argument_of_the_wrong_type_is_both_kinds(self) -> None:
+        """ArgumentTypeError is an InvalidArgument and a TypeError, with its pieces."""
+        error = ArgumentTypeError("f: names", "a collection", "the string 'x'")
+        assert isinstance(error, InvalidArgument)
+        assert isinstance(error, TypeError)
+        assert isinstance(error, ValueError)
+        assert (error.code, error.where, error.expected, error.got) == (
+            "argument_type_error",
+            "f: names",
+            "a collection",
+            "the string 'x'",
+        )
+        assert str(error) == "f: names: expected a collection, got the string 'x'"
+
+    def test_a_blocking_call_in_a_running_loop_is_a_runtime_error(self) -> None:
+        """EventLoopRunning is a RuntimeError naming what to await, and pickles."""
+        error = EventLoopRunning("generate")
+        assert isinstance(error, RuntimeError)
+        assert (error.code, error.where) == ("event_loop_running", "generate")
+        assert str(error) == (
+            "generate: expected no running event loop in this thread, got one: "
+            "await generate instead"
+        )
+        copied = pickle.loads(pickle.dumps(error))  # noqa: S301 - our own bytes
+        assert (str(copied), copied.where) == (str(error), "generate")
 
     def test_field_error_pickles(self) -> None:
         """A field error survives pickling with its pieces."""
