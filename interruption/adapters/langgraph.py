@@ -716,7 +716,7 @@ def pending(
 
     Raises:
         DecodeError: if an adapter-made pause in the checkpoint is damaged.
-        RuntimeError: if called from a running event loop (use `apending`).
+        EventLoopRunning: if called from a running event loop (use `apending`).
     """
     pause = _read(graph, config)
     return run_sync(unspent(pause.interrupts, pause.keys, store))
@@ -931,7 +931,7 @@ def resume(  # noqa: PLR0913 - keyword-only options
             to an interrupt spent already, its continuation perhaps still
             running); nothing was sent to LangGraph then.
         DecodeError: if an adapter-made pause in the checkpoint is damaged.
-        RuntimeError: if called from a running event loop (use `aresume`).
+        EventLoopRunning: if called from a running event loop (use `aresume`).
     """
     command = _admitted(graph, config, resume, store, policy)
     return graph.invoke(command, config, context=context, version="v2")
@@ -997,7 +997,7 @@ def resume_stream(  # noqa: PLR0913 - keyword-only options
     Raises:
         ResumeRejected: as `resume`; nothing was sent to LangGraph then.
         DecodeError: if an adapter-made pause in the checkpoint is damaged.
-        RuntimeError: if called from a running event loop.
+        EventLoopRunning: if called from a running event loop.
     """
     command = _admitted(graph, config, resume, store, policy)
     return graph.stream(

@@ -33,7 +33,6 @@ secrets out of the run context or pass ``context=`` to `resume`.
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import dataclasses
 import hashlib
@@ -50,6 +49,7 @@ from interruption._schemacheck import check_schema
 from interruption.approval import DECISION_SCHEMA, Approve, decision_from_json
 from interruption.errors import DecodeError, ProblemCode, ResumeRejected
 from interruption.kinds import ApprovalPending, Custom
+from interruption.loop import run_sync
 from interruption.parts import Message, Role, Text, ToolRequest
 from interruption.resume import (
     Accepts,
@@ -482,9 +482,9 @@ def resume_sync(  # noqa: PLR0913 - keyword-only options
 
     Raises:
         ResumeRejected: as `resume`.
-        RuntimeError: if called while an event loop runs in this thread.
+        EventLoopRunning: if called while an event loop runs in this thread.
     """
-    return asyncio.run(
+    return run_sync(
         resume(
             agent,
             token,

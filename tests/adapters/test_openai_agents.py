@@ -38,6 +38,7 @@ from interruption import (
     Accepts,
     ApprovalPending,
     Custom,
+    EventLoopRunning,
     InterruptedTurn,
     MemoryStore,
     Message,
@@ -523,6 +524,28 @@ class TestResume:
         )
         assert result.final_output == "done"
         assert len(world.transfers) == 1
+
+    def test_resume_sync_in_a_running_loop_is_event_loop_running(
+        self, world: World, sealer: Sealer
+    ) -> None:
+        """resume_sync in a running loop raises EventLoopRunning; nothing ran."""
+        done = paused(world, sealer)
+        (only,) = done.interrupts
+        answer = Resume(restart=[only.approve()])
+        store = MemoryStore()
+
+        async def inside() -> None:
+            resume_sync(
+                agent(world, ONE), done.token, answer, sealer, store, session=SESSION
+            )
+
+        with pytest.raises(EventLoopRunning) as caught:
+            asyncio.run(inside())
+        assert (caught.value.code, caught.value.where) == (
+            "event_loop_running",
+            "resume",
+        )
+        assert world.transfers == []
 
 
 def core_door(

@@ -17,6 +17,7 @@ from interruption import (
     ApprovalPending,
     Custom,
     DecodeError,
+    EventLoopRunning,
     MemoryStore,
     PendingInterrupt,
     ProblemCode,
@@ -442,6 +443,22 @@ class TestResume:
 
         drive(cycle())
         assert world.transfers == [TRANSFER]
+
+    def test_a_sync_twin_in_a_running_loop_is_event_loop_running(self) -> None:
+        """pause_sync in a running loop raises the library's EventLoopRunning."""
+        world = World([[transfer()]])
+        agent = world.agent()
+
+        async def inside() -> None:
+            result = await agent.run("go")
+            with pytest.raises(EventLoopRunning) as caught:
+                pause_sync(result, MemoryKeeper())
+            assert (caught.value.code, caught.value.where) == (
+                "event_loop_running",
+                "pause",
+            )
+
+        drive(inside())
 
 
 class TestRefusals:
