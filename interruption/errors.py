@@ -162,9 +162,10 @@ class PayloadError(_MismatchError, TypeError):
 class SchemaError(_MismatchError, ValueError):
     """A JSON Schema this library will not run: invalid, unresolvable or too slow.
 
-    Raised when a schema is checked (`Tool` schemas, `check` of a turn file)
-    or first used to check a value (`validate_resume`, the builders of
-    `PendingInterrupt`).
+    Raised when a schema is checked (`check` of a turn file) or first used
+    to check a value (`validate_resume`, the builders of `PendingInterrupt`).
+    A `Tool`'s schema dict that is refused raises an `ArgumentTypeError`
+    whose ``__cause__`` is this error.
 
     Attributes:
         problems: Every `Mismatch` found, with JSON paths into the schema.
