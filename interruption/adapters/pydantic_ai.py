@@ -65,7 +65,7 @@ from interruption._schemacheck import JSONSchema, check_schema
 from interruption.adapters import _keeper
 from interruption.adapters._keeper import Keeper, MemoryKeeper
 from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
-from interruption.errors import DecodeError
+from interruption.errors import DecodeError, InvalidArgument
 from interruption.kinds import ApprovalPending, Custom
 from interruption.loop import refuse_running_loop
 from interruption.parts import ToolRequest
@@ -321,11 +321,8 @@ async def _resume(  # noqa: PLR0913 - the options of `resume`
     policy: ResumePolicy | None,
 ) -> AgentRunResult[OutputT]:
     if policy is not None and policy.allow_partial:
-        msg = (
-            "pydantic-ai needs a result for every deferred call: "
-            "allow_partial is not supported"
-        )
-        raise ValueError(msg)
+        expected = "False: pydantic-ai needs a result for every deferred call"
+        raise InvalidArgument("resume: policy.allow_partial", expected, "True")
     kept = await _load(run_id, keeper)
     resolved = await admit(
         answer,
@@ -381,7 +378,7 @@ async def resume(  # noqa: PLR0913 - keyword-only options
             ``unknown_interrupt`` for an unknown run id, ``consumed`` when
             the run was already resumed.
         DecodeError: if the kept record is damaged.
-        ValueError: if *policy* allows partial resumes.
+        InvalidArgument: if *policy* allows partial resumes (a `ValueError`).
     """
     return await _resume(agent, run_id, resume, keeper, store, deps=deps, policy=policy)
 

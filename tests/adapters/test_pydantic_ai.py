@@ -18,6 +18,7 @@ from interruption import (
     Custom,
     DecodeError,
     EventLoopRunning,
+    InvalidArgument,
     MemoryStore,
     PendingInterrupt,
     ProblemCode,
@@ -542,6 +543,20 @@ class TestRefusals:
             setup.resume(answer, policy=ResumePolicy(allow_partial=True))
         setup.resume(answer)
         assert setup.world.transfers == [TRANSFER]
+
+    def test_partial_resumes_are_an_invalid_argument(self) -> None:
+        """The refusal is the library's InvalidArgument at policy.allow_partial."""
+        setup = paused_on([transfer()])
+        answer = Resume(restart=[setup.paused.interrupts[0].approve()])
+        with pytest.raises(InvalidArgument) as caught:
+            setup.resume(answer, policy=ResumePolicy(allow_partial=True))
+        error = caught.value
+        assert (error.code, error.where, error.got) == (
+            "invalid_argument",
+            "resume: policy.allow_partial",
+            "True",
+        )
+        assert error.expected.startswith("False: pydantic-ai")
 
     def test_an_unauthorized_principal_is_refused(self) -> None:
         """A principal the policy refuses spends nothing; an allowed one resumes."""
