@@ -106,8 +106,8 @@ class _MismatchError(InterruptionError):
     def __init__(self, problems: Iterable[Mismatch]) -> None:
         found = tuple(problems)
         if not found:
-            msg = f"{type(self).__name__} needs at least one Mismatch"
-            raise ValueError(msg)
+            where = f"{type(self).__name__}: problems"
+            raise InvalidArgument(where, "at least one Mismatch", "none")
         super().__init__(found)
         self.problems = found
 
@@ -370,8 +370,9 @@ class ResumeRejected(InterruptionError, ValueError):
     def __init__(self, problems: Iterable[Problem]) -> None:
         found = tuple(problems)
         if not found:
-            msg = "ResumeRejected needs at least one Problem"
-            raise ValueError(msg)
+            raise InvalidArgument(
+                "ResumeRejected: problems", "at least one Problem", "none"
+            )
         super().__init__(found)
         self.problems = found
 

@@ -513,8 +513,17 @@ class TestDecodeError:
 
     def test_needs_a_problem(self) -> None:
         """An error without problems is a programming mistake."""
-        with pytest.raises(ValueError, match="DecodeError needs at least one Mismatch"):
+        with pytest.raises(ValueError, match="expected at least one Mismatch"):
             DecodeError([])
+
+    def test_no_problem_is_an_invalid_argument(self) -> None:
+        """An error built of no problem raises the library's InvalidArgument."""
+        with pytest.raises(InvalidArgument) as caught:
+            DecodeError([])
+        assert (caught.value.where, caught.value.got) == (
+            "DecodeError: problems",
+            "none",
+        )
 
     def test_pickles(self) -> None:
         """A decode error survives pickling with its problems."""
@@ -537,7 +546,7 @@ class TestPayloadError:
 
     def test_needs_a_problem(self) -> None:
         """An error without problems is a programming mistake."""
-        with pytest.raises(ValueError, match="PayloadError needs at least one"):
+        with pytest.raises(ValueError, match="PayloadError: problems: expected"):
             PayloadError(iter(()))
 
 
@@ -642,8 +651,18 @@ class TestResumeRejected:
 
     def test_needs_a_problem(self) -> None:
         """An error without problems is a programming mistake."""
-        with pytest.raises(ValueError, match="ResumeRejected needs at least one"):
+        with pytest.raises(ValueError, match="ResumeRejected: problems: expected"):
             ResumeRejected([])
+
+    def test_no_problem_is_an_invalid_argument(self) -> None:
+        """A rejection built of no problem raises the library's InvalidArgument."""
+        with pytest.raises(InvalidArgument) as caught:
+            ResumeRejected([])
+        assert (caught.value.where, caught.value.expected, caught.value.got) == (
+            "ResumeRejected: problems",
+            "at least one Problem",
+            "none",
+        )
 
     def test_pickles(self, problems: list[Problem]) -> None:
         """A rejection survives pickling with its problems."""
