@@ -27,8 +27,10 @@ from interruption.approval import (
     Reject,
 )
 from interruption.errors import (
+    ArgumentTypeError,
     ContinuationUnfinished,
     DecodeError,
+    EventLoopRunning,
     FieldError,
     FieldTypeError,
     Interrupted,
@@ -193,6 +195,7 @@ __all__ = [
     "ApprovalPending",
     "Approve",
     "Approver",
+    "ArgumentTypeError",
     "AuditEvent",
     "Authorize",
     "AwaitExternal",
@@ -201,6 +204,7 @@ __all__ = [
     "Custom",
     "Decision",
     "DecodeError",
+    "EventLoopRunning",
     "ExpiryAnswer",
     "FieldError",
     "FieldTypeError",

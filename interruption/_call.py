@@ -29,6 +29,7 @@ from interruption.approval import (
 from interruption.errors import (
     DecodeError,
     Interrupted,
+    InvalidArgument,
     PauseRefused,
     PayloadError,
     Problem,
@@ -49,8 +50,9 @@ def _table(tools: Iterable[Tool[Any, Any, Any]]) -> Mapping[str, Tool[Any, Any, 
     table: dict[str, Tool[Any, Any, Any]] = {}
     for tool in tools:
         if tool.name in table:
-            msg = f"two tools are named {tool.name!r}"
-            raise ValueError(msg)
+            raise InvalidArgument(
+                "tools", "tools of distinct names", f"two named {tool.name!r}"
+            )
         table[tool.name] = tool
     return table
 
@@ -59,22 +61,24 @@ def _at_least_one(
     _instance: object, attribute: attrs.Attribute[int], value: int
 ) -> None:
     if value < 1:
-        msg = f"{attribute.name}: expected at least 1, got {value}"
-        raise ValueError(msg)
+        raise InvalidArgument(attribute.name, "at least 1", repr(value))
 
 
 def _respond_or_raise(
     _instance: object, attribute: attrs.Attribute[str], value: str
 ) -> None:
-    if value not in {"respond", "raise"}:
-        msg = f"{attribute.name}: expected 'respond' or 'raise', got {value!r}"
-        raise ValueError(msg)
+    if value not in ("respond", "raise"):  # a tuple: an unhashable value is refused too
+        raise InvalidArgument(attribute.name, "'respond' or 'raise'", repr(value))
 
 
 @final
 @attrs.frozen
 class Config:
     """A dispatch's options (`LoopOptions`), checked once, then only read.
+
+    Raises:
+        InvalidArgument: for two tools of one name, ``max_turns`` below 1, or
+            an ``on_tool_error`` other than ``"respond"`` and ``"raise"``.
 
     Attributes:
         tools: The tools by name (names are unique).

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Final, Literal, Union
 import attrs
 
 from interruption._json import JSON, describe, is_json_type
+from interruption.errors import ArgumentTypeError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -123,8 +124,10 @@ class _Builder:
         record, name = self.aliases.get(tp, (tp, None))
         if isinstance(record, type) and attrs.has(record):
             return self.record(record, name)
-        msg = f"no JSON Schema for {tp!r}: use JSON-ish field types"
-        raise TypeError(msg)
+        where = "json_schema: a field type"
+        raise ArgumentTypeError(
+            where, "a JSON-ish type", f"{tp!r}, with no JSON Schema"
+        )
 
     def record(self, cls: type, name: str | None = None) -> dict[str, JSON]:
         name = name or cls.__name__

@@ -26,7 +26,7 @@ import attrs
 
 from interruption._json import JSON, Mismatch, describe, frozen
 from interruption._validators import NON_EMPTY, non_empty, optional_string
-from interruption.errors import DecodeError
+from interruption.errors import ArgumentTypeError, DecodeError
 from interruption.parts import ToolRequest
 from interruption.wire import structure
 
@@ -182,17 +182,16 @@ async def decide(approver: Approver, request: ToolRequest) -> Decision:
     """Ask *approver* about *request*, awaiting it if it is asynchronous.
 
     Raises:
-        TypeError: if the approver answers something that is not a decision.
+        ArgumentTypeError: if the approver answers something that is not a
+            decision (a `TypeError`).
     """
     answer = approver(request)
     if inspect.isawaitable(answer):
         answer = await answer
     if not isinstance(answer, Approve | Reject | AwaitExternal):
-        msg = (
-            f"approver for {request.name!r}: expected Approve, Reject or "
-            f"AwaitExternal, got {describe(answer)}"
-        )
-        raise TypeError(msg)
+        where = f"approver for {request.name!r}"
+        expected = "Approve, Reject or AwaitExternal"
+        raise ArgumentTypeError(where, expected, describe(answer))
     return answer
 
 
@@ -303,8 +302,8 @@ def when(
 
     Returns:
         An approver. It raises `DecodeError` (paths under ``$.input``) when
-        the input does not fit *input*, and `TypeError` when the predicate
-        answers something that is not a bool.
+        the input does not fit *input*, and `ArgumentTypeError` (a
+        `TypeError`) when the predicate answers something that is not a bool.
     """
     yes = then or await_human()
     no = otherwise or always()
@@ -318,11 +317,8 @@ def when(
             return yes(request)
         if holds is False:
             return no(request)
-        msg = (
-            f"when() predicate for {request.name!r}: expected True or False, "
-            f"got {describe(holds)}"
-        )
-        raise TypeError(msg)
+        where = f"when() predicate for {request.name!r}"
+        raise ArgumentTypeError(where, "True or False", describe(holds))
 
     return choose
 

@@ -20,7 +20,10 @@
         │                                 its schema (tools.py)
         ├── ResumeRejected (+ ValueError) a resume does not fit what is pending
         ├── InvalidArgument (+ ValueError) an argument is out of range
-        └── TurnIdTaken (+ ValueError)    a store holds this turn id already
+        │   └── ArgumentTypeError (+ TypeError) ... of a type the call does not take
+        ├── TurnIdTaken (+ ValueError)    a store holds this turn id already
+        └── EventLoopRunning (+ RuntimeError) a blocking twin called inside a
+                                          running event loop
 
 `Interrupted` derives from `BaseException`, like `asyncio.CancelledError`, so
 that a tool body's ``except Exception:`` cannot swallow a pause.
@@ -56,7 +59,9 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
 __all__ = [
+    "ArgumentTypeError",
     "DecodeError",
+    "EventLoopRunning",
     "FieldError",
     "FieldTypeError",
     "Interrupted",
@@ -101,8 +106,8 @@ class _MismatchError(InterruptionError):
     def __init__(self, problems: Iterable[Mismatch]) -> None:
         found = tuple(problems)
         if not found:
-            msg = f"{type(self).__name__} needs at least one Mismatch"
-            raise ValueError(msg)
+            where = f"{type(self).__name__}: problems"
+            raise InvalidArgument(where, "at least one Mismatch", "none")
         super().__init__(found)
         self.problems = found
 
@@ -157,9 +162,10 @@ class PayloadError(_MismatchError, TypeError):
 class SchemaError(_MismatchError, ValueError):
     """A JSON Schema this library will not run: invalid, unresolvable or too slow.
 
-    Raised when a schema is checked (`Tool` schemas, `check` of a turn file)
-    or first used to check a value (`validate_resume`, the builders of
-    `PendingInterrupt`).
+    Raised when a schema is checked (`check` of a turn file) or first used
+    to check a value (`validate_resume`, the builders of `PendingInterrupt`).
+    A `Tool`'s schema dict that is refused raises an `ArgumentTypeError`
+    whose ``__cause__`` is this error.
 
     Attributes:
         problems: Every `Mismatch` found, with JSON paths into the schema.
@@ -364,8 +370,9 @@ class ResumeRejected(InterruptionError, ValueError):
     def __init__(self, problems: Iterable[Problem]) -> None:
         found = tuple(problems)
         if not found:
-            msg = "ResumeRejected needs at least one Problem"
-            raise ValueError(msg)
+            raise InvalidArgument(
+                "ResumeRejected: problems", "at least one Problem", "none"
+            )
         super().__init__(found)
         self.problems = found
 
@@ -506,6 +513,48 @@ class InvalidArgument(InterruptionError, ValueError):
         self.where = where
         self.expected = expected
         self.got = got
+
+
+@final
+class ArgumentTypeError(InvalidArgument, TypeError):
+    """An argument a caller passed is of a type the call does not take.
+
+    An `InvalidArgument` and a `TypeError` both: ``except InvalidArgument``
+    and ``except TypeError`` catch it (a string where a collection of names
+    is expected, an approver that answers something that is not a decision).
+    Its pieces are an `InvalidArgument`'s.
+
+    Attributes:
+        code: ``"argument_type_error"``, stable.
+    """
+
+    code: ClassVar[str] = "argument_type_error"
+
+
+@final
+class EventLoopRunning(InterruptionError, RuntimeError):
+    """A blocking twin was called in a thread whose event loop is running.
+
+    Raised by ``generate_sync``, ``Session.send_sync`` and the adapters'
+    ``*_sync`` twins before anything ran: await the asynchronous function
+    instead. A `RuntimeError`, as `asyncio.run` raises in that place.
+
+    Attributes:
+        code: ``"event_loop_running"``, stable.
+        where: The asynchronous function to await instead.
+    """
+
+    code: ClassVar[str] = "event_loop_running"
+
+    def __init__(self, where: str) -> None:
+        super().__init__(
+            f"{where}: expected no running event loop in this thread, got one: "
+            f"await {where} instead"
+        )
+        self.where = where
+
+    def __reduce__(self) -> tuple[type[EventLoopRunning], tuple[str]]:
+        return type(self), (self.where,)
 
 
 @final

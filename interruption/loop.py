@@ -92,7 +92,14 @@ from interruption._call import (
 from interruption._json import json_equal
 from interruption._schemacheck import JSONSchema
 from interruption.approval import Approver
-from interruption.errors import InvalidArgument, PauseRefused, Problem, ResumeRejected
+from interruption.errors import (
+    ArgumentTypeError,
+    EventLoopRunning,
+    InvalidArgument,
+    PauseRefused,
+    Problem,
+    ResumeRejected,
+)
 from interruption.kinds import Phase, ScheduledPause
 from interruption.parts import Message, Role, ToolRequest, ToolResponse
 from interruption.resume import (
@@ -545,14 +552,15 @@ def _config(options: LoopOptions) -> Config:
     """Check *options* once; the loop then only reads the `Config`.
 
     Raises:
-        TypeError: naming options that do not exist.
-        ValueError: for two tools of one name, ``max_turns`` below 1, or an
-            ``on_tool_error`` other than ``"respond"`` and ``"raise"``.
+        ArgumentTypeError: naming options that do not exist (a `TypeError`,
+            as for any unexpected keyword).
+        InvalidArgument: for two tools of one name, ``max_turns`` below 1, or
+            an ``on_tool_error`` other than ``"respond"`` and ``"raise"``.
     """
     unknown = set(options) - set(LoopOptions.__annotations__)
     if unknown:
-        msg = f"unknown loop options: {', '.join(sorted(unknown))}"
-        raise TypeError(msg)
+        got = f"unknown loop options: {', '.join(sorted(unknown))}"
+        raise ArgumentTypeError("options", "only the names LoopOptions declares", got)
     return Config(
         tools=options.get("tools", ()),
         approver=options.get("approver"),
@@ -866,15 +874,29 @@ def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
     """Run *coroutine* to its end for a caller without an event loop.
 
     Raises:
-        RuntimeError: if called from inside a running event loop.
+        EventLoopRunning: if called from inside a running event loop (a
+            `RuntimeError`), naming the function to await instead;
+            *coroutine* is closed unstarted.
+    """
+    refuse_running_loop(coroutine)
+    return asyncio.run(coroutine)
+
+
+def refuse_running_loop(coroutine: Coroutine[Any, Any, object]) -> None:
+    """Close *coroutine* and raise if an event loop runs in this thread.
+
+    The check of every blocking twin, before it starts its own loop.
+
+    Raises:
+        EventLoopRunning: naming *coroutine*'s function, to await instead.
     """
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(coroutine)
+        return
+    where = getattr(coroutine, "__qualname__", "the async function")
     coroutine.close()
-    msg = "called from a running event loop: await the async function instead"
-    raise RuntimeError(msg)
+    raise EventLoopRunning(where)
 
 
 def generate_sync(
@@ -887,7 +909,8 @@ def generate_sync(
     """`generate` for callers without an event loop; same arguments.
 
     Raises:
-        RuntimeError: if called from inside a running event loop.
+        EventLoopRunning: if called from inside a running event loop (a
+            `RuntimeError`).
     """
     return run_sync(generate(model, messages, session=session, **options))
 

@@ -13,14 +13,27 @@ from typing import final
 
 import attrs
 
+from interruption._json import describe
+from interruption.errors import ArgumentTypeError
+
 __all__ = ["PauseSchedule"]
 
 
-def _names(names: Iterable[str]) -> frozenset[str]:
-    if isinstance(names, str):
-        msg = f"expected a collection of node names, got the string {names!r}"
-        raise TypeError(msg)
+def _names(names: Iterable[str], field: str) -> frozenset[str]:
+    given: object = names  # typed as the caller sees it, checked at run time
+    if isinstance(given, str) or not isinstance(given, Iterable):
+        where = f"PauseSchedule: {field}"
+        got = f"the string {given!r}" if isinstance(given, str) else describe(given)
+        raise ArgumentTypeError(where, "a collection of node names", got)
     return frozenset(names)
+
+
+def _before(names: Iterable[str]) -> frozenset[str]:
+    return _names(names, "before")
+
+
+def _after(names: Iterable[str]) -> frozenset[str]:
+    return _names(names, "after")
 
 
 @final
@@ -28,10 +41,15 @@ def _names(names: Iterable[str]) -> frozenset[str]:
 class PauseSchedule:
     """Which nodes to pause before and after.
 
+    Raises:
+        ArgumentTypeError: if *before* or *after* is a string, or not a
+            collection at all, rather than a collection of names (a
+            `TypeError`).
+
     Attributes:
         before: Node names to pause before.
         after: Node names to pause after.
     """
 
-    before: frozenset[str] = attrs.field(default=frozenset(), converter=_names)
-    after: frozenset[str] = attrs.field(default=frozenset(), converter=_names)
+    before: frozenset[str] = attrs.field(default=frozenset(), converter=_before)
+    after: frozenset[str] = attrs.field(default=frozenset(), converter=_after)

@@ -42,7 +42,13 @@ import jwt
 
 from interruption._json import STORED_DEPTH, describe
 from interruption._parse import ENCODE, parse
-from interruption.errors import DecodeError, ProblemCode, ResumeRejected
+from interruption.errors import (
+    ArgumentTypeError,
+    DecodeError,
+    InvalidArgument,
+    ProblemCode,
+    ResumeRejected,
+)
 from interruption.resume import InterruptedTurn, Resume
 from interruption.validation import (
     ResolvedResume,
@@ -101,32 +107,26 @@ def _check_keys(
     del instance, attribute
     for key_id, key in keys.items():
         if type(key_id) is not str or not key_id:
-            msg = f"keys: expected non-empty string key ids, got {key_id!r}"
-            raise ValueError(msg)
+            raise InvalidArgument("keys", "non-empty string key ids", repr(key_id))
         if not isinstance(key, bytes):
-            msg = f"keys[{key_id!r}]: expected bytes, got {type(key).__name__}"
-            raise TypeError(msg)
+            where = f"keys[{key_id!r}]"
+            raise ArgumentTypeError(where, "bytes", type(key).__name__)
         if len(key) < MIN_KEY_BYTES:
-            msg = (
-                f"keys[{key_id!r}]: expected at least {MIN_KEY_BYTES} bytes for "
-                f"HS256, got {len(key)}"
-            )
-            raise ValueError(msg)
+            expected = f"at least {MIN_KEY_BYTES} bytes for HS256"
+            raise InvalidArgument(f"keys[{key_id!r}]", expected, str(len(key)))
 
 
 def _aware(now: datetime | None) -> datetime:
     if now is None:
         return utc_now()
     if now.utcoffset() is None:
-        msg = "now: expected a timezone-aware datetime, got a naive one"
-        raise ValueError(msg)
+        raise InvalidArgument("now", "a timezone-aware datetime", "a naive one")
     return now
 
 
 def _channel(audience: str) -> str:
     if type(audience) is not str or not audience:
-        msg = f"audience: expected a non-empty string, got {audience!r}"
-        raise ValueError(msg)
+        raise InvalidArgument("audience", "a non-empty string", repr(audience))
     return audience
 
 
@@ -196,10 +196,10 @@ class Sealer:
         max_token_chars: The largest token sealed or opened.
 
     Raises:
-        ValueError: if *active* is not in *keys*, a key id is empty, a key
-            is shorter than 32 bytes, *leeway* is negative, *max_ttl* is not
-            positive, or *algorithm* is not HS256.
-        TypeError: if a key is not bytes.
+        InvalidArgument: if *active* is not in *keys*, a key id is empty, a
+            key is shorter than 32 bytes, *leeway* is negative, *max_ttl* is
+            not positive, or *algorithm* is not HS256 (a `ValueError`).
+        ArgumentTypeError: if a key is not bytes (a `TypeError`).
     """
 
     keys: Mapping[str, bytes] = attrs.field(
@@ -213,17 +213,14 @@ class Sealer:
 
     def __attrs_post_init__(self) -> None:
         if self.active not in self.keys:
-            msg = f"active: expected one of the key ids, got {self.active!r}"
-            raise ValueError(msg)
+            raise InvalidArgument("active", "one of the key ids", repr(self.active))
         if self.algorithm != "HS256":
-            msg = f"algorithm: expected 'HS256', got {self.algorithm!r}"
-            raise ValueError(msg)
+            raise InvalidArgument("algorithm", "'HS256'", repr(self.algorithm))
         if self.leeway < timedelta(0):
-            msg = f"leeway: expected zero or more, got {self.leeway}"
-            raise ValueError(msg)
+            raise InvalidArgument("leeway", "zero or more", str(self.leeway))
         if self.max_ttl is not None and self.max_ttl <= timedelta(0):
-            msg = f"max_ttl: expected a positive duration or None, got {self.max_ttl}"
-            raise ValueError(msg)
+            expected = "a positive duration or None"
+            raise InvalidArgument("max_ttl", expected, str(self.max_ttl))
 
     def seal(
         self,
@@ -249,7 +246,7 @@ class Sealer:
             The token (compact JWS, ASCII).
 
         Raises:
-            ValueError: if *now* is naive, *audience* is empty, or the token
+            InvalidArgument: if *now* is naive, *audience* is empty, or the token
                 would exceed ``max_token_chars`` (keep such a turn in a
                 store).
         """
@@ -274,11 +271,9 @@ class Sealer:
             headers={"kid": self.active},
         )
         if len(token) > self.max_token_chars:
-            msg = (
-                f"turn: expected a token of at most {self.max_token_chars} "
-                f"characters, got {len(token)}; keep this turn in a store"
-            )
-            raise ValueError(msg)
+            expected = f"a token of at most {self.max_token_chars} characters"
+            got = f"{len(token)}; keep this turn in a store"
+            raise InvalidArgument("turn", expected, got)
         return token
 
     def open(
@@ -304,7 +299,7 @@ class Sealer:
                 signed with another algorithm or an unknown or retired key,
                 minted for another audience (an adapter's run state), or its
                 claims disagree with the turn; ``expired`` past its ``exp``.
-            ValueError: if *now* is naive or *audience* is empty.
+            InvalidArgument: if *now* is naive or *audience* is empty.
         """
         return self.open_with_claims(token, now=now, audience=audience).turn
 
@@ -328,7 +323,7 @@ class Sealer:
 
         Raises:
             ResumeRejected: as `open` does.
-            ValueError: if *now* is naive or *audience* is empty.
+            InvalidArgument: if *now* is naive or *audience* is empty.
         """
         moment = _aware(now)
         channel = _channel(audience)
@@ -390,7 +385,7 @@ class Sealer:
                 ``bad_token`` for a token of another session; then every
                 problem `validate_and_spend` finds, ``consumed`` when the
                 turn was already resumed.
-            ValueError: if *now* is naive.
+            InvalidArgument: if *now* is naive.
         """
         moment = _aware(now)
         turn = self.open(token, now=moment, audience=SEALED_TURN_AUDIENCE)

@@ -67,7 +67,7 @@ from interruption._schemacheck import (
     schema_value,
 )
 from interruption._validators import check_payload
-from interruption.errors import Interrupted, InterruptionError
+from interruption.errors import ArgumentTypeError, Interrupted, InterruptionError
 from interruption.kinds import (
     ApprovalPending,
     Custom,
@@ -219,11 +219,8 @@ def _schema_of(
     try:
         check_schema(schema)
     except SchemaError as error:
-        msg = (
-            f"tool {name!r}: its {what} schema is not a usable JSON Schema: "
-            f"{error.message}"
-        )
-        raise TypeError(msg) from None
+        where = f"tool {name!r}: its {what} schema"
+        raise ArgumentTypeError(where, "a usable JSON Schema", error.message) from error
     return schema
 
 
@@ -430,7 +427,9 @@ def tool(  # noqa: PLR0913 - keyword-only options
         *resume*, the function's context may be ``ToolContext[None]``.
 
     Raises:
-        TypeError: if a schema dict is not a JSON Schema.
+        ArgumentTypeError: if a schema dict is not a usable JSON Schema (a
+            `TypeError`; its ``__cause__`` is the `SchemaError` with every
+            problem).
     """
 
     def make(
@@ -481,6 +480,10 @@ def define_interrupt(  # noqa: PLR0913 - keyword-only options
 
     Returns:
         The tool.
+
+    Raises:
+        ArgumentTypeError: if a schema dict is not a usable JSON Schema, as
+            `tool`.
     """
 
     def pause(_ctx: ToolContext[JSON], data: JSON) -> NoReturn:

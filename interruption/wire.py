@@ -213,5 +213,9 @@ def json_schema(cls: type[Any]) -> dict[str, JSON]:
 
     Returns:
         A schema document with ``$schema``, ``$ref`` and ``$defs``.
+
+    Raises:
+        ArgumentTypeError: naming a type in *cls* that has no JSON form (a
+            `TypeError`).
     """
     return schema_of(cls, aliases=SCHEMA_ALIASES)

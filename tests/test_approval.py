@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from interruption import (
     JSON,
+    ArgumentTypeError,
     DecodeError,
     Message,
     Role,
@@ -149,6 +150,18 @@ class TestDecide:
         with pytest.raises(TypeError, match="'transfer_money': expected Approve"):
             ask(lambda _request: True, BIG)  # type: ignore[arg-type]
 
+    def test_a_non_decision_is_an_argument_type_error(self) -> None:
+        """The refusal is the library's ArgumentTypeError, naming the approver."""
+        with pytest.raises(ArgumentTypeError) as raised:
+            ask(lambda _request: True, BIG)  # type: ignore[arg-type]
+        error = raised.value
+        assert (error.code, error.where, error.expected, error.got) == (
+            "argument_type_error",
+            "approver for 'transfer_money'",
+            "Approve, Reject or AwaitExternal",
+            "true",
+        )
+
 
 @attrs.frozen
 class Transfer:
@@ -212,6 +225,19 @@ class TestWhen:
         expected = r"^when\(\) predicate for 'transfer_money': expected True or False"
         with pytest.raises(TypeError, match=expected):
             ask(approver, BIG)
+
+    def test_a_non_bool_answer_is_an_argument_type_error(self) -> None:
+        """The refusal is the library's ArgumentTypeError, naming the predicate."""
+        approver = when(lambda _request: "yes")  # type: ignore[arg-type,return-value]
+        with pytest.raises(ArgumentTypeError) as raised:
+            ask(approver, BIG)
+        error = raised.value
+        assert (error.code, error.where, error.expected, error.got) == (
+            "argument_type_error",
+            "when() predicate for 'transfer_money'",
+            "True or False",
+            "'yes'",
+        )
 
     def test_the_loop_refuses_a_call_whose_input_does_not_decode(self) -> None:
         """Fails closed: a call the typed predicate cannot read does not run."""

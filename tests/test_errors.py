@@ -13,14 +13,17 @@ from interruption import (
     JSON,
     Accepts,
     ApprovalPending,
+    ArgumentTypeError,
     Confirm,
     Custom,
     DecodeError,
+    EventLoopRunning,
     FieldError,
     FieldTypeError,
     Interrupted,
     InterruptionError,
     InterruptionKind,
+    InvalidArgument,
     Mismatch,
     PayloadError,
     PendingInterrupt,
@@ -351,8 +354,10 @@ class TestCodes:
     def test_codes_are_stable(self) -> None:
         """The codes of the core's failures are these strings, for good."""
         assert {cls.__name__: cls.code for cls in self._public_failures()} == {
+            "ArgumentTypeError": "argument_type_error",
             "ContinuationUnfinished": "continuation_unfinished",
             "DecodeError": "decode_error",
+            "EventLoopRunning": "event_loop_running",
             "FieldError": "field_error",
             "FieldTypeError": "field_type_error",
             "InterruptionError": "interruption_error",
@@ -435,6 +440,32 @@ class TestCodes:
         )
         assert str(error).startswith(f"{field}: expected {expected}, got ")
 
+    def test_an_argument_of_the_wrong_type_is_both_kinds(self) -> None:
+        """ArgumentTypeError is an InvalidArgument and a TypeError, with its pieces."""
+        error = ArgumentTypeError("f: names", "a collection", "the string 'x'")
+        assert isinstance(error, InvalidArgument)
+        assert isinstance(error, TypeError)
+        assert isinstance(error, ValueError)
+        assert (error.code, error.where, error.expected, error.got) == (
+            "argument_type_error",
+            "f: names",
+            "a collection",
+            "the string 'x'",
+        )
+        assert str(error) == "f: names: expected a collection, got the string 'x'"
+
+    def test_a_blocking_call_in_a_running_loop_is_a_runtime_error(self) -> None:
+        """EventLoopRunning is a RuntimeError naming what to await, and pickles."""
+        error = EventLoopRunning("generate")
+        assert isinstance(error, RuntimeError)
+        assert (error.code, error.where) == ("event_loop_running", "generate")
+        assert str(error) == (
+            "generate: expected no running event loop in this thread, got one: "
+            "await generate instead"
+        )
+        copied = pickle.loads(pickle.dumps(error))  # noqa: S301 - our own bytes
+        assert (str(copied), copied.where) == (str(error), "generate")
+
     def test_field_error_pickles(self) -> None:
         """A field error survives pickling with its pieces."""
         error = pickle.loads(pickle.dumps(FieldError("node", "x", "y")))  # noqa: S301 - our own bytes
@@ -482,8 +513,17 @@ class TestDecodeError:
 
     def test_needs_a_problem(self) -> None:
         """An error without problems is a programming mistake."""
-        with pytest.raises(ValueError, match="DecodeError needs at least one Mismatch"):
+        with pytest.raises(ValueError, match="expected at least one Mismatch"):
             DecodeError([])
+
+    def test_no_problem_is_an_invalid_argument(self) -> None:
+        """An error built of no problem raises the library's InvalidArgument."""
+        with pytest.raises(InvalidArgument) as caught:
+            DecodeError([])
+        assert (caught.value.where, caught.value.got) == (
+            "DecodeError: problems",
+            "none",
+        )
 
     def test_pickles(self) -> None:
         """A decode error survives pickling with its problems."""
@@ -506,7 +546,7 @@ class TestPayloadError:
 
     def test_needs_a_problem(self) -> None:
         """An error without problems is a programming mistake."""
-        with pytest.raises(ValueError, match="PayloadError needs at least one"):
+        with pytest.raises(ValueError, match="PayloadError: problems: expected"):
             PayloadError(iter(()))
 
 
@@ -611,8 +651,18 @@ class TestResumeRejected:
 
     def test_needs_a_problem(self) -> None:
         """An error without problems is a programming mistake."""
-        with pytest.raises(ValueError, match="ResumeRejected needs at least one"):
+        with pytest.raises(ValueError, match="ResumeRejected: problems: expected"):
             ResumeRejected([])
+
+    def test_no_problem_is_an_invalid_argument(self) -> None:
+        """A rejection built of no problem raises the library's InvalidArgument."""
+        with pytest.raises(InvalidArgument) as caught:
+            ResumeRejected([])
+        assert (caught.value.where, caught.value.expected, caught.value.got) == (
+            "ResumeRejected: problems",
+            "at least one Problem",
+            "none",
+        )
 
     def test_pickles(self, problems: list[Problem]) -> None:
         """A rejection survives pickling with its problems."""

@@ -68,7 +68,12 @@ from interruption.approval import (
     decision_from_json,
     when,
 )
-from interruption.errors import InvalidArgument, PauseRefused
+from interruption.errors import (
+    ArgumentTypeError,
+    EventLoopRunning,
+    InvalidArgument,
+    PauseRefused,
+)
 from interruption.loop import last_result, run_sync
 from interruption.testing import ScriptedModel
 from interruption.validation import Answer, ResolvedResume
@@ -844,7 +849,7 @@ class TestGenerateArguments:
         self, tools: list[Tool[Any, Any, Any]]
     ) -> None:
         """Tool names must be unique."""
-        with pytest.raises(ValueError, match="two tools are named 'lookup'"):
+        with pytest.raises(ValueError, match="two named 'lookup'"):
             generate_sync(ScriptedModel([]), "go", tools=[tools[1], tools[1]])
 
     def test_unknown_options_are_refused(self) -> None:
@@ -852,6 +857,59 @@ class TestGenerateArguments:
         options: Any = {"max_turn": 3}
         with pytest.raises(TypeError, match="unknown loop options: max_turn"):
             generate_sync(ScriptedModel([]), "go", **options)
+
+    def test_an_unknown_option_is_an_argument_type_error(self) -> None:
+        """A misspelt option is the library's ArgumentTypeError, code and pieces."""
+        options: Any = {"max_turn": 3, "tool": []}
+        with pytest.raises(ArgumentTypeError) as caught:
+            generate_sync(ScriptedModel([]), "go", **options)
+        error = caught.value
+        assert (error.code, error.where, error.got) == (
+            "argument_type_error",
+            "options",
+            "unknown loop options: max_turn, tool",
+        )
+
+    @pytest.mark.parametrize(
+        ("options", "where", "expected", "got"),
+        [
+            ({"max_turns": 0}, "max_turns", "at least 1", "0"),
+            (
+                {"on_tool_error": "ignore"},
+                "on_tool_error",
+                "'respond' or 'raise'",
+                "'ignore'",
+            ),
+            ({"on_tool_error": []}, "on_tool_error", "'respond' or 'raise'", "[]"),
+        ],
+    )
+    def test_an_option_out_of_range_is_an_invalid_argument(
+        self, options: Any, where: str, expected: str, got: str
+    ) -> None:
+        """max_turns and on_tool_error out of range raise InvalidArgument, named."""
+        with pytest.raises(InvalidArgument) as caught:
+            generate_sync(ScriptedModel([]), "go", **options)
+        error = caught.value
+        assert type(error) is InvalidArgument
+        assert (error.code, error.where, error.expected, error.got) == (
+            "invalid_argument",
+            where,
+            expected,
+            got,
+        )
+
+    def test_two_tools_of_one_name_are_an_invalid_argument(
+        self, tools: list[Tool[Any, Any, Any]]
+    ) -> None:
+        """A second tool of one name raises InvalidArgument at ``tools``."""
+        with pytest.raises(InvalidArgument) as caught:
+            generate_sync(ScriptedModel([]), "go", tools=[tools[1], tools[1]])
+        error = caught.value
+        assert (error.where, error.expected, error.got) == (
+            "tools",
+            "tools of distinct names",
+            "two named 'lookup'",
+        )
 
     def test_an_unknown_tool_error_policy_is_refused(self) -> None:
         """on_tool_error is 'respond' or 'raise'; anything else says so."""
@@ -1176,6 +1234,20 @@ class TestSync:
 
         with pytest.raises(RuntimeError, match="running event loop"):
             asyncio.run(inside())
+
+    def test_a_running_loop_is_the_librarys_event_loop_running(self) -> None:
+        """generate_sync in a running loop raises EventLoopRunning, naming generate."""
+
+        async def inside() -> None:
+            generate_sync(ScriptedModel([]), "go")
+
+        with pytest.raises(EventLoopRunning) as caught:
+            asyncio.run(inside())
+        assert (caught.value.code, caught.value.where) == (
+            "event_loop_running",
+            "generate",
+        )
+        assert "await generate instead" in str(caught.value)
 
 
 class TestWire:

@@ -15,8 +15,10 @@ from hypothesis import strategies as st
 from interruption import (
     Accepts,
     ApprovalPending,
+    ArgumentTypeError,
     Custom,
     InterruptedTurn,
+    InvalidArgument,
     Message,
     PendingInterrupt,
     ProblemCode,
@@ -433,6 +435,12 @@ class TestSealer:
         with pytest.raises(ValueError, match="timezone-aware"):
             sealer.open(sealer.seal(TURN, now=NOW), now=naive)
 
+    def test_a_naive_now_is_an_invalid_argument(self, sealer: Sealer) -> None:
+        """A naive datetime is the library's InvalidArgument at ``now``."""
+        with pytest.raises(InvalidArgument) as caught:
+            sealer.seal(TURN, now=NOW.replace(tzinfo=None))
+        assert (caught.value.where, caught.value.got) == ("now", "a naive one")
+
     # --- forgery and garbage ---
 
     @given(data=st.data(), turn=turns())
@@ -663,10 +671,29 @@ class TestSealer:
         with pytest.raises(ValueError, match=f"^{re.escape(expected)}"):
             Sealer(keys, active, **options)
 
+    def test_a_bad_configuration_is_an_invalid_argument(self) -> None:
+        """The refusal is the library's InvalidArgument, its pieces apart."""
+        with pytest.raises(InvalidArgument) as caught:
+            Sealer({"k1": K1}, "k1", leeway=timedelta(seconds=-1))
+        error = caught.value
+        assert type(error) is InvalidArgument
+        assert (error.code, error.where, error.expected, error.got) == (
+            "invalid_argument",
+            "leeway",
+            "zero or more",
+            "-1 day, 23:59:59",
+        )
+
     def test_a_text_key_is_a_type_error(self) -> None:
         """Keys are bytes; a str key is refused rather than encoded silently."""
         with pytest.raises(TypeError, match=r"keys\['k1'\]: expected bytes, got str"):
             Sealer({"k1": "x" * 40}, "k1")  # type: ignore[dict-item]
+
+    def test_a_text_key_is_an_argument_type_error(self) -> None:
+        """A str key is the library's ArgumentTypeError, naming the key."""
+        with pytest.raises(ArgumentTypeError) as caught:
+            Sealer({"k1": "x" * 40}, "k1")  # type: ignore[dict-item]
+        assert (caught.value.where, caught.value.got) == ("keys['k1']", "str")
 
     def test_the_keys_are_copied(self) -> None:
         """Changing the caller's dict later does not change the sealer."""

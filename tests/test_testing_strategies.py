@@ -10,6 +10,7 @@ from interruption import (
     Accepts,
     Custom,
     InterruptedTurn,
+    InvalidArgument,
     Message,
     PendingInterrupt,
     ResumeRejected,
@@ -74,7 +75,7 @@ class TestTheLaws:
 
     @given(st.data())
     def test_an_unknown_schema_asks_for_answers(self, data: st.DataObject) -> None:
-        """A schema without a built-in strategy is a clear ValueError when drawn."""
+        """A schema without a built-in strategy is an InvalidArgument when drawn."""
         request = ToolRequest("ask", "c1", {})
         pending = PendingInterrupt(
             "c1",
@@ -86,5 +87,6 @@ class TestTheLaws:
         turn = InterruptedTurn(
             "s", 1, (Message(Role.MODEL, (request,)),), (pending,), (), NOON
         )
-        with pytest.raises(ValueError, match="pass answers="):
+        with pytest.raises(InvalidArgument, match="pass answers=") as caught:
             data.draw(valid_resumes(turn))
+        assert caught.value.where == "valid_resumes: answers"

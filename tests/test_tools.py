@@ -9,6 +9,7 @@ from interruption import (
     JSON,
     Accepts,
     ApprovalPending,
+    ArgumentTypeError,
     Custom,
     DecodeError,
     Interrupted,
@@ -19,6 +20,7 @@ from interruption import (
     Phase,
     Restart,
     ScheduledPause,
+    SchemaError,
     Tool,
     ToolContext,
     ToolRequest,
@@ -155,6 +157,20 @@ class TestTool:
             @tool(input={}, output={"type": 5}, name="f")
             def f(_ctx: ToolContext[JSON], data: JSON) -> JSON:
                 return data
+
+    def test_a_bad_schema_dict_is_an_argument_type_error(self) -> None:
+        """The refusal is ArgumentTypeError, its cause the SchemaError's problems."""
+        with pytest.raises(ArgumentTypeError) as caught:
+            define_interrupt("ask", "Ask", input={}, output={"type": 5})
+        error = caught.value
+        assert (error.code, error.where, error.expected) == (
+            "argument_type_error",
+            "tool 'ask': its output schema",
+            "a usable JSON Schema",
+        )
+        assert isinstance(error.__cause__, SchemaError)
+        assert error.got == error.__cause__.message
+        assert error.__cause__.path == "$.type"
 
     def test_a_non_json_schema_dict_is_refused(self) -> None:
         """A schema dict must itself be JSON."""

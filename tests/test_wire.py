@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from interruption import (
     JSON,
     ApprovalPending,
+    ArgumentTypeError,
     Custom,
     DecodeError,
     Interrupted,
@@ -929,8 +930,20 @@ class TestJsonSchema:
 
     def test_unsupported_field_type(self) -> None:
         """A field type with no JSON form is a TypeError, naming the type."""
-        with pytest.raises(TypeError, match="no JSON Schema for <class 'bytes'>"):
+        with pytest.raises(TypeError, match="<class 'bytes'>, with no JSON Schema"):
             json_schema(_Unsupported)
+
+    def test_unsupported_field_type_is_an_argument_type_error(self) -> None:
+        """The refusal is the library's ArgumentTypeError, naming the type."""
+        with pytest.raises(ArgumentTypeError) as caught:
+            json_schema(_Unsupported)
+        error = caught.value
+        assert (error.code, error.where, error.expected, error.got) == (
+            "argument_type_error",
+            "json_schema: a field type",
+            "a JSON-ish type",
+            "<class 'bytes'>, with no JSON Schema",
+        )
 
 
 @attrs.frozen

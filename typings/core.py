@@ -6,15 +6,18 @@ from typing import NoReturn, assert_type
 from interruption import (
     JSON,
     ApprovalPending,
+    ArgumentTypeError,
     ContinuationUnfinished,
     Custom,
     DecodeError,
+    EventLoopRunning,
     FieldError,
     FieldTypeError,
     Interrupted,
     InterruptedTurn,
     InterruptionError,
     InterruptionKind,
+    InvalidArgument,
     Mismatch,
     PayloadError,
     PendingInterrupt,
@@ -145,6 +148,12 @@ value_error: ValueError = SchemaError([Mismatch("$.type", "a type", "5")])
 assert_type(FieldError.code, str)
 wrong_type: FieldError = FieldTypeError("note", "a string", "5")
 also_a_type_error: TypeError = FieldTypeError("note", "a string", "5")
+bad_argument: InvalidArgument = ArgumentTypeError("f: names", "names", "'x'")
+argument_type: TypeError = ArgumentTypeError("f: names", "names", "'x'")
+assert_type(ArgumentTypeError("f: names", "names", "'x'").where, str)
+in_a_loop: RuntimeError = EventLoopRunning("generate")
+assert_type(EventLoopRunning("generate").where, str)
+EventLoopRunning()  # type: ignore[call-arg]
 FieldError("reason", "a non-empty string")  # type: ignore[call-arg]
 ResumeRejected.of(ProblemCode.CONSUMED, "spent", "call-1")  # type: ignore[call-arg]
 ResumeRejected.of("consumed", "spent")  # type: ignore[arg-type]

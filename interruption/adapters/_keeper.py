@@ -25,7 +25,7 @@ from typing import ClassVar, Final, Protocol, final, runtime_checkable
 from interruption._json import JSON
 from interruption._parse import ENCODE
 from interruption._schemacheck import JSONSchema
-from interruption.errors import ProblemCode, ResumeRejected
+from interruption.errors import InvalidArgument, ProblemCode, ResumeRejected
 from interruption.store._base import read_stored
 
 __all__ = [
@@ -63,15 +63,16 @@ class Keeper(Protocol):
         """Store *record* under *key*, once.
 
         Raises:
-            ValueError: if *key* is already kept.
+            InvalidArgument: if *key* is already kept (a `ValueError`).
         """
 
     async def load(self, key: str) -> bytes | None:
         """Return the record kept under *key*, or None."""
 
 
-def _taken(key: str) -> ValueError:
-    return ValueError(f"a record is already kept under {key!r}; ids are never reused")
+def _taken(key: str) -> InvalidArgument:
+    got = f"a record is already kept under {key!r}; ids are never reused"
+    return InvalidArgument("keep: key", "a key not kept yet", got)
 
 
 @final
@@ -85,7 +86,7 @@ class MemoryKeeper:
         """Store *record* under *key*, once.
 
         Raises:
-            ValueError: if *key* is already kept.
+            InvalidArgument: if *key* is already kept (a `ValueError`).
         """
         if key in self._records:
             raise _taken(key)
@@ -133,7 +134,7 @@ class SqliteKeeper:
         """Store *record* under *key*, once.
 
         Raises:
-            ValueError: if *key* is already kept.
+            InvalidArgument: if *key* is already kept (a `ValueError`).
         """
         with self._lock:
             try:

@@ -73,7 +73,7 @@ from interruption._schemacheck import JSONSchema, check_schema
 from interruption.adapters import _keeper
 from interruption.adapters._keeper import Keeper, MemoryKeeper
 from interruption.approval import Reject, decision_from_json
-from interruption.errors import DecodeError
+from interruption.errors import DecodeError, InvalidArgument
 from interruption.kinds import ApprovalPending, Custom
 from interruption.parts import ToolRequest, ToolResponse
 from interruption.resume import (
@@ -511,14 +511,11 @@ async def resume(  # noqa: PLR0913 - keyword-only options
             ``unknown_interrupt`` for an unknown turn id, ``consumed`` when
             the turn was already resumed.
         DecodeError: if the kept record is damaged.
-        ValueError: if *policy* allows partial resumes.
+        InvalidArgument: if *policy* allows partial resumes (a `ValueError`).
     """
     if policy is not None and policy.allow_partial:
-        msg = (
-            "Genkit needs an answer for every interrupted tool request: "
-            "allow_partial is not supported"
-        )
-        raise ValueError(msg)
+        expected = "False: Genkit needs an answer for every interrupted tool request"
+        raise InvalidArgument("resume: policy.allow_partial", expected, "True")
     kept = await _load(turn_id, keeper)
     resolved = await admit(
         resume,

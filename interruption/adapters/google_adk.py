@@ -58,7 +58,12 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess
 from interruption._json import JSON, Mismatch, json_problems
 from interruption._schemacheck import JSONSchema, check_schema
 from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
-from interruption.errors import DecodeError, ProblemCode, ResumeRejected
+from interruption.errors import (
+    DecodeError,
+    InvalidArgument,
+    ProblemCode,
+    ResumeRejected,
+)
 from interruption.kinds import ApprovalPending, Custom
 from interruption.parts import ToolRequest
 from interruption.resume import Accepts, PendingInterrupt, Respond, Restart, Resume
@@ -375,12 +380,12 @@ async def resume(  # noqa: PLR0913 - keyword-only options
             is not paused; ``consumed`` for an answer to a pause that was
             already answered or spent.
         DecodeError: as `pending`.
-        ValueError: if *policy* allows partial resumes, or a schema cannot
-            be run.
+        InvalidArgument: if *policy* allows partial resumes (a `ValueError`).
+        SchemaError: if a schema cannot be run (a `ValueError`).
     """
     if policy is not None and policy.allow_partial:
-        msg = "ADK pauses are answered whole: allow_partial is not supported"
-        raise ValueError(msg)
+        expected = "False: ADK pauses are answered whole"
+        raise InvalidArgument("resume: policy.allow_partial", expected, "True")
     schemas = _schemas(answer_schemas)
     session = await _session(runner, user_id, session_id)
     calls, answered = _scan(session, schemas)

@@ -800,7 +800,7 @@ def pending(
     Raises:
         DecodeError: if the checkpoint holds an interrupt that is not the
             middleware's, or one whose calls cannot be told apart.
-        RuntimeError: if called with *store* from a running event loop.
+        EventLoopRunning: if called with *store* from a running event loop.
     """
     pause = _read(agent.get_state(_latest(config)), questions or {}, _tools(agent))
     if store is None:
@@ -872,7 +872,7 @@ def resume(  # noqa: PLR0913 - keyword-only options
         ResumeRejected: with the core's codes; nothing ran and nothing was
             spent, except for ``consumed`` (spent already).
         DecodeError: as `pending`.
-        RuntimeError: if called from a running event loop.
+        EventLoopRunning: if called from a running event loop.
     """
     questions, tools = questions or {}, _tools(agent)
     pause = _read(agent.get_state(_latest(config)), questions, tools)

@@ -61,7 +61,13 @@ from interruption.approval import (
     Reject,
     decision_from_json,
 )
-from interruption.errors import InterruptionError, ProblemCode, ResumeRejected
+from interruption.errors import (
+    ArgumentTypeError,
+    InterruptionError,
+    InvalidArgument,
+    ProblemCode,
+    ResumeRejected,
+)
 from interruption.kinds import ApprovalPending, Custom, Phase, ScheduledPause
 from interruption.loop import run_sync
 from interruption.parts import ToolRequest
@@ -195,8 +201,8 @@ def _schema(answer: type[object] | Mapping[str, JSON]) -> dict[str, JSON]:
     try:
         check_schema(schema)
     except SchemaError as error:
-        message = f"ask: the answer schema is not a usable JSON Schema: {error}"
-        raise TypeError(message) from None
+        expected = "a usable JSON Schema"
+        raise ArgumentTypeError("ask: answer", expected, error.message) from error
     return schema
 
 
@@ -237,7 +243,9 @@ def ask(
 
     Raises:
         GraphInterrupt: the first time (LangGraph's pause).
-        TypeError: if no answer schema is known, or it is not usable.
+        ArgumentTypeError: if no answer schema is known, or it is not
+            usable (a `TypeError`; for an unusable one, its ``__cause__`` is
+            the `SchemaError`).
         PayloadError: if *prompt* is not JSON.
         ResumeRejected: if the value LangGraph hands back did not come from
             `resume` for this very question (a client that bypassed the
@@ -249,8 +257,8 @@ def ask(
         schema = prompt.answer_schema if answer is None else _schema(answer)
     else:
         if answer is None:
-            message = "ask: a JSON prompt needs answer=<an attrs class or a schema>"
-            raise TypeError(message)
+            expected = "an attrs class or a JSON Schema for a JSON prompt"
+            raise ArgumentTypeError("ask: answer", expected, "None")
         payload = check_payload(prompt)
         schema = _schema(answer)
     wire = _wire(Custom(), payload, None, Accepts(respond=schema))
@@ -275,7 +283,7 @@ def approve_call(call: ToolCall) -> ApprovalDecision:
 
     Raises:
         GraphInterrupt: the first time (LangGraph's pause).
-        ValueError: if the call has no id.
+        InvalidArgument: if the call has no id (a `ValueError`).
         PayloadError: if its arguments are not JSON.
         ResumeRejected: if the value LangGraph hands back is not the
             adapter's decision for this very call (a bypass, or a decision
@@ -283,8 +291,8 @@ def approve_call(call: ToolCall) -> ApprovalDecision:
     """
     ref = call.get("id")
     if not ref:
-        message = f"approve_call: the call of {call['name']!r} has no id"
-        raise ValueError(message)
+        where = f"approve_call: the id of the call of {call['name']!r}"
+        raise InvalidArgument(where, "a non-empty call id", repr(ref))
     arguments = check_payload(call["args"])
     tool = ToolRequest(call["name"], ref, arguments)
     payload: JSON = {"tool": call["name"], "input": arguments}
@@ -716,7 +724,7 @@ def pending(
 
     Raises:
         DecodeError: if an adapter-made pause in the checkpoint is damaged.
-        RuntimeError: if called from a running event loop (use `apending`).
+        EventLoopRunning: if called from a running event loop (use `apending`).
     """
     pause = _read(graph, config)
     return run_sync(unspent(pause.interrupts, pause.keys, store))
@@ -931,7 +939,7 @@ def resume(  # noqa: PLR0913 - keyword-only options
             to an interrupt spent already, its continuation perhaps still
             running); nothing was sent to LangGraph then.
         DecodeError: if an adapter-made pause in the checkpoint is damaged.
-        RuntimeError: if called from a running event loop (use `aresume`).
+        EventLoopRunning: if called from a running event loop (use `aresume`).
     """
     command = _admitted(graph, config, resume, store, policy)
     return graph.invoke(command, config, context=context, version="v2")
@@ -997,7 +1005,7 @@ def resume_stream(  # noqa: PLR0913 - keyword-only options
     Raises:
         ResumeRejected: as `resume`; nothing was sent to LangGraph then.
         DecodeError: if an adapter-made pause in the checkpoint is damaged.
-        RuntimeError: if called from a running event loop.
+        EventLoopRunning: if called from a running event loop.
     """
     command = _admitted(graph, config, resume, store, policy)
     return graph.stream(

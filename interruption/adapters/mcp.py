@@ -67,6 +67,7 @@ from interruption._json import (
 from interruption._parse import ENCODE
 from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
 from interruption.errors import (
+    ArgumentTypeError,
     DecodeError,
     Interrupted,
     InterruptionError,
@@ -772,12 +773,13 @@ def pending_of(
         The pause.
 
     Raises:
-        TypeError: for a URL elicitation, which takes no answer here.
+        ArgumentTypeError: for a URL elicitation, which takes no answer here
+            (a `TypeError`).
         FormSchemaError: if the requested schema is not a flat form.
     """
     if not isinstance(params, mcp_types.ElicitRequestFormParams):
-        msg = f"a URL elicitation ({params.url}) is not a form: answer it in a browser"
-        raise TypeError(msg)
+        got = f"a URL elicitation ({params.url}): answer it in a browser"
+        raise ArgumentTypeError("pending_of: params", "a form elicitation", got)
     request = ToolRequest(tool, key, arguments) if tool is not None else None
     payload: JSON = {"message": params.message}
     schema: dict[str, JSON] = params.requested_schema
@@ -819,12 +821,14 @@ def answer(
     Raises:
         ResumeRejected: with every problem, as the server would say it;
             nothing is sent.
+        ArgumentTypeError: if *resume* is neither a `Resume` nor
+            ``"decline"`` / ``"cancel"`` (a `TypeError`).
     """
     if resume in ("decline", "cancel"):
         return mcp_types.ElicitResult(action=resume)
     if not isinstance(resume, Resume):
-        msg = f"expected a Resume, 'decline' or 'cancel', got {describe(resume)}"
-        raise TypeError(msg)
+        expected = "a Resume, 'decline' or 'cancel'"
+        raise ArgumentTypeError("answer: resume", expected, describe(resume))
     from interruption.resume import InterruptedTurn  # noqa: PLC0415
 
     turn = InterruptedTurn("mcp", 1, (), (pending,), (), utc_now())

@@ -33,7 +33,6 @@ secrets out of the run context or pass ``context=`` to `resume`.
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import dataclasses
 import hashlib
@@ -48,8 +47,14 @@ from interruption._json import JSON, MAX_DEPTH, STORED_BYTES
 from interruption._parse import parse
 from interruption._schemacheck import check_schema
 from interruption.approval import DECISION_SCHEMA, Approve, decision_from_json
-from interruption.errors import DecodeError, ProblemCode, ResumeRejected
+from interruption.errors import (
+    DecodeError,
+    InvalidArgument,
+    ProblemCode,
+    ResumeRejected,
+)
 from interruption.kinds import ApprovalPending, Custom
+from interruption.loop import run_sync
 from interruption.parts import Message, Role, Text, ToolRequest
 from interruption.resume import (
     Accepts,
@@ -222,11 +227,8 @@ def _question(item: ToolApprovalItem) -> QuestionTool | None:
 def _interrupt(item: ToolApprovalItem) -> PendingInterrupt:
     name, call_id = item.name, item.call_id
     if not name or not call_id:
-        msg = (
-            "interruptions: expected a tool call with a name and a call id, "
-            f"got {item.raw_item!r}"
-        )
-        raise ValueError(msg)
+        expected = "a tool call with a name and a call id"
+        raise InvalidArgument("interruptions", expected, repr(item.raw_item))
     request = ToolRequest(name, call_id, _arguments(item))
     question = _question(item)
     if question is not None:
@@ -250,8 +252,7 @@ def _interrupts(items: Sequence[ToolApprovalItem]) -> tuple[PendingInterrupt, ..
     interrupts = tuple(_interrupt(item) for item in items)
     keys = [(each.name, each.ref) for each in interrupts]
     if len(set(keys)) != len(keys):
-        msg = f"interruptions: expected distinct tool calls, got {keys}"
-        raise ValueError(msg)
+        raise InvalidArgument("interruptions", "distinct tool calls", str(keys))
     return interrupts
 
 
@@ -265,8 +266,8 @@ def pending(result: RunResult | RunResultStreaming) -> tuple[PendingInterrupt, .
         One `PendingInterrupt` per interruption, in the SDK's order.
 
     Raises:
-        ValueError: if an interruption has no tool name or call id, or two
-            share one.
+        InvalidArgument: if an interruption has no tool name or call id, or
+            two share one (a `ValueError`).
     """
     return _interrupts(result.interruptions)
 
@@ -305,14 +306,14 @@ def pause(
         The token and the pending interrupts.
 
     Raises:
-        ValueError: if the run did not pause, an interruption has no tool
-            name or call id, two share one, or the token would exceed the
-            sealer's size limit.
+        InvalidArgument: if the run did not pause, an interruption has no
+            tool name or call id, two share one, or the token would exceed
+            the sealer's size limit (a `ValueError`).
         agents.exceptions.UserError: if the SDK cannot serialize the state.
     """
     if not result.interruptions:
-        msg = "result: expected a run paused with interruptions, got a finished one"
-        raise ValueError(msg)
+        expected = "a run paused with interruptions"
+        raise InvalidArgument("result", expected, "a finished one")
     interrupts = pending(result)
     text, turn_id = _serialized(result.to_state())
     turn = InterruptedTurn(
@@ -482,9 +483,9 @@ def resume_sync(  # noqa: PLR0913 - keyword-only options
 
     Raises:
         ResumeRejected: as `resume`.
-        RuntimeError: if called while an event loop runs in this thread.
+        EventLoopRunning: if called while an event loop runs in this thread.
     """
-    return asyncio.run(
+    return run_sync(
         resume(
             agent,
             token,

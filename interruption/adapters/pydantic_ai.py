@@ -31,7 +31,6 @@ call as ``ToolRequest(tool_name, tool_call_id, args)`` and the payload
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import hashlib
 import uuid
@@ -66,8 +65,9 @@ from interruption._schemacheck import JSONSchema, check_schema
 from interruption.adapters import _keeper
 from interruption.adapters._keeper import Keeper, MemoryKeeper
 from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
-from interruption.errors import DecodeError
+from interruption.errors import DecodeError, InvalidArgument
 from interruption.kinds import ApprovalPending, Custom
+from interruption.loop import refuse_running_loop
 from interruption.parts import ToolRequest
 from interruption.resume import Accepts, PendingInterrupt, Restart, Resume
 from interruption.store._base import Store
@@ -147,13 +147,8 @@ def _run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
     would unset it, and mixing both in one thread would leak it. So the
     sync twins use pydantic-ai's driver, after refusing a running loop.
     """
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return run_until_complete(coroutine)
-    coroutine.close()
-    msg = "called from a running event loop: await the async function instead"
-    raise RuntimeError(msg)
+    refuse_running_loop(coroutine)
+    return run_until_complete(coroutine)
 
 
 def _answer_schemas(answers: Mapping[str, JSONSchema] | None) -> dict[str, JSONSchema]:
@@ -265,7 +260,7 @@ def pause_sync(
 
     Raises:
         ValueError: as `pause`.
-        RuntimeError: if called from inside a running event loop.
+        EventLoopRunning: if called from inside a running event loop.
     """
     return _run_sync(pause(result, keeper, answer_schemas=answer_schemas))
 
@@ -326,11 +321,8 @@ async def _resume(  # noqa: PLR0913 - the options of `resume`
     policy: ResumePolicy | None,
 ) -> AgentRunResult[OutputT]:
     if policy is not None and policy.allow_partial:
-        msg = (
-            "pydantic-ai needs a result for every deferred call: "
-            "allow_partial is not supported"
-        )
-        raise ValueError(msg)
+        expected = "False: pydantic-ai needs a result for every deferred call"
+        raise InvalidArgument("resume: policy.allow_partial", expected, "True")
     kept = await _load(run_id, keeper)
     resolved = await admit(
         answer,
@@ -386,7 +378,7 @@ async def resume(  # noqa: PLR0913 - keyword-only options
             ``unknown_interrupt`` for an unknown run id, ``consumed`` when
             the run was already resumed.
         DecodeError: if the kept record is damaged.
-        ValueError: if *policy* allows partial resumes.
+        InvalidArgument: if *policy* allows partial resumes (a `ValueError`).
     """
     return await _resume(agent, run_id, resume, keeper, store, deps=deps, policy=policy)
 
@@ -409,7 +401,7 @@ def resume_sync(  # noqa: PLR0913 - keyword-only options
     Raises:
         ResumeRejected: as `resume`.
         ValueError: as `resume`.
-        RuntimeError: if called from inside a running event loop.
+        EventLoopRunning: if called from inside a running event loop.
     """
     return _run_sync(
         _resume(agent, run_id, resume, keeper, store, deps=deps, policy=policy)

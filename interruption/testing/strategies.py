@@ -36,7 +36,7 @@ import attrs
 from interruption._json import JSON, MAX_SAFE_INTEGER, json_equal
 from interruption._schemacheck import JSONSchema, conforms
 from interruption.approval import DECISION_SCHEMA, Approve, Reject, decision_to_json
-from interruption.errors import Interrupted, ProblemCode
+from interruption.errors import Interrupted, InvalidArgument, ProblemCode
 from interruption.kinds import (
     ApprovalPending,
     Custom,
@@ -218,8 +218,8 @@ def _from_schema(schema: JSONSchema) -> st.SearchStrategy[JSON]:
             if isinstance(sub, dict) and isinstance(required, list) and key in required
         }
         return st.fixed_dictionaries(fields)
-    msg = f"no strategy for answers of schema {schema!r}: pass answers="
-    raise ValueError(msg)
+    got = f"a schema with no built-in strategy, {schema!r}: pass answers="
+    raise InvalidArgument("valid_resumes: answers", "a strategy", got)
 
 
 def _decisions() -> st.SearchStrategy[JSON]:
@@ -264,8 +264,8 @@ def valid_resumes(
             built-in shapes do not cover.
 
     Raises:
-        ValueError: (when drawn) for a schema with no built-in strategy and
-            no *answers*.
+        InvalidArgument: (when drawn) for a schema with no built-in strategy
+            and no *answers* (a `ValueError`).
     """
     entries = [draw(_answer(pending, answers)) for pending in turn.interrupts]
     entries = draw(st.permutations(entries))

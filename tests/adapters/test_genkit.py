@@ -29,6 +29,7 @@ from interruption import (
     ApprovalPending,
     Custom,
     DecodeError,
+    InvalidArgument,
     MemoryStore,
     PendingInterrupt,
     ProblemCode,
@@ -540,6 +541,24 @@ class TestResume:
                     setup.paused.id, Resume(), setup.keeper, setup.store, policy
                 )
             )
+
+    def test_partial_resumes_are_an_invalid_argument(self) -> None:
+        """The refusal is the library's InvalidArgument at policy.allow_partial."""
+        setup = paused_on([transfer()])
+        policy = ResumePolicy(allow_partial=True)
+        with pytest.raises(InvalidArgument) as caught:
+            asyncio.run(
+                setup.app.resume(
+                    setup.paused.id, Resume(), setup.keeper, setup.store, policy
+                )
+            )
+        error = caught.value
+        assert (error.code, error.where, error.got) == (
+            "invalid_argument",
+            "resume: policy.allow_partial",
+            "True",
+        )
+        assert error.expected.startswith("False: Genkit")
 
     def test_a_refused_principal_spends_nothing(self) -> None:
         """Authorization answers before anything is spent or run."""

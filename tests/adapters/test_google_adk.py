@@ -28,6 +28,7 @@ from interruption import (
     ApprovalPending,
     Custom,
     DecodeError,
+    InvalidArgument,
     MemoryStore,
     ProblemCode,
     Respond,
@@ -529,6 +530,22 @@ class TestResume:
         policy = ResumePolicy(allow_partial=True)
         with pytest.raises(ValueError, match="allow_partial"):
             asyncio.run(state.resume(answer, policy))
+        assert state.world.transfers == []
+
+    def test_partial_resumes_are_an_invalid_argument(self) -> None:
+        """The refusal is the library's InvalidArgument at policy.allow_partial."""
+        state = setup([transfer()])
+        (approval,) = asyncio.run(state.pending()).interrupts
+        answer = Resume(restart=[approval.approve()])
+        with pytest.raises(InvalidArgument) as caught:
+            asyncio.run(state.resume(answer, ResumePolicy(allow_partial=True)))
+        error = caught.value
+        assert (error.code, error.where, error.got) == (
+            "invalid_argument",
+            "resume: policy.allow_partial",
+            "True",
+        )
+        assert error.expected.startswith("False: ADK")
         assert state.world.transfers == []
 
     def test_a_refused_principal_spends_nothing(self) -> None:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from interruption import JSON, DecodeError, ProblemCode, ResumeRejected
+from interruption import JSON, DecodeError, InvalidArgument, ProblemCode, ResumeRejected
 from interruption._json import STORED_DEPTH
 from interruption.adapters import _keeper, genkit, pydantic_ai
 
@@ -42,6 +42,20 @@ class TestKeeper:
             asyncio.run(keeper.keep("a", b"two"))
         assert asyncio.run(keeper.load("a")) == b"one"
         assert asyncio.run(keeper.load("b")) is None
+
+    @pytest.mark.parametrize("make", KEEPERS)
+    def test_a_second_keep_is_an_invalid_argument(
+        self, make: Callable[[], _keeper.Keeper]
+    ) -> None:
+        """A key kept already is refused with the library's InvalidArgument."""
+        keeper = make()
+        asyncio.run(keeper.keep("a", b"one"))
+        with pytest.raises(InvalidArgument) as caught:
+            asyncio.run(keeper.keep("a", b"two"))
+        assert (caught.value.code, caught.value.where) == (
+            "invalid_argument",
+            "keep: key",
+        )
 
 
 class TestSqliteKeeper:

@@ -17,10 +17,12 @@ from interruption import (
     JSON,
     Accepts,
     ApprovalPending,
+    ArgumentTypeError,
     Confirm,
     Custom,
     DecodeError,
     Input,
+    InvalidArgument,
     MemoryStore,
     Phase,
     ProblemCode,
@@ -30,6 +32,7 @@ from interruption import (
     ResumePolicy,
     ResumeRejected,
     ScheduledPause,
+    SchemaError,
     SqliteStore,
     ToolRequest,
     digest,
@@ -235,14 +238,36 @@ class TestAsk:
     def test_a_json_prompt_needs_an_answer_schema(self) -> None:
         """A JSON prompt without answer= is a TypeError at the call site."""
         graph = one_node(lambda: ask({"q": 1}), Log())  # type: ignore[call-overload]
-        with pytest.raises(TypeError, match="needs answer="):
+        with pytest.raises(TypeError, match="for a JSON prompt, got None"):
             graph.invoke({}, thread())
+
+    def test_a_missing_answer_schema_is_an_argument_type_error(self) -> None:
+        """Without answer=, ask raises the library's ArgumentTypeError at answer."""
+        graph = one_node(lambda: ask({"q": 1}), Log())  # type: ignore[call-overload]
+        with pytest.raises(ArgumentTypeError) as caught:
+            graph.invoke({}, thread())
+        error = caught.value
+        assert (error.code, error.where, error.got) == (
+            "argument_type_error",
+            "ask: answer",
+            "None",
+        )
 
     def test_an_unusable_schema_is_a_type_error(self) -> None:
         """An answer schema that cannot run is a TypeError before any pause."""
         graph = one_node(lambda: ask({"q": 1}, answer={"type": 12}), Log())
-        with pytest.raises(TypeError, match="not a usable JSON Schema"):
+        with pytest.raises(TypeError, match="expected a usable JSON Schema"):
             graph.invoke({}, thread())
+
+    def test_an_unusable_schema_is_an_argument_type_error(self) -> None:
+        """The refusal is ArgumentTypeError; its cause is the SchemaError."""
+        graph = one_node(lambda: ask({"q": 1}, answer={"type": 12}), Log())
+        with pytest.raises(ArgumentTypeError) as caught:
+            graph.invoke({}, thread())
+        error = caught.value
+        assert (error.where, error.expected) == ("ask: answer", "a usable JSON Schema")
+        assert isinstance(error.__cause__, SchemaError)
+        assert error.__cause__.path == "$.type"
 
     def test_a_raw_resume_never_reaches_the_node(self, marks: Store) -> None:
         """A client bypassing the adapter gets the node refused, not continued."""
@@ -362,8 +387,19 @@ class TestApproveCall:
 
     def test_a_call_without_an_id_cannot_be_held(self) -> None:
         """approve_call refuses a call it could not name."""
-        with pytest.raises(ValueError, match="has no id"):
+        with pytest.raises(ValueError, match="expected a non-empty call id"):
             approve_call({"name": "transfer", "args": {}, "id": None})
+
+    def test_a_call_without_an_id_is_an_invalid_argument(self) -> None:
+        """approve_call's refusal is the library's InvalidArgument, naming the call."""
+        with pytest.raises(InvalidArgument) as caught:
+            approve_call({"name": "transfer", "args": {}, "id": ""})
+        error = caught.value
+        assert (error.code, error.where, error.got) == (
+            "invalid_argument",
+            "approve_call: the id of the call of 'transfer'",
+            "''",
+        )
 
     @pytest.mark.parametrize("awaited", [False, True])
     def test_calls_that_need_no_approval_run(self, marks: Store, awaited: bool) -> None:

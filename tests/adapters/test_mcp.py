@@ -15,6 +15,7 @@ import pytest
 from interruption import (
     JSON,
     ApprovalPending,
+    ArgumentTypeError,
     Custom,
     ExpiryAnswer,
     Interrupted,
@@ -768,6 +769,28 @@ class TestClientSide:
         )
         with pytest.raises(TypeError, match="expected a Resume"):
             answer(pending_of(params), "maybe")  # type: ignore[arg-type]
+
+    def test_a_url_elicitation_is_an_argument_type_error(self) -> None:
+        """pending_of refuses a URL elicitation with the library's ArgumentTypeError."""
+        params = mcp_types.ElicitRequestURLParams(message="m", url="https://x.test")
+        with pytest.raises(ArgumentTypeError) as caught:
+            pending_of(params)
+        error = caught.value
+        assert (error.code, error.where, error.expected) == (
+            "argument_type_error",
+            "pending_of: params",
+            "a form elicitation",
+        )
+        assert "https://x.test" in error.got
+
+    def test_answer_refuses_a_non_resume_with_an_argument_type_error(self) -> None:
+        """answer() refuses what is not a Resume with the library's error."""
+        params = mcp_types.ElicitRequestFormParams(
+            message="m", requested_schema=form_of(YES_NO)
+        )
+        with pytest.raises(ArgumentTypeError) as caught:
+            answer(pending_of(params), "maybe")  # type: ignore[arg-type]
+        assert (caught.value.where, caught.value.got) == ("answer: resume", "'maybe'")
 
     def test_other_errors_are_no_rejection(self) -> None:
         """rejection_of is None for an error that is not the adapter's."""

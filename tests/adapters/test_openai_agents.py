@@ -38,7 +38,9 @@ from interruption import (
     Accepts,
     ApprovalPending,
     Custom,
+    EventLoopRunning,
     InterruptedTurn,
+    InvalidArgument,
     MemoryStore,
     Message,
     PendingInterrupt,
@@ -252,6 +254,27 @@ class TestPending:
         with pytest.raises(ValueError, match="distinct"):
             pending(result)
 
+    def test_refused_interruptions_are_an_invalid_argument(self, world: World) -> None:
+        """A call without an id, or two of one id, raise InvalidArgument."""
+        raw = {"type": "function_call", "name": "x", "call_id": "c", "arguments": "{}"}
+        items = [ToolApprovalItem(agent=agent(world, ONE), raw_item=raw)] * 2
+        twice = cast("RunResult", types.SimpleNamespace(interruptions=items))
+        anonymous = ToolApprovalItem(
+            agent=agent(world, ONE), raw_item={"type": "function_call", "name": "x"}
+        )
+        unnamed = cast("RunResult", types.SimpleNamespace(interruptions=[anonymous]))
+        for result, expected in [
+            (twice, "distinct tool calls"),
+            (unnamed, "a tool call with a name and a call id"),
+        ]:
+            with pytest.raises(InvalidArgument) as caught:
+                pending(result)
+            assert (caught.value.code, caught.value.where) == (
+                "invalid_argument",
+                "interruptions",
+            )
+            assert caught.value.expected == expected
+
 
 class TestPause:
     def test_the_client_gets_a_token_and_the_interrupts(
@@ -269,6 +292,15 @@ class TestPause:
         finished = asyncio.run(Runner.run(agent(world, ()), "go"))
         with pytest.raises(ValueError, match="paused"):
             pause(finished, sealer, session=SESSION)
+
+    def test_a_finished_run_is_an_invalid_argument(
+        self, world: World, sealer: Sealer
+    ) -> None:
+        """Pausing a finished run raises InvalidArgument at ``result``."""
+        finished = asyncio.run(Runner.run(agent(world, ()), "go"))
+        with pytest.raises(InvalidArgument) as caught:
+            pause(finished, sealer, session=SESSION)
+        assert (caught.value.where, caught.value.got) == ("result", "a finished one")
 
 
 class TestResume:
@@ -523,6 +555,28 @@ class TestResume:
         )
         assert result.final_output == "done"
         assert len(world.transfers) == 1
+
+    def test_resume_sync_in_a_running_loop_is_event_loop_running(
+        self, world: World, sealer: Sealer
+    ) -> None:
+        """resume_sync in a running loop raises EventLoopRunning; nothing ran."""
+        done = paused(world, sealer)
+        (only,) = done.interrupts
+        answer = Resume(restart=[only.approve()])
+        store = MemoryStore()
+
+        async def inside() -> None:
+            resume_sync(
+                agent(world, ONE), done.token, answer, sealer, store, session=SESSION
+            )
+
+        with pytest.raises(EventLoopRunning) as caught:
+            asyncio.run(inside())
+        assert (caught.value.code, caught.value.where) == (
+            "event_loop_running",
+            "resume",
+        )
+        assert world.transfers == []
 
 
 def core_door(

@@ -17,6 +17,8 @@ from interruption import (
     ApprovalPending,
     Custom,
     DecodeError,
+    EventLoopRunning,
+    InvalidArgument,
     MemoryStore,
     PendingInterrupt,
     ProblemCode,
@@ -443,6 +445,22 @@ class TestResume:
         drive(cycle())
         assert world.transfers == [TRANSFER]
 
+    def test_a_sync_twin_in_a_running_loop_is_event_loop_running(self) -> None:
+        """pause_sync in a running loop raises the library's EventLoopRunning."""
+        world = World([[transfer()]])
+        agent = world.agent()
+
+        async def inside() -> None:
+            result = await agent.run("go")
+            with pytest.raises(EventLoopRunning) as caught:
+                pause_sync(result, MemoryKeeper())
+            assert (caught.value.code, caught.value.where) == (
+                "event_loop_running",
+                "pause",
+            )
+
+        drive(inside())
+
 
 class TestRefusals:
     def test_a_replay_is_consumed(self) -> None:
@@ -525,6 +543,20 @@ class TestRefusals:
             setup.resume(answer, policy=ResumePolicy(allow_partial=True))
         setup.resume(answer)
         assert setup.world.transfers == [TRANSFER]
+
+    def test_partial_resumes_are_an_invalid_argument(self) -> None:
+        """The refusal is the library's InvalidArgument at policy.allow_partial."""
+        setup = paused_on([transfer()])
+        answer = Resume(restart=[setup.paused.interrupts[0].approve()])
+        with pytest.raises(InvalidArgument) as caught:
+            setup.resume(answer, policy=ResumePolicy(allow_partial=True))
+        error = caught.value
+        assert (error.code, error.where, error.got) == (
+            "invalid_argument",
+            "resume: policy.allow_partial",
+            "True",
+        )
+        assert error.expected.startswith("False: pydantic-ai")
 
     def test_an_unauthorized_principal_is_refused(self) -> None:
         """A principal the policy refuses spends nothing; an allowed one resumes."""
