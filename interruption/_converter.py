@@ -34,9 +34,12 @@ import attrs
 from interruption._json import (
     JSON,
     MAX_DEPTH,
+    FrozenArray,
+    FrozenObject,
     Mismatch,
     child_path,
     describe,
+    frozen,
     is_json,
     is_json_type,
 )
@@ -722,7 +725,9 @@ class _Fast:
             # the kind comes from the union of the three kinds, and the
             # payload lies in a document checked as JSON within MAX_DEPTH.
             names["new"] = Interrupted.__new__
+            names["frozen"] = frozen
             make = [
+                "payload = frozen(payload)",
                 "pause = new(make, kind, payload)",
                 "pause._kind = kind",
                 "pause._payload = payload",
@@ -1064,6 +1069,8 @@ def _plain_of_class(kind: type) -> Plain:
         return _plain_list
     if kind is dict:
         return _plain_dict
+    if issubclass(kind, FrozenObject | FrozenArray):  # a record's own JSON
+        return _identity
     if kind is Interrupted:  # its fields are properties named as on the wire
         return _plain_record(InterruptedWire, _HELD_AS[Interrupted])
     if kind is ResumeRejected:  # its one field, problems, too

@@ -113,16 +113,32 @@ for _name in (
 del _name
 
 
-def frozen(value: JSON) -> JSON:
-    """A deep copy of *value*, a JSON value, that cannot change.
+_LEAVES: Final = frozenset({type(None), bool, int, float, str})
 
-    Objects become `FrozenObject`, arrays `FrozenArray`; scalars are
-    immutable already and stay as they are.
+
+def frozen(value: JSON) -> JSON:
+    """*value*, a JSON value, as one that cannot change: a deep copy, or itself.
+
+    Objects become `FrozenObject`, arrays `FrozenArray`, each a copy that
+    shares no container with *value*; scalars are immutable already and
+    stay as they are, and so does a value `frozen` made (a `FrozenObject`
+    or `FrozenArray`: this function builds them, deep-frozen), so a record
+    built from another record's JSON shares it instead of copying it.
     """
+    kind = type(value)
+    if kind in _LEAVES or isinstance(value, FrozenObject | FrozenArray):
+        return value
     if isinstance(value, dict):
-        return FrozenObject({key: frozen(item) for key, item in value.items()})
+        return FrozenObject(
+            {
+                key: item if type(item) in _LEAVES else frozen(item)
+                for key, item in value.items()
+            }
+        )
     if isinstance(value, list):
-        return FrozenArray([frozen(item) for item in value])
+        return FrozenArray(
+            [item if type(item) in _LEAVES else frozen(item) for item in value]
+        )
     return value
 
 

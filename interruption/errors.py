@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, ClassVar, NoReturn, Self, final
 
 import attrs
 
-from interruption._json import JSON, Mismatch, json_equal
+from interruption._json import JSON, Mismatch, frozen, json_equal
 from interruption._validators import check_payload, optional_string, string
 from interruption.kinds import (
     KINDS,
@@ -422,7 +422,8 @@ class Interrupted(BaseException):
         if not isinstance(kind, KINDS):
             expected = "Custom, ApprovalPending or ScheduledPause"
             raise FieldTypeError("kind", expected, type(kind).__name__)
-        super().__init__(kind, check_payload(payload))
+        payload = frozen(check_payload(payload))
+        super().__init__(kind, payload)
         self._kind = kind
         self._payload = payload
 
