@@ -125,21 +125,26 @@ def frozen(value: JSON) -> JSON:
     or `FrozenArray`: this function builds them, deep-frozen), so a record
     built from another record's JSON shares it instead of copying it.
     """
-    kind = type(value)
-    if kind in _LEAVES or isinstance(value, FrozenObject | FrozenArray):
-        return value
     if isinstance(value, dict):
-        return FrozenObject(
-            {
-                key: item if type(item) in _LEAVES else frozen(item)
-                for key, item in value.items()
-            }
-        )
+        if isinstance(value, FrozenObject):
+            return value
+        # Copied in C, then each container in it replaced by its frozen copy.
+        made = FrozenObject(value)
+        for key, item in value.items():
+            if type(item) not in _LEAVES:
+                _set_item(made, key, frozen(item))
+        return made
     if isinstance(value, list):
+        if isinstance(value, FrozenArray):
+            return value
         return FrozenArray(
             [item if type(item) in _LEAVES else frozen(item) for item in value]
         )
     return value
+
+
+_set_item: Final = dict.__setitem__
+"""How `frozen` fills the `FrozenObject` it is building (its own refuses)."""
 
 
 def owned(value: JSON) -> JSON:
