@@ -148,10 +148,11 @@ _set_item: Final = dict.__setitem__
 
 
 def owned(value: JSON) -> JSON:
-    """A deep copy of *value*, a JSON value: a record's own, shared with no one.
+    """A plain deep copy of *value*, a JSON value (a frozen one included).
 
     Objects and arrays are copied (as `dict` and `list`), scalars are kept
-    (they are immutable), so nothing the caller holds is part of the copy.
+    (they are immutable): a value to hand a tool or a framework that may
+    change it, sharing nothing with the record it came from.
     """
     if isinstance(value, dict):
         return {key: owned(item) for key, item in value.items()}

@@ -405,6 +405,8 @@ class Interrupted(BaseException):
     """A dispatch paused for a human: control flow, not a failure.
 
     Equal by value (same kind, JSON-equal payload), so tests can compare.
+    It holds a frozen copy of *payload* (a change raises `TypeError`), as
+    a record does.
 
     Args:
         kind: Why the dispatch paused.
