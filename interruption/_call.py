@@ -18,7 +18,7 @@ from typing import Any, Literal, TypeAlias, final
 
 import attrs
 
-from interruption._json import JSON
+from interruption._json import JSON, owned
 from interruption.approval import (
     Approver,
     AwaitExternal,
@@ -235,7 +235,9 @@ async def run(config: Config, call: Call) -> Outcome:
             resumed,
             restarted=call.restarted,
             approved=call.approved,
-            original_input=call.original_input,
+            # A copy, as the tool's input and resumed data (Tool.parse_input):
+            # what the tool does to it changes no record.
+            original_input=owned(call.original_input),
         )
         output = await tool.invoke(ctx, request.input)
     except (Interrupted, BaseExceptionGroup) as raised:

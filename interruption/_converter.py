@@ -34,9 +34,12 @@ import attrs
 from interruption._json import (
     JSON,
     MAX_DEPTH,
+    FrozenArray,
+    FrozenObject,
     Mismatch,
     child_path,
     describe,
+    frozen,
     is_json,
     is_json_type,
 )
@@ -720,9 +723,12 @@ class _Fast:
         if self.json_checked:
             # `Interrupted.__init__` without its two checks, both redundant:
             # the kind comes from the union of the three kinds, and the
-            # payload lies in a document checked as JSON within MAX_DEPTH.
+            # payload lies in a document checked as JSON within MAX_DEPTH;
+            # the payload is frozen, as there.
             names["new"] = Interrupted.__new__
+            names["frozen"] = frozen
             make = [
+                "payload = frozen(payload)",
                 "pause = new(make, kind, payload)",
                 "pause._kind = kind",
                 "pause._payload = payload",
@@ -768,13 +774,15 @@ class _Fast:
     def _converter(self, field: attrs.Attribute[object]) -> object:
         """What *field*'s converter must still do here: a function, or None.
 
-        A converter of `DECODED` checks a JSON value and copies it (a JSON
-        field), or builds a value of it (a schema), so that the record
-        shares nothing with its caller. The values this path is handed are
-        the decoder's own (parsed from text, or copied by `wire.structure`)
-        and, when *json_checked*, JSON within `MAX_DEPTH`: what is left is
-        `DECODED`'s. A default stands in for a left-out value: it must be a
-        JSON scalar (immutable, and JSON) for that to hold of it too.
+        A converter of `DECODED` checks a JSON value and makes its frozen
+        copy (a JSON field), or builds a value of it (a schema), so that the
+        record shares nothing with its caller and its JSON cannot change.
+        The values this path is handed are the decoder's own (parsed from
+        text, or copied by `wire.structure`) and, when *json_checked*, JSON
+        within `MAX_DEPTH`: what is left is `DECODED`'s (freezing them, or
+        finding a schema by its text). A default stands in for a left-out
+        value: it must be a JSON scalar (immutable, and JSON) for that to
+        hold of it too.
         """
         converter: object = field.converter
         default = field.default
@@ -1064,6 +1072,8 @@ def _plain_of_class(kind: type) -> Plain:
         return _plain_list
     if kind is dict:
         return _plain_dict
+    if issubclass(kind, FrozenObject | FrozenArray):  # a record's own JSON
+        return _identity
     if kind is Interrupted:  # its fields are properties named as on the wire
         return _plain_record(InterruptedWire, _HELD_AS[Interrupted])
     if kind is ResumeRejected:  # its one field, problems, too

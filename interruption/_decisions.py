@@ -62,14 +62,14 @@ def decision_mismatches(value: JSON, path: str = "$") -> list[Mismatch]:
     """
     if value == "approve" and type(value) is str:
         return []
-    if type(value) is not dict or len(value) != 1:
-        got = _keys(value) if type(value) is dict else describe(value)
+    if not isinstance(value, dict) or len(value) != 1:
+        got = _keys(value) if isinstance(value, dict) else describe(value)
         return [Mismatch(path, DECISIONS, got)]
     ((verb, body),) = value.items()
     if verb not in {"approve", "reject"}:
         return [Mismatch(path, DECISIONS, _keys(value))]
     where = child_path(path, verb)
-    if type(body) is not dict:
+    if not isinstance(body, dict):
         return [
             Mismatch(where, _NOTE if verb == "approve" else _REASON, describe(body))
         ]

@@ -113,24 +113,46 @@ for _name in (
 del _name
 
 
-def frozen(value: JSON) -> JSON:
-    """A deep copy of *value*, a JSON value, that cannot change.
+_LEAVES: Final = frozenset({type(None), bool, int, float, str})
 
-    Objects become `FrozenObject`, arrays `FrozenArray`; scalars are
-    immutable already and stay as they are.
+
+def frozen(value: JSON) -> JSON:
+    """*value*, a JSON value, as one that cannot change: a deep copy, or itself.
+
+    Objects become `FrozenObject`, arrays `FrozenArray`, each a copy that
+    shares no container with *value*; scalars are immutable already and
+    stay as they are, and so does a value `frozen` made (a `FrozenObject`
+    or `FrozenArray`: this function builds them, deep-frozen), so a record
+    built from another record's JSON shares it instead of copying it.
     """
     if isinstance(value, dict):
-        return FrozenObject({key: frozen(item) for key, item in value.items()})
+        if isinstance(value, FrozenObject):
+            return value
+        # Copied in C, then each container in it replaced by its frozen copy.
+        made = FrozenObject(value)
+        for key, item in value.items():
+            if type(item) not in _LEAVES:
+                _set_item(made, key, frozen(item))
+        return made
     if isinstance(value, list):
-        return FrozenArray([frozen(item) for item in value])
+        if isinstance(value, FrozenArray):
+            return value
+        return FrozenArray(
+            [item if type(item) in _LEAVES else frozen(item) for item in value]
+        )
     return value
 
 
+_set_item: Final = dict.__setitem__
+"""How `frozen` fills the `FrozenObject` it is building (its own refuses)."""
+
+
 def owned(value: JSON) -> JSON:
-    """A deep copy of *value*, a JSON value: a record's own, shared with no one.
+    """A plain deep copy of *value*, a JSON value (a frozen one included).
 
     Objects and arrays are copied (as `dict` and `list`), scalars are kept
-    (they are immutable), so nothing the caller holds is part of the copy.
+    (they are immutable): a value to hand a tool or a framework that may
+    change it, sharing nothing with the record it came from.
     """
     if isinstance(value, dict):
         return {key: owned(item) for key, item in value.items()}

@@ -8,7 +8,7 @@ does not have is written here once: a string whose `FieldTypeError` (a
 tuple) and holds valid Unicode (the text JSON can carry, as a payload's
 strings), a non-empty string (a `FieldError`, which the codec turns into a
 JSON path) and a JSON field (`input_json` and its like, converters: a `PayloadError`
-naming every path that is not JSON, else the record's own copy).
+naming every path that is not JSON, else the record's own frozen copy).
 
 The codec builds records from JSON it has already checked through a fast
 path that skips these checks (see `interruption._converter`), so they run
@@ -29,9 +29,9 @@ if TYPE_CHECKING:
 from interruption._json import (
     JSON,
     describe,
+    frozen,
     is_json,
     json_problems,
-    owned,
 )
 
 __all__ = [
@@ -76,7 +76,7 @@ def check_payload(payload: object) -> JSON:
 
 
 def _owned_json(value: object, path: str) -> JSON:
-    """A copy of *value*, once checked to be JSON (see `input_json`).
+    """*value*'s frozen copy, once checked to be JSON (see `input_json`).
 
     Raises:
         PayloadError: naming the path of every value that is not JSON,
@@ -84,17 +84,19 @@ def _owned_json(value: object, path: str) -> JSON:
     """
     if not is_json(value):
         raise _not_json(value, path)
-    return owned(value)  # type: ignore[arg-type]  # checked just above
+    return frozen(value)  # type: ignore[arg-type]  # checked just above
 
 
 def input_json(value: JSON) -> JSON:
-    """Convert a record's ``input`` field: a checked copy of *value*.
+    """Convert a record's ``input`` field: a checked, immutable copy of *value*.
 
     Every JSON field of a record has a converter like this one, named for
-    the field: the record keeps a copy of what it is given (`owned`), so
-    nothing the caller still holds is part of it. The decoder hands records
-    values it made itself, checked as JSON within `MAX_DEPTH`, and skips
-    them (`DECODED`, see `interruption._converter`).
+    the field: the record keeps a deep-frozen copy of what it is given
+    (`frozen`: objects and arrays that raise `TypeError` on any change), so
+    nothing the caller holds is part of it, and nothing read off the record
+    can change it after its checks ran. The decoder hands records values it
+    made itself, checked as JSON within `MAX_DEPTH`, and only freezes them
+    (`DECODED`, see `interruption._converter`).
 
     Raises:
         PayloadError: naming the path of every value that is not JSON,
@@ -119,12 +121,13 @@ def resumed_json(value: JSON) -> JSON:
 
 
 DECODED: Final[dict[object, Callable[[Any], object] | None]] = dict.fromkeys(
-    (input_json, output_json, payload_json, resumed_json)
+    (input_json, output_json, payload_json, resumed_json), frozen
 )
 """Converters of JSON fields, and what is left of each for a value the
-decoder made itself and checked as JSON within `MAX_DEPTH`: None for nothing
-(a JSON field keeps such a value as it is). A module whose records have
-converters of their own adds them (`interruption.resume`: its schemas)."""
+decoder made itself and checked as JSON within `MAX_DEPTH`: `frozen` (a
+JSON field keeps such a value's frozen copy, unchecked), None for nothing.
+A module whose records have converters of their own adds them
+(`interruption.resume`: its schemas)."""
 
 
 def wrong_type(field: str, expected: str, value: object) -> FieldTypeError:

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, ClassVar, NoReturn, Self, final
 
 import attrs
 
-from interruption._json import JSON, Mismatch, json_equal
+from interruption._json import JSON, Mismatch, frozen, json_equal
 from interruption._validators import check_payload, optional_string, string
 from interruption.kinds import (
     KINDS,
@@ -412,6 +412,8 @@ class Interrupted(BaseException):
     """A dispatch paused for a human: control flow, not a failure.
 
     Equal by value (same kind, JSON-equal payload), so tests can compare.
+    It holds a frozen copy of *payload* (a change raises `TypeError`), as
+    a record does.
 
     Args:
         kind: Why the dispatch paused.
@@ -429,7 +431,8 @@ class Interrupted(BaseException):
         if not isinstance(kind, KINDS):
             expected = "Custom, ApprovalPending or ScheduledPause"
             raise FieldTypeError("kind", expected, type(kind).__name__)
-        super().__init__(kind, check_payload(payload))
+        payload = frozen(check_payload(payload))
+        super().__init__(kind, payload)
         self._kind = kind
         self._payload = payload
 

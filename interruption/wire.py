@@ -152,8 +152,9 @@ def unstructure(obj: object) -> JSON:
 
     Returns:
         Dicts, lists and scalars, ready for any JSON encoder. A JSON field's
-        value is the record's own, not a copy: a schema's cannot change,
-        and a payload or an input is read, not changed.
+        value is the record's own, not a copy: a frozen value (`dict` and
+        `list` subclasses that raise `TypeError` on any change), so nothing
+        done to what this returns changes the record.
     """
     return plain(obj)
 

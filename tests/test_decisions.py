@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from interruption import JSON
 from interruption._decisions import DECISIONS, decision_mismatches
-from interruption._json import Mismatch
+from interruption._json import Mismatch, frozen
 from interruption._schemacheck import conforms
 from interruption.approval import DECISION_SCHEMA
 
@@ -70,3 +70,19 @@ class TestDecisionMismatches:
             Mismatch("$.reject.reason", "non-empty text", "''")
         ]
         assert decision_mismatches({"approve": {"note": None}}) == []
+
+    def test_a_records_frozen_decision_is_a_decision(self) -> None:
+        """A decision as a record holds it (frozen) reads as that decision."""
+        decisions: list[JSON] = [
+            "approve",
+            {"approve": {"note": None}},
+            {"reject": {"reason": "too much"}},
+        ]
+        for value in decisions:
+            assert decision_mismatches(frozen(value)) == []
+        assert decision_mismatches(frozen({"reject": {"reason": "x", "y": 1}})) == [
+            Mismatch("$.reject.y", "only the key 'reason'", "unknown key 'y'")
+        ]
+        assert decision_mismatches(frozen({"reject": ["x"]})) == [
+            Mismatch("$.reject", '{"reason": <non-empty text>}', "an array")
+        ]

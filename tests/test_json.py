@@ -1,3 +1,4 @@
+import collections
 import json
 import math
 import pickle
@@ -23,6 +24,8 @@ from interruption._json import (
     CANONICAL_DEPTH,
     MAX_DEPTH,
     MAX_SAFE_INTEGER,
+    FrozenArray,
+    FrozenObject,
     child_path,
     describe,
     frozen,
@@ -30,6 +33,8 @@ from interruption._json import (
     is_json_type,
     json_problems,
 )
+from interruption._parse import ENCODE
+from interruption._schemacheck import conforms
 
 from tests.strategies import equivalents, json_scalars, json_values, keys
 
@@ -445,3 +450,46 @@ class TestFieldError:
             "y",
             "node: expected x, got y",
         )
+
+
+def _containers(value: object) -> list[object]:
+    """Every object and array in *value*, itself included."""
+    if isinstance(value, dict):
+        return [value, *(c for item in value.values() for c in _containers(item))]
+    if isinstance(value, list):
+        return [value, *(c for item in value for c in _containers(item))]
+    return []
+
+
+class TestFrozen:
+    @given(json_values())
+    def test_a_frozen_copy_is_the_same_json_everywhere(self, value: JSON) -> None:
+        """A frozen copy shares nothing, cannot change, and reads as the same JSON."""
+        copy = frozen(value)
+        made = _containers(copy)
+        assert all(type(item) in {FrozenObject, FrozenArray} for item in made)
+        assert not {id(item) for item in made} & {id(c) for c in _containers(value)}
+        assert frozen(copy) is copy
+        assert copy == value
+        assert json_equal(copy, value)
+        assert ENCODE(copy) == ENCODE(value)
+        assert json.dumps(copy) == json.dumps(value)
+        assert digest(copy) == digest(value)
+        assert is_json(copy)
+        assert not json_problems(copy)
+        assert conforms(copy, {"const": value})
+        assert pickle.loads(pickle.dumps(copy)) == value  # noqa: S301 - our own bytes
+
+    def test_other_mappings_and_sequences_are_frozen_too(self) -> None:
+        """A dict or list subclass (an OrderedDict) is copied as a frozen value."""
+
+        class Items(list[JSON]):
+            """A list subclass."""
+
+        value = collections.OrderedDict(a=Items([1, {"b": []}]))
+        copy = frozen(value)  # type: ignore[arg-type]
+        assert type(copy) is FrozenObject
+        assert type(copy["a"]) is FrozenArray
+        with pytest.raises(TypeError):
+            copy["a"].append(2)
+        assert copy == {"a": [1, {"b": []}]}

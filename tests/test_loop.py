@@ -532,6 +532,31 @@ class TestRestart:
         assert asked.tool_requests[0].input == {"seat": "14C"}
         assert outputs(final.messages[-2]) == {"call-1": {"booked": {"seat": "14C"}}}
 
+    def test_a_tool_may_change_the_original_input_it_is_shown(self) -> None:
+        """A tool's ``ctx.original_input`` is its own plain copy, free to change."""
+
+        @tool(input={"type": "object"}, output={}, name="book", replace_input=True)
+        def book(ctx: ToolContext[JSON], data: JSON) -> JSON:
+            if not ctx.restarted:
+                ctx.interrupt({"check": data})
+            assert type(ctx.original_input) is dict
+            ctx.original_input["seat"] = "1A"
+            return "booked"
+
+        model, first = run(
+            [
+                model_says(ToolRequest("book", input={"seat": "12A"})),
+                model_says("Booked."),
+            ],
+            [book],
+        )
+        (pending,) = first.interrupts
+        answer = pending.restart(replace_input={"seat": "14C"})
+        final = resume(model, first, Resume(restart=[answer]), [book])
+        assert outputs(final.messages[-2]) == {"call-1": "booked"}
+        assert pending.tool is not None
+        assert pending.tool.input == {"seat": "12A"}
+
     def test_the_old_turn_still_validates_against_itself_only(
         self, tools: list[Tool[Any, Any, Any]]
     ) -> None:

@@ -1,10 +1,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import copy
 import json
+import pickle
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 import pytest
@@ -17,7 +21,9 @@ from interruption import (
     Confirm,
     Custom,
     DecodeError,
+    ExpiryAnswer,
     Input,
+    Interrupted,
     InterruptedTurn,
     Message,
     PayloadError,
@@ -35,12 +41,15 @@ from interruption import (
     structure,
     unstructure,
 )
-from interruption._json import MAX_DEPTH
+from interruption._json import MAX_DEPTH, FrozenArray, FrozenObject
 from interruption.approval import DECISION_SCHEMA
 from interruption.errors import FieldError
 from interruption.sealing import Sealer
 from interruption.store import MemoryStore, SqliteStore
 from interruption.validation import ResumePolicy, validate_resume
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 NOW = datetime(2026, 11, 21, 23, 0, tzinfo=UTC)
 BEFORE = datetime(2026, 11, 21, 22, 0, tzinfo=UTC)
@@ -697,23 +706,64 @@ def containers(value: object) -> list[dict[str, JSON] | list[JSON]]:
 
 
 def vandalize(value: object, actions: list[int]) -> None:
-    """Change every object and array in *value*, in place, as *actions* say."""
+    """Change every object and array in *value*, in place, as *actions* say.
+
+    A change a container refuses (a record's own, frozen: `TypeError`) is
+    let go, and the next one tried.
+    """
     for number, item in enumerate(containers(value)):
         action = actions[number % len(actions)]
-        if isinstance(item, dict):
-            if action == 0:
-                item.clear()
-            elif action == 1:
-                item.update({"enum": ["Maybe"], "to": "EVIL", "n": 6, "type": "null"})
-            else:
-                for key in item:
-                    item[key] = ["Maybe", {"n": 6}]
-        elif action == 0:
+        with contextlib.suppress(TypeError):
+            _change(item, action)
+
+
+def _change(item: dict[str, JSON] | list[JSON], action: int) -> None:
+    if isinstance(item, dict):
+        if action == 0:
             item.clear()
         elif action == 1:
-            item.append("Maybe")
+            item.update({"enum": ["Maybe"], "to": "EVIL", "n": 6, "type": "null"})
         else:
-            item[:] = ["Maybe"] * len(item)
+            for key in item:
+                item[key] = ["Maybe", {"n": 6}]
+    elif action == 0:
+        item.clear()
+    elif action == 1:
+        item.append("Maybe")
+    else:
+        item[:] = ["Maybe"] * len(item)
+
+
+def held_json(record: object) -> list[JSON]:
+    """Every JSON field value *record* holds, its records' included."""
+    if isinstance(record, Interrupted):
+        return [record.payload]
+    if isinstance(record, tuple | list):
+        return [value for item in record for value in held_json(item)]
+    kind = type(record)
+    if not attrs.has(kind):
+        return []
+    found: list[JSON] = []
+    for field in attrs.fields(kind):
+        value = getattr(record, field.name)
+        if field.name in {"payload", "input", "output", "resumed"}:
+            found.append(value)
+        else:
+            found.extend(held_json(value))
+    return found
+
+
+HELD_RESUME = Resume(
+    respond=[Respond("ask_user", "call-2", {"answer": ["Yes", {"n": 1}]})],
+    restart=[Restart("edit", "call-3", {"ok": [True]}, {"n": [5]})],
+)
+"""A resume whose every JSON field holds containers."""
+
+HELD_MESSAGE = Message(
+    Role.TOOL,
+    (ToolResponse("ask_user", "call-2", {"answer": ["Yes"]}),),
+)
+"""A message whose tool response holds containers."""
 
 
 class TestOwnedJSON:
@@ -740,7 +790,7 @@ class TestOwnedJSON:
     def test_a_stored_turn_reads_back_with_its_verdicts(
         self, actions: list[int]
     ) -> None:
-        """Whatever a caller does to what it passed in, verdicts stay as saved."""
+        """Whatever a caller does to what it passed in or got back, verdicts stay."""
         document = json.loads(dumps(OWNED_TURN))
         turn = structure(document, InterruptedTurn)
         saved = verdicts(turn)
@@ -753,7 +803,11 @@ class TestOwnedJSON:
             try:
                 for store in (memory, sqlite):
                     asyncio.run(store.save("s-1", turn.messages, turn))
-                vandalize(document, actions)
+                # What it passed in, what it got back, what it reads off.
+                vandalize(
+                    [document, unstructure(turn), held_json(turn)],
+                    actions,
+                )
                 stored = [
                     asyncio.run(store.load_turn("s-1", 1)) for store in (memory, sqlite)
                 ]
@@ -806,6 +860,92 @@ class TestOwnedJSON:
         stored = asyncio.run(memory.load_turn("s-1", 1))
         assert stored is not None
         assert verdicts(turn) == verdicts(stored.turn) == saved
+
+    @pytest.mark.parametrize(
+        "build",
+        [
+            pytest.param(lambda record: record, id="constructor"),
+            pytest.param(
+                lambda record: structure(json.loads(dumps(record)), type(record)),
+                id="structure",
+            ),
+            pytest.param(
+                lambda record: loads(dumps(record).encode(), type(record)),
+                id="loads-bytes",
+            ),
+            pytest.param(
+                lambda record: loads(dumps(record), type(record)), id="loads-text"
+            ),
+            pytest.param(
+                lambda record: loads(
+                    dumps(record).encode(), type(record), max_depth=99
+                ),
+                id="loads-deep",
+            ),
+            pytest.param(copy.deepcopy, id="deepcopy"),
+            pytest.param(
+                lambda record: pickle.loads(pickle.dumps(record)),  # noqa: S301 - our own bytes
+                id="pickle",
+            ),
+        ],
+    )
+    @pytest.mark.parametrize(
+        "record",
+        [
+            pytest.param(OWNED_TURN, id="turn"),
+            pytest.param(HELD_RESUME, id="resume"),
+            pytest.param(HELD_MESSAGE, id="message"),
+            pytest.param(ExpiryAnswer({"answer": ["No"]}), id="expiry"),
+            pytest.param(Interrupted(Custom(), {"ask": [{"n": 1}]}), id="interrupted"),
+        ],
+    )
+    def test_held_json_cannot_change_through_any_builder(
+        self, build: Callable[[object], object], record: object
+    ) -> None:
+        """A record's JSON cannot be changed in place (TypeError), however built."""
+        built = build(record)
+        found = containers(held_json(built))[1:]  # the list held_json made
+        assert len(found) >= 2
+        for item in found:
+            assert type(item) in {FrozenObject, FrozenArray}
+            with pytest.raises(TypeError):
+                _change(item, 0)
+        assert built == record
+        assert dumps(built) == dumps(record)
+
+    def test_stored_and_sealed_turns_hold_frozen_json(self) -> None:
+        """A turn read from a store or a sealed token holds JSON that cannot change."""
+        sealer = Sealer({"k1": bytes.fromhex("8f3a" * 16)}, "k1")
+        read_back = [sealer.open(sealer.seal(OWNED_TURN, now=NOW), now=NOW)]
+        with tempfile.TemporaryDirectory() as where:
+            sqlite = SqliteStore(Path(where) / "store.db")
+            try:
+                for store in (MemoryStore(), sqlite):
+                    asyncio.run(store.save("s-1", OWNED_TURN.messages, OWNED_TURN))
+                    found = asyncio.run(store.load_turn("s-1", 1))
+                    assert found is not None
+                    read_back.append(found.turn)
+            finally:
+                asyncio.run(sqlite.close())
+        for turn in read_back:
+            held = containers(held_json(turn))[1:]
+            assert held
+            assert all(type(item) in {FrozenObject, FrozenArray} for item in held)
+            assert verdicts(turn) == verdicts(OWNED_TURN)
+
+    def test_what_unstructure_gives_cannot_change_the_record(self) -> None:
+        """The JSON fields `unstructure` gives are the record's own, frozen values."""
+        pending = loads(dumps(APPROVAL), PendingInterrupt)
+        document = unstructure(pending)
+        assert isinstance(document, dict)
+        assert document["payload"] is pending.payload
+        assert unstructure(pending.payload) is pending.payload
+        with pytest.raises(TypeError):
+            document["payload"]["input"]["amount"] = 1  # type: ignore[call-overload,index]
+        assert pending.tool is not None
+        assert pending.tool.input == {"to": "ACME", "amount": 125000}
+        document["payload"] = {"input": {"amount": 1}}
+        assert pending == loads(dumps(APPROVAL), PendingInterrupt)
 
     def test_a_spelling_decoded_later_is_not_the_callers(self) -> None:
         """A schema a caller changed after decoding reaches no later record."""

@@ -325,11 +325,13 @@ class TestUnstructure:
         assert unstructure(value) == document
 
     def test_payload_is_passed_through(self) -> None:
-        """The payload of a pause is put on the wire as it is."""
+        """The payload of a pause is put on the wire as the pause holds it."""
         payload: JSON = {"a": [1, 2.5, None, True]}
-        document = unstructure(Interrupted(Custom(), payload))
+        pause = Interrupted(Custom(), payload)
+        document = unstructure(pause)
         assert isinstance(document, dict)
-        assert document["payload"] is payload
+        assert document["payload"] is pause.payload
+        assert document["payload"] == payload
 
     def test_every_field_shape(self) -> None:
         """Records of lists, tuples, maps, unions and JSON unstructure to JSON."""

@@ -67,7 +67,7 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess
     )
     raise ImportError(_MISSING) from error
 
-from interruption._json import JSON, Mismatch, describe
+from interruption._json import JSON, Mismatch, describe, owned
 from interruption._parse import ENCODE
 from interruption._schemacheck import JSONSchema, check_schema
 from interruption.adapters import _keeper
@@ -454,11 +454,13 @@ def _genkit_parts(
     """Genkit's respond and restart parts, from validated answers only."""
     respond: list[Part] = []
     restart: list[Part] = []
+    # Genkit gets plain copies of the answers' JSON (`owned`): the records
+    # keep theirs, which cannot change.
     for answer in resolved.answers:
         pending, entry = answer.interrupt, answer.entry
         part = kept.by_ref[pending.ref]
         if isinstance(entry, Respond):
-            respond.append(respond_to_interrupt(entry.output, interrupt=part))
+            respond.append(respond_to_interrupt(owned(entry.output), interrupt=part))
         elif isinstance(pending.kind, ApprovalPending):
             decision = decision_from_json(entry.resumed)
             if isinstance(decision, Reject):
@@ -469,7 +471,7 @@ def _genkit_parts(
                 approval = {"approve": note}
                 restart.append(restart_tool(interrupt=part, resumed_metadata=approval))
         else:
-            resumed = cast("dict[str, object] | None", entry.resumed)
+            resumed = cast("dict[str, object] | None", owned(entry.resumed))
             restart.append(restart_tool(interrupt=part, resumed_metadata=resumed))
     return respond, restart
 

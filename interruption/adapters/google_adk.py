@@ -55,7 +55,7 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess
     )
     raise ImportError(_MISSING) from error
 
-from interruption._json import JSON, Mismatch, json_problems
+from interruption._json import JSON, Mismatch, json_problems, owned
 from interruption._schemacheck import JSONSchema, check_schema
 from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
 from interruption.errors import (
@@ -325,8 +325,8 @@ def _response(call: _Call, entry: Respond | Restart) -> types.FunctionResponse:
             answer = ToolConfirmation(confirmed=True)
         response = answer.model_dump(by_alias=True, exclude_none=True)
     else:
-        output = entry.output
-        response = dict(output) if isinstance(output, dict) else {"result": output}
+        output = owned(entry.output)  # ADK's own copy: the record keeps its own
+        response = output if isinstance(output, dict) else {"result": output}
     return types.FunctionResponse(id=call.call_id, name=call.name, response=response)
 
 

@@ -51,6 +51,7 @@ from interruption._json import (
     describe,
     is_json,
     json_equal,
+    owned,
 )
 from interruption._schemacheck import JSONSchema
 from interruption.adapters import _hitl
@@ -720,14 +721,14 @@ async def _each(snapshots: Iterable[StateSnapshot]) -> AsyncIterator[StateSnapsh
 def _decision(
     pending: PendingInterrupt, allowed: frozenset[str], entry: Respond | Restart
 ) -> JSON:
-    """The middleware's decision for one validated answer."""
+    """The middleware's decision for one validated answer (plain copies)."""
     if isinstance(entry, Respond):
-        return {"type": "respond", "message": entry.output}
+        return {"type": "respond", "message": owned(entry.output)}
     decision = decision_from_json(entry.resumed)
     if isinstance(decision, Reject):
         return {"type": "reject", "message": decision.reason}
     if _verb(pending, allowed, entry) == "edit":
-        action: JSON = {"name": pending.name, "args": entry.input}
+        action: JSON = {"name": pending.name, "args": owned(entry.input)}
         return {"type": "edit", "edited_action": action}
     return {"type": "approve"}
 

@@ -51,7 +51,7 @@ from typing import (
 
 import attrs
 
-from interruption._json import JSON, digest, is_json
+from interruption._json import JSON, digest, is_json, owned
 from interruption._schemacheck import SchemaError, check_schema, schema_mismatches
 from interruption._validators import check_payload
 from interruption.adapters._hitl import review_mode
@@ -846,9 +846,9 @@ async def _admit(
     for answer in resolved.answers:
         entry, wire = answer.entry, pause.sends[answer.interrupt.id]
         if isinstance(entry, Respond):
-            verb, value = "respond", entry.output
-        else:
-            verb, value = "restart", entry.resumed
+            verb, value = "respond", owned(entry.output)
+        else:  # LangGraph gets plain copies: the records keep their own
+            verb, value = "restart", owned(entry.resumed)
         answers[answer.interrupt.id] = (
             value if wire is None else {MARK: {"for": digest(wire), verb: value}}
         )

@@ -63,6 +63,7 @@ from interruption._json import (
     is_json,
     json_equal,
     json_problems,
+    owned,
 )
 from interruption._parse import ENCODE
 from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
@@ -336,7 +337,7 @@ class _Outcome:
             text = mcp_types.TextContent(type="text", text=self.error)
             return mcp_types.CallToolResult(content=[text], is_error=True)
         text = mcp_types.TextContent(type="text", text=ENCODE(self.output))
-        structured = self.output if isinstance(self.output, dict) else None
+        structured = owned(self.output) if isinstance(self.output, dict) else None
         return mcp_types.CallToolResult(content=[text], structured_content=structured)
 
 
@@ -842,7 +843,8 @@ def answer(
             else {"decision": "approve"}
         )
     else:
-        value = entry.output if isinstance(entry, Respond) else entry.resumed
+        # The SDK's own copy: the records keep theirs.
+        value = owned(entry.output if isinstance(entry, Respond) else entry.resumed)
         schema = entry_schema(pending, entry)
         if value is None and schema == NULL_ONLY:
             content = {}

@@ -60,7 +60,7 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess
     )
     raise ImportError(_MISSING) from error
 
-from interruption._json import JSON, Mismatch
+from interruption._json import JSON, Mismatch, owned
 from interruption._schemacheck import JSONSchema, check_schema
 from interruption.adapters import _keeper
 from interruption.adapters._keeper import Keeper, MemoryKeeper
@@ -306,7 +306,7 @@ def _results(
                 else ToolApproved()
             )
         else:
-            calls[ref] = ToolReturn(entry.output)
+            calls[ref] = ToolReturn(owned(entry.output))  # pydantic-ai's own copy
     return requests.build_results(approvals=approvals, calls=calls)
 
 

@@ -609,6 +609,20 @@ class TestResume:
         resume(graph, config, Resume(respond=[plain.respond(answer)]), marks)
         assert log.got == [answer]
 
+    def test_the_node_gets_a_plain_copy_of_the_answer(self, marks: Store) -> None:
+        """The node gets a plain dict it may change; the answer keeps its own."""
+        log = Log()
+        graph = one_node(lambda: interrupt("q"), log)
+        config = start(graph, {})
+        (plain,) = pending(graph, config, marks)
+        answer = plain.respond({"items": [1]})
+        resume(graph, config, Resume(respond=[answer]), marks)
+        (got,) = log.got
+        assert type(got) is dict
+        assert type(got["items"]) is list
+        got["items"].append(2)
+        assert answer.output == {"items": [1]}
+
     def test_a_null_answer_is_sent_in_the_map(self, marks: Store) -> None:
         """The flaw: Command(resume=None) crashes; a null answer goes in the map."""
         log = Log()

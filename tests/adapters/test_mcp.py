@@ -447,6 +447,19 @@ class TestModernFlow:
         assert isinstance(done, mcp_types.CallToolResult)
         assert json.loads(_text(done)) == "shipped to Oslo"
 
+    def test_the_client_answer_is_a_plain_copy(self, bench: Bench) -> None:
+        """The helper `answer` gives the SDK a plain dict; the Respond keeps its own."""
+        paused = asyncio.run(bench.first("ship"))
+        assert paused.input_requests is not None
+        ((key, request),) = paused.input_requests.items()
+        assert isinstance(request, mcp_types.ElicitRequest)
+        pending = pending_of(request.params, key, tool="ship", arguments=ARGS)
+        entry = pending.respond({"city": "Oslo"})
+        sent = answer(pending, Resume(respond=[entry]))
+        assert type(sent.content) is dict
+        sent.content["city"] = "Bergen"
+        assert entry.output == {"city": "Oslo"}
+
 
 def _foreign(state: str) -> MCPServer:
     """A server of the bench's name and keys whose ``ask`` mints *state* itself."""

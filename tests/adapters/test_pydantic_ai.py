@@ -335,6 +335,21 @@ class TestResume:
         resume_sync(agent, paused.id, answer, keeper, store)
         assert world.seen == [forged_kind]
 
+    def test_the_model_sees_a_plain_copy_of_an_answer(self) -> None:
+        """pydantic-ai gets a plain dict it may change; the answer keeps its own."""
+        world = World([[question()]])
+        agent = world.agent()
+        keeper, store = MemoryKeeper(), MemoryStore()
+        paused = pause_sync(agent.run_sync("go"), keeper)
+        assert paused is not None
+        answer = paused.interrupts[0].respond({"answer": ["Yes"]})
+        resume_sync(agent, paused.id, Resume(respond=[answer]), keeper, store)
+        (seen,) = world.seen
+        assert type(seen) is dict
+        assert type(seen["answer"]) is list
+        seen["answer"].append("No")
+        assert answer.output == {"answer": ["Yes"]}
+
     def test_a_mixed_batch_reuses_the_finished_call(self) -> None:
         """Approval and question answered together; the finished call is not rerun."""
         setup = paused_on([transfer(), question(), lookup()])
