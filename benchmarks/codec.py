@@ -54,6 +54,11 @@ from _common import REPEATS, TARGET_SECONDS, best_us, machine_load, table
 ENCODE_BUDGET: Final = 5.0
 """The issue's target: encoding within this factor of the orjson floor."""
 
+DECODE_BUDGET: Final = 1.5
+"""The ceiling for decoding, against pydantic (Core III's budget): a record
+decodes into a frozen copy of its JSON that it owns, which pydantic's models
+(frozen or not) do not make."""
+
 # --- the data -----------------------------------------------------------------
 
 ONE: Final = Interrupted(
@@ -451,8 +456,9 @@ def verdicts(rows: Sequence[Row]) -> list[str]:
     lines = []
     for row in rows:
         if row.label.startswith("decode"):
-            ratio, goal = row.ours / row.pydantic, "no slower than pydantic"
-            met = ratio <= 1.0
+            ratio = row.ours / row.pydantic
+            goal = f"within {DECODE_BUDGET:g}x of pydantic"
+            met = ratio <= DECODE_BUDGET
             what = f"ours/pydantic = {ratio:.2f}"
         else:
             ratio, goal = row.ours / row.orjson, f"within {ENCODE_BUDGET:g}x of orjson"
