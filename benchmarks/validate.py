@@ -19,8 +19,9 @@ the builders on `PendingInterrupt`. Its entries cycle through four answers:
 * ``restart`` of a ``verify_identity`` tool whose resume schema comes from a
   small attrs class.
 
-The targets, at 100 entries: the full check within 5x the raw parse, and
-within 2x pydantic's ``validate_json`` of the same bytes (issue 9).
+The ceiling, at 100 entries: the full check within 3x pydantic's
+``validate_json`` of the same bytes (Core III); its ratio to the raw parse
+is printed for reference.
 
 A rejection is timed too, as a `Session` pays for it (``loads``,
 ``validate_resume``, the digest its audit trail keeps), for a
@@ -75,11 +76,10 @@ from interruption.wire import MAX_BYTES
 
 from _common import REPEATS, TARGET_SECONDS, best_us, machine_load, table
 
-BUDGET: Final = 5.0
-"""The issue's target: the full check within this factor of the raw parse."""
-
-PYDANTIC_BUDGET: Final = 2.0
-"""Issue 9's target: the full check within this factor of pydantic's decode."""
+PYDANTIC_BUDGET: Final = 3.0
+"""The ceiling (Core III): the full check within this factor of pydantic's
+decode of the same bytes. The check decodes into records that own frozen
+copies of their JSON, which pydantic's models do not make."""
 
 SIZES: Final = (10, 100, 1_000, 10_000)
 """Entries per resume for the growth table."""
@@ -675,10 +675,9 @@ def main() -> None:
     print(machine_load())
     text, ratio, to_pydantic = main_table(main_work)
     print(text)
-    met = "met" if ratio <= BUDGET else "MISSED"
     print(
-        f"\nfull check within {BUDGET:g}x of the raw parse: {met} "
-        f"(loads + validate_resume / orjson.loads = {ratio:.2f}x)"
+        "\nfull check against the raw parse (no ceiling, for reference): "
+        f"loads + validate_resume / orjson.loads = {ratio:.2f}x"
     )
     met = "met" if to_pydantic <= PYDANTIC_BUDGET else "MISSED"
     print(
