@@ -569,31 +569,40 @@ async def admit(  # noqa: PLR0913 - keyword-only options
         raise
 
 
-async def refuse(
+async def refuse(  # noqa: PLR0913 - keyword-only options
     rejected: ResumeRejected,
     resume: Resume,
     store: Store,
     *,
     session: str,
     policy: ResumePolicy | None = None,
+    shown: Sequence[PendingInterrupt] = (),
 ) -> ResumeRejected:
-    """File *rejected* in *session*'s audit trail, as `admit` does; return it.
+    """File a refusal in *session*'s audit trail, as `admit` does; return it.
 
     For an adapter that refuses before `admit` can (its framework shows
     nothing pending, for example a replay after the run went on), so that
     every refused attempt through every door is in the trail::
 
         raise await refuse(rejected, resume, store, session=thread)
+
+    As in `admit`, the principal is authorized first, against *shown* (the
+    pause the resume answers, when the adapter knows it): a refused one gets
+    ``not_authorized`` instead of *rejected*, and learns nothing of it.
     """
     policy = policy or ResumePolicy()
     turn = InterruptedTurn(
         session=session,
         turn_id=ADAPTER_TURN,
         messages=(),
-        interrupts=(),
+        interrupts=tuple(shown),
         completed=(),
         created_at=policy.now(),
     )
+    try:
+        await authorize_turn(turn, policy.authorize, policy.principal)
+    except ResumeRejected as refused:
+        rejected = refused
     await store.log(audit_event(turn, "rejected", policy, resume, rejected), resume)
     return rejected
 

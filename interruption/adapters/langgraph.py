@@ -827,7 +827,14 @@ async def _admit(
         message = f"thread {pause.thread!r} was already resumed from this pause"
         rejected = _refused(ProblemCode.CONSUMED, message)
         thread = pause.thread or "langgraph"
-        raise await refuse(rejected, resume, store, session=thread, policy=policy)
+        raise await refuse(
+            rejected,
+            resume,
+            store,
+            session=thread,
+            policy=policy,
+            shown=earlier.interrupts,
+        )
     if pause.breakpoint or not _answered(resume):
         # A breakpoint continues with one invoke(None), so every one must be
         # answered; an empty resume answers nothing, so none may be missing.

@@ -693,6 +693,24 @@ class TestResume:
         assert codes(rejected) == ["consumed"]
         assert log.got == ["Yes"]
 
+    def test_a_refused_principal_learns_nothing_of_a_replay(self, marks: Store) -> None:
+        """A replay after the run, by a refused principal: not_authorized, filed."""
+        graph = one_node(lambda: ask(CONFIRM), Log())
+        config = start(graph, {})
+        (question,) = pending(graph, config, marks)
+        answer = Resume(respond=[question.respond("Yes")])
+        resume(graph, config, answer, marks)
+        nobody = ResumePolicy(authorize=lambda _principal, _pending: False)
+        with pytest.raises(ResumeRejected) as rejected:
+            resume(graph, config, answer, marks, policy=nobody)
+        assert codes(rejected) == ["not_authorized"]
+        thread = config["configurable"]["thread_id"]
+        trail = asyncio.run(marks.audit(thread))
+        assert [(e.kind, e.codes) for e in trail][-1] == (
+            "rejected",
+            ("not_authorized",),
+        )
+
     def test_a_pause_spent_elsewhere_is_consumed(self, marks: Store) -> None:
         """Two resumes of one pause (as two racing processes see it): one wins."""
         log = Log()
