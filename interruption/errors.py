@@ -22,6 +22,8 @@
         ├── InvalidArgument (+ ValueError) an argument is out of range
         │   └── ArgumentTypeError (+ TypeError) ... of a type the call does not take
         ├── TurnIdTaken (+ ValueError)    a store holds this turn id already
+        ├── StoreUnavailable (+ RuntimeError) a store that was closed, or
+        │                                 whose database is newer than this library
         └── EventLoopRunning (+ RuntimeError) a blocking twin called inside a
                                           running event loop
 
@@ -40,7 +42,7 @@ travel together, never only the first.
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING, ClassVar, NoReturn, Self, final
+from typing import TYPE_CHECKING, ClassVar, Literal, NoReturn, Self, TypeAlias, final
 
 import attrs
 
@@ -74,6 +76,7 @@ __all__ = [
     "ResumeRejected",
     "SchemaError",
     "SessionInUse",
+    "StoreUnavailable",
     "TurnIdTaken",
     "interrupt",
     "interrupt_with",
@@ -593,3 +596,26 @@ class TurnIdTaken(InterruptionError, ValueError):
         super().__init__(message)
         self.session = session
         self.turn_id = turn_id
+
+
+StoreState: TypeAlias = Literal["closed", "schema_newer"]
+"""Why a store cannot be used: it was closed, or its database's schema is newer
+than this library's (upgrade the library)."""
+
+
+@final
+class StoreUnavailable(InterruptionError, RuntimeError):
+    """A store that cannot be used: closed, or its database too new.
+
+    Attributes:
+        code: ``"store_unavailable"``, stable.
+        store: Which store (a SQLite file's path, a PostgreSQL schema).
+        reason: ``"closed"`` or ``"schema_newer"``.
+    """
+
+    code: ClassVar[str] = "store_unavailable"
+
+    def __init__(self, store: str, reason: StoreState, message: str) -> None:
+        super().__init__(f"{store}: {message}")
+        self.store = store
+        self.reason: StoreState = reason

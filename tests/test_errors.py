@@ -369,6 +369,7 @@ class TestCodes:
             "SessionBusy": "session_busy",
             "SessionInUse": "session_in_use",
             "SessionPaused": "session_paused",
+            "StoreUnavailable": "store_unavailable",
             "ToolContractError": "tool_contract_error",
             "TurnIdTaken": "turn_id_taken",
         }

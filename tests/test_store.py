@@ -1,14 +1,16 @@
 import asyncio
 import concurrent.futures
 import sqlite3
+from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import attrs
 import interruption.store
 import psycopg
 import pytest
-from interruption import JSON
+from interruption import JSON, StoreUnavailable
 from interruption.approval import DECISION_SCHEMA
 from interruption.kinds import ApprovalPending, Custom
 from interruption.parts import Message, Role, ToolRequest, ToolResponse
@@ -94,6 +96,29 @@ def turn(  # noqa: PLR0913 - keyword-only knobs of one sample
 
 
 class TestStore:
+    def test_a_closed_store_is_unavailable(
+        self, store: Store, runner: asyncio.Runner
+    ) -> None:
+        """After close, every durable store's calls raise StoreUnavailable."""
+        if not isinstance(store, SqliteStore | PostgresStore):
+            pytest.skip("a MemoryStore holds nothing to close")
+        runner.run(store.close())
+        calls: list[Callable[[], Coroutine[Any, Any, object]]] = [
+            lambda: store.load_turn("s-1"),
+            lambda: store.load_history("s-1"),
+            lambda: store.audit("s-1"),
+            lambda: store.spent(["k"]),
+            lambda: store.spend("k", None),
+            lambda: store.sessions("open"),
+        ]
+        for call in calls:
+            with pytest.raises(StoreUnavailable) as refused:
+                runner.run(call())
+            assert (refused.value.reason, refused.value.code) == (
+                "closed",
+                "store_unavailable",
+            )
+
     def test_a_rejection_not_kept_pays_no_digest(
         self, store: Store, runner: asyncio.Runner, monkeypatch: pytest.MonkeyPatch
     ) -> None:
@@ -391,14 +416,21 @@ class TestSqliteStore:
             runner.run(store.close())
 
     def test_newer_schema_is_refused(self, tmp_path: Path) -> None:
-        """A database from a newer version of the library is a RuntimeError."""
+        """A database from a newer version of the library is StoreUnavailable."""
         path = tmp_path / "store.db"
         store = SqliteStore(path)
         newer = store.schema_version + 1
         asyncio.run(store.close())
         stamp_sqlite_version(path, newer)
-        with pytest.raises(RuntimeError, match=f"schema version {newer} is newer than"):
+        with pytest.raises(
+            StoreUnavailable, match=f"schema version {newer} is newer than"
+        ) as refused:
             SqliteStore(path)
+        assert (refused.value.reason, refused.value.code) == (
+            "schema_newer",
+            "store_unavailable",
+        )
+        assert isinstance(refused.value, RuntimeError)
 
     def test_processes_race_with_one_winner(self, tmp_path: Path) -> None:
         """Of 20 OS processes consuming one turn in one file, exactly one wins."""
@@ -547,13 +579,14 @@ class TestPostgresStore:
     def test_closed_store_refuses_calls(
         self, postgres_dsn: str, pg_schema: str
     ) -> None:
-        """After close, a call is a RuntimeError."""
+        """After close, a call is StoreUnavailable (a RuntimeError)."""
 
         async def go() -> None:
             store = PostgresStore(postgres_dsn, schema=pg_schema)
             await store.close()
-            with pytest.raises(RuntimeError, match="closed"):
+            with pytest.raises(StoreUnavailable, match="closed") as refused:
                 await store.load_turn("s-1")
+            assert refused.value.reason == "closed"
 
         asyncio.run(go())
 

@@ -32,6 +32,7 @@ from interruption import (
     SchemaError,
     SessionBusy,
     SessionPaused,
+    StoreUnavailable,
     canonical,
     digest,
     dumps,
@@ -43,6 +44,7 @@ from interruption import (
     structure,
     unstructure,
 )
+from interruption.errors import StoreState
 
 raw = '{"kind": {"type": "custom"}, "payload": null}'
 
@@ -152,6 +154,9 @@ bad_argument: InvalidArgument = ArgumentTypeError("f: names", "names", "'x'")
 argument_type: TypeError = ArgumentTypeError("f: names", "names", "'x'")
 assert_type(ArgumentTypeError("f: names", "names", "'x'").where, str)
 in_a_loop: RuntimeError = EventLoopRunning("generate")
+closed: RuntimeError = StoreUnavailable("store.db", "closed", "the store was closed")
+assert_type(StoreUnavailable("s", "schema_newer", "m").reason, StoreState)
+StoreUnavailable("s", "gone", "m")  # type: ignore[arg-type]
 assert_type(EventLoopRunning("generate").where, str)
 EventLoopRunning()  # type: ignore[call-arg]
 FieldError("reason", "a non-empty string")  # type: ignore[call-arg]

@@ -34,7 +34,7 @@ from psycopg import AsyncConnection, Rollback, errors, pq, sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.rows import TupleRow
 
-from interruption.errors import SessionInUse, TurnIdTaken
+from interruption.errors import SessionInUse, StoreUnavailable, TurnIdTaken
 from interruption.parts import Message, ToolResponse
 from interruption.resume import InterruptedTurn, Resume
 from interruption.store._base import (
@@ -432,8 +432,8 @@ class PostgresStore:
         Calling it again only tops the connections up to *min_size*.
 
         Raises:
-            RuntimeError: if the store was closed, or the database's schema
-                is newer than this library's.
+            StoreUnavailable: if the store was closed, or the database's
+                schema is newer than this library's (a `RuntimeError`).
             TimeoutError: if no connection was free within *timeout*.
             psycopg.OperationalError: if the server cannot be reached (within
                 *timeout*, unless the DSN sets ``connect_timeout``).
@@ -454,8 +454,14 @@ class PostgresStore:
     ) -> None:
         await self.close()
 
+    @property
+    def _where(self) -> str:
+        return f"PostgresStore (schema {self.schema or 'public'!r})"
+
     @asynccontextmanager
     async def _connection(self) -> AsyncIterator[_Connection]:
+        if self._pool.closed:
+            raise StoreUnavailable(self._where, "closed", "the store was closed")
         async with self._pool.connection() as conn:
             if not self._migrated:
                 await self._migrate(conn)
@@ -496,11 +502,10 @@ class PostgresStore:
             current = int(row[0] or 0) if row is not None else 0
             if current > SCHEMA_VERSION:
                 msg = (
-                    f"schema {self.schema or 'public'!r}: schema version {current} "
-                    f"is newer than this library's {SCHEMA_VERSION}; "
-                    "upgrade interruption"
+                    f"schema version {current} is newer than this library's "
+                    f"{SCHEMA_VERSION}; upgrade interruption"
                 )
-                raise RuntimeError(msg)
+                raise StoreUnavailable(self._where, "schema_newer", msg)
             for version in range(current + 1, SCHEMA_VERSION + 1):
                 await conn.execute(_MIGRATIONS[version])
                 await conn.execute(

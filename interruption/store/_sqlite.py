@@ -21,7 +21,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Final, Literal, final
 
-from interruption.errors import InvalidArgument, TurnIdTaken
+from interruption.errors import InvalidArgument, StoreUnavailable, TurnIdTaken
 from interruption.parts import Message, ToolResponse
 from interruption.resume import InterruptedTurn, Resume
 from interruption.store._base import (
@@ -261,17 +261,21 @@ class _Transaction:
     released, so no other transaction of the store commits unsynced.
     """
 
-    __slots__ = ("_db", "_lock", "_unsynced")
+    __slots__ = ("_db", "_lock", "_store", "_unsynced")
 
-    def __init__(
-        self, db: sqlite3.Connection, lock: threading.Lock, unsynced: str | None
-    ) -> None:
-        self._db = db
-        self._lock = lock
+    def __init__(self, store: SqliteStore, unsynced: str | None) -> None:
+        self._db = store._db  # noqa: SLF001 - the store's own helper
+        self._lock = store._lock  # noqa: SLF001
+        self._store = store
         self._unsynced = unsynced
 
     def __enter__(self) -> sqlite3.Connection:
         self._lock.acquire()
+        try:
+            self._store._check_open()  # noqa: SLF001
+        except BaseException:
+            self._lock.release()
+            raise
         try:
             if self._unsynced is not None:
                 self._db.execute("PRAGMA synchronous=NORMAL")
@@ -332,6 +336,7 @@ class SqliteStore:
             raise InvalidArgument("SqliteStore: synchronous", "'FULL' or 'NORMAL'", got)
         self.path = str(path)
         self._lock = threading.Lock()
+        self._closed = False
         self._db = sqlite3.connect(
             self.path, timeout=timeout, isolation_level=None, check_same_thread=False
         )
@@ -342,7 +347,7 @@ class SqliteStore:
         self._migrate()
 
     def _write(self) -> _Transaction:
-        return _Transaction(self._db, self._lock, None)
+        return _Transaction(self, None)
 
     def _write_lease(self) -> _Transaction:
         """A write of the leases table: committed without a sync of its own.
@@ -353,7 +358,7 @@ class SqliteStore:
         lost to one keeps the session busy until the lease runs out, as
         after a crash.
         """
-        return _Transaction(self._db, self._lock, self._synchronous)
+        return _Transaction(self, self._synchronous)
 
     def _migrate(self) -> None:
         with self._write() as db:
@@ -364,10 +369,10 @@ class SqliteStore:
             current = row[0] or 0
             if current > SCHEMA_VERSION:
                 msg = (
-                    f"{self.path}: schema version {current} is newer than this "
+                    f"schema version {current} is newer than this "
                     f"library's {SCHEMA_VERSION}; upgrade interruption"
                 )
-                raise RuntimeError(msg)
+                raise StoreUnavailable(str(self.path), "schema_newer", msg)
             for version in range(current + 1, SCHEMA_VERSION + 1):
                 for statement in _MIGRATIONS[version].split(";"):
                     if statement.strip():
@@ -380,6 +385,7 @@ class SqliteStore:
     def schema_version(self) -> int:
         """The database's schema version."""
         with self._lock:
+            self._check_open()
             row = self._db.execute("SELECT max(version) FROM schema_version").fetchone()
         return int(row[0])
 
@@ -391,6 +397,7 @@ class SqliteStore:
         check_int("load_history: start", start, 0)
         # One statement: the session's row (as seq -1) and then its messages.
         with self._lock:
+            self._check_open()
             rows = self._db.execute(
                 "SELECT -1, NULL FROM sessions WHERE session = ?1 UNION ALL "
                 "SELECT seq, body FROM messages WHERE session = ?1 AND seq >= ?2 "
@@ -496,6 +503,7 @@ class SqliteStore:
             "completed_at IS NOT NULL, resume, principal FROM turns WHERE session = ?"
         )
         with self._lock:
+            self._check_open()
             if turn_id is None:
                 row = self._db.execute(
                     f"{columns} ORDER BY turn_id DESC LIMIT 1",
@@ -647,6 +655,7 @@ class SqliteStore:
         """Return *session*'s audit trail, oldest first."""
         check_id("audit: session", session)
         with self._lock:
+            self._check_open()
             rows = self._db.execute(
                 "SELECT body FROM audit WHERE session = ? ORDER BY seq", (session,)
             ).fetchall()
@@ -667,6 +676,7 @@ class SqliteStore:
         """
         page = Page.of(state, now, after, limit)
         with self._lock:
+            self._check_open()
             rows = self._db.execute(
                 _UNFINISHED[page.state], (_iso(page.now), page.after or "", page.limit)
             ).fetchall()
@@ -744,6 +754,7 @@ class SqliteStore:
         """Return those of *keys* already spent."""
         keys = check_keys("spent: keys", keys)
         with self._lock:
+            self._check_open()
             rows = self._db.execute(_SPENT, (json.dumps(keys),)).fetchall()
         return frozenset(key for (key,) in rows)
 
@@ -757,6 +768,12 @@ class SqliteStore:
             return cursor.rowcount
 
     async def close(self) -> None:
-        """Close the connection."""
+        """Close the connection; every later call raises `StoreUnavailable`."""
         with self._lock:
+            self._closed = True
             self._db.close()
+
+    def _check_open(self) -> None:
+        """Raise `StoreUnavailable` once the store was closed (lock held)."""
+        if self._closed:
+            raise StoreUnavailable(str(self.path), "closed", "the store was closed")
