@@ -588,7 +588,10 @@ async def refuse(  # noqa: PLR0913 - keyword-only options
 
     As in `admit`, the principal is authorized first, against *shown* (the
     pause the resume answers, when the adapter knows it): a refused one gets
-    ``not_authorized`` instead of *rejected*, and learns nothing of it.
+    ``not_authorized`` instead of *rejected*, and learns nothing of it. With
+    an authorizer and nothing shown (the adapter knows no pause to ask
+    about), every principal gets ``not_authorized``, as `Session` answers for
+    a session that never paused.
     """
     policy = policy or ResumePolicy()
     turn = InterruptedTurn(
@@ -599,6 +602,8 @@ async def refuse(  # noqa: PLR0913 - keyword-only options
         completed=(),
         created_at=policy.now(),
     )
+    if policy.authorize is not None and not shown:
+        rejected = _refused(policy.principal)
     try:
         await authorize_turn(turn, policy.authorize, policy.principal)
     except ResumeRejected as refused:

@@ -591,6 +591,21 @@ class TestResume:
         )
         assert state.world.transfers == []
 
+    def test_with_an_authorizer_a_session_not_paused_tells_nothing(self) -> None:
+        """No pause to authorize against: with an authorizer, not_authorized."""
+        state = setup([transfer()])
+        (approval,) = asyncio.run(state.pending()).interrupts
+        answer = Resume(restart=[approval.approve()])
+        asyncio.run(state.resume(answer))
+        anyone = ResumePolicy(authorize=lambda _principal, _pending: True)
+        assert rejected(lambda: asyncio.run(state.resume(answer, anyone))) == (
+            ProblemCode.NOT_AUTHORIZED,
+        )
+        assert rejected(lambda: asyncio.run(state.resume(answer))) == (
+            ProblemCode.CONSUMED,
+        )
+        assert state.world.transfers == [TRANSFER]
+
     @given(value=json_values())
     def test_any_json_answer_reaches_the_model_as_it_was(self, value: JSON) -> None:
         """Any JSON answer to a schema-less call is the result the model reads."""
