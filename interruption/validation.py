@@ -480,6 +480,7 @@ async def admit(  # noqa: PLR0913 - keyword-only options
     policy: ResumePolicy | None = None,
     keep_until: datetime | None = None,
     completed: Sequence[ToolResponse] = (),
+    dismissed: bool = False,
 ) -> ResolvedResume:
     """`validate_and_spend` for a pause another framework keeps (adapters).
 
@@ -495,9 +496,10 @@ async def admit(  # noqa: PLR0913 - keyword-only options
     2. an answer to an interrupt whose key is spent is ``consumed``, whatever
        else is wrong with the resume;
     3. the resume is validated against the interrupts not yet spent;
-    4. the answered interrupts' keys are spent together, with an
-       ``accepted`` audit event in the same transaction; a batch that lost a
-       race on any of them is ``consumed`` whole, and nothing of it is spent.
+    4. the answered interrupts' keys (with *dismissed*, every one still
+       pending) are spent together, with an ``accepted`` audit event in the
+       same transaction; a batch that lost a race on any of them is
+       ``consumed`` whole, and nothing of it is spent.
 
     Every refusal is logged as a ``rejected`` audit event (with the
     principal and the problem codes); the audit trail is *session*'s.
@@ -512,6 +514,8 @@ async def admit(  # noqa: PLR0913 - keyword-only options
         policy: Partial resumes, the clock, authorization; strict by default.
         keep_until: Keep the spent marks at least until then; None for ever.
         completed: Results of calls that finished beside the pause.
+        dismissed: The client closed the pause without answering it (MCP's
+            decline): what it leaves unanswered is spent all the same.
 
     Returns:
         The validated answers, in the order of *interrupts*.
@@ -543,7 +547,7 @@ async def admit(  # noqa: PLR0913 - keyword-only options
 
     async def spend(kept: Resume) -> bool:
         answered = _named(kept)
-        chosen = [p for p in live if answer_key(p) in answered]
+        chosen = [p for p in live if dismissed or answer_key(p) in answered]
         event = audit_event(
             turn, "accepted", policy, resume, pending=tuple(p.id for p in chosen)
         )

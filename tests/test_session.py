@@ -105,6 +105,16 @@ def yes_to(interrupts: Sequence[PendingInterrupt]) -> Resume:
     )
 
 
+def crash_after_consume(
+    open_session: OpenSession, store: Store, runner: asyncio.Runner
+) -> None:
+    """Pause on "pay", then die right after the resume consumed the turn."""
+    paused = runner.run(open_session().send("pay"))
+    dying = open_session(on=CrashingStore(store, "after consume"))
+    with pytest.raises(Crash):
+        runner.run(dying.resume(yes_to(paused.interrupts), turn_id=1))
+
+
 def results_in(messages: Sequence[Message]) -> dict[str, JSON]:
     """Every tool result in a history, by ref."""
     return {
@@ -1748,10 +1758,7 @@ class TestOneSendAtATime:
         runner: asyncio.Runner,
     ) -> None:
         """Of two concurrent recoveries, one runs; the other gets SessionInUse."""
-        paused = runner.run(open_session().send("pay"))
-        dying = open_session(on=CrashingStore(store, "after consume"))
-        with pytest.raises(Crash):
-            runner.run(dying.resume(yes_to(paused.interrupts), turn_id=1))
+        crash_after_consume(open_session, store, runner)
         held = Held()
 
         async def race() -> list[GenerateResult | BaseException | None]:
@@ -1779,10 +1786,7 @@ class TestOneSendAtATime:
         runner: asyncio.Runner,
     ) -> None:
         """A recovery that another finished while it waited for the lease: None."""
-        paused = runner.run(open_session().send("pay"))
-        dying = open_session(on=CrashingStore(store, "after consume"))
-        with pytest.raises(Crash):
-            runner.run(dying.resume(yes_to(paused.interrupts), turn_id=1))
+        crash_after_consume(open_session, store, runner)
 
         class OtherFirst(Wrapped):
             async def lease(

@@ -693,6 +693,34 @@ class TestAdmit:
             for o in refused
         )
 
+    def test_a_dismissal_spends_what_it_leaves_unanswered(self) -> None:
+        """An empty partial resume spends nothing, unless it is a dismissal."""
+        store = MemoryStore()
+        pending = [ask("a"), ask("b")]
+        keys = {"a": "k:a", "b": "k:b"}
+        partial = ResumePolicy(allow_partial=True)
+
+        def run(*, dismissed: bool) -> tuple[str, ...]:
+            resolved = asyncio.run(
+                admit(
+                    Resume(),
+                    pending,
+                    store,
+                    session="t",
+                    keys=keys,
+                    policy=partial,
+                    dismissed=dismissed,
+                )
+            )
+            assert resolved.answers == ()
+            return tuple(sorted(asyncio.run(store.spent(["k:a", "k:b"]))))
+
+        assert run(dismissed=False) == ()
+        assert run(dismissed=True) == ("k:a", "k:b")
+        with pytest.raises(ResumeRejected) as again:
+            run(dismissed=True)
+        assert again.value.codes == (ProblemCode.CONSUMED,)
+
     def test_admit_keeps_an_audit_trail(self) -> None:
         """Admit logs who was refused (with codes) and who was accepted, with what."""
         store = MemoryStore()

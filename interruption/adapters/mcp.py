@@ -84,7 +84,6 @@ from interruption.tools import NULL_ONLY, Tool, ToolContext, ToolContractError
 from interruption.validation import (
     ResumePolicy,
     admit,
-    consumed,
     pause_key,
     utc_now,
     validate_resume,
@@ -449,21 +448,17 @@ class _Served:
         """Admit the answer to *state*'s pause, once; then go on."""
         pending = self.pending(state)
         entries, dismissed = _read(pending, self.custom.wrapped, response)
-        key = pause_key("mcp", state.pause)
-        keep_until = state.expires_at + _KEEP_SPENT
         try:
             resolved = await admit(
                 entries,
                 (pending,),
                 self.store,
                 session=self.session,
-                keys={pending.id: key},
+                keys={pending.id: pause_key("mcp", state.pause)},
                 policy=self.partial if dismissed else self.policy,
-                keep_until=keep_until,
+                keep_until=state.expires_at + _KEEP_SPENT,
+                dismissed=dismissed,
             )
-            # A decline answers nothing, yet ends the pause: spent as well.
-            if not resolved.answers and not await self.store.spend(key, keep_until):
-                raise consumed(resolved.turn)
         except ResumeRejected as rejected:
             raise _wire(rejected) from None
         if not resolved.answers:
