@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from interruption.store import Store
 
 __all__ = [
+    "PAUSED_MARK",
     "Answer",
     "Authorize",
     "ResolvedResume",
@@ -51,6 +52,7 @@ __all__ = [
     "authorize_turn",
     "interrupt_keys",
     "pause_key",
+    "record_paused",
     "refuse",
     "unspent",
     "utc_now",
@@ -526,6 +528,9 @@ async def admit(  # noqa: PLR0913 - keyword-only options
         KeyError: if *keys* lacks an interrupt's id (the adapter's bug).
     """
     policy = policy or ResumePolicy()
+    await record_paused(
+        store, interrupts, keys, session=session, at=policy.now(), keep_until=keep_until
+    )
     named = _named(resume)
     spent = await store.spent([keys[pending.id] for pending in interrupts])
     live = tuple(pending for pending in interrupts if keys[pending.id] not in spent)
@@ -663,15 +668,75 @@ def rejected_codes(rejected: ResumeRejected) -> tuple[str, ...]:
 
 
 async def unspent(
-    interrupts: Sequence[PendingInterrupt], keys: Mapping[str, str], store: Store
+    interrupts: Sequence[PendingInterrupt],
+    keys: Mapping[str, str],
+    store: Store,
+    *,
+    session: str | None = None,
+    at: datetime | None = None,
 ) -> tuple[PendingInterrupt, ...]:
     """What of *interrupts* is still answerable: those whose key is not spent.
 
     An adapter lists only these as pending: an interrupt answered through
     any door (whose continuation may still be running) is no longer shown.
+    With *session*, a pause listed for the first time is also filed in its
+    audit trail (`record_paused`, at *at*, by default now).
     """
+    if session is not None:
+        moment = at if at is not None else utc_now()
+        await record_paused(store, interrupts, keys, session=session, at=moment)
     spent = await store.spent([keys[pending.id] for pending in interrupts])
     return tuple(pending for pending in interrupts if keys[pending.id] not in spent)
+
+
+PAUSED_MARK: Final = "paused:"
+"""What `record_paused` prefixes to an interrupt's spend key for its mark."""
+
+
+async def record_paused(  # noqa: PLR0913 - keyword-only options
+    store: Store,
+    interrupts: Sequence[PendingInterrupt],
+    keys: Mapping[str, str],
+    *,
+    session: str,
+    at: datetime,
+    turn_id: int = ADAPTER_TURN,
+    keep_until: datetime | None = None,
+) -> bool:
+    """File a ``paused`` audit event for what of *interrupts* is new to *store*.
+
+    A pause another framework keeps (or a sealed turn) never passes through
+    a store when it is made, so the library files it the first time it meets
+    it: when an adapter lists it (`unspent` with a session) or answers it
+    (`admit`), or a sealed turn is redeemed. Each interrupt is filed once,
+    whichever door, process or token meets it first: its mark (`PAUSED_MARK`
+    and its spend key) is set in the same transaction as the event
+    (`Store.spend_all`), so two doors racing file it once.
+
+    Args:
+        store: Where the audit trail and the marks are kept.
+        interrupts: What the framework shows as pending.
+        keys: Each interrupt's id -> its spend key.
+        session: Whose audit trail.
+        at: When the library met the pause (its own clock, or the sealed
+            turn's ``created_at``).
+        turn_id: The turn it is filed under (`ADAPTER_TURN` for adapters).
+        keep_until: Keep the marks at least until then; None for ever.
+
+    Returns:
+        Whether an event was filed now.
+    """
+    marks = {PAUSED_MARK + keys[pending.id]: pending.id for pending in interrupts}
+    if not marks:
+        return False
+    seen = await store.spent(list(marks))
+    new = [mark for mark in marks if mark not in seen]
+    if not new:
+        return False
+    event = AuditEvent(
+        session, turn_id, "paused", at, pending=tuple(marks[mark] for mark in new)
+    )
+    return await store.spend_all(new, keep_until, (event,))
 
 
 def pause_key(framework: str, *parts: str) -> str:
