@@ -578,7 +578,9 @@ def _large_resumes(work: Workload) -> dict[str, tuple[bytes, InterruptedTurn]]:
     """
     question = work.turn.interrupts[0]
     name, ref = question.name, question.ref
-    floats = [(index * 7919 % 99_991 + 1) / 1e5 for index in range(LARGE_ENTRIES)]
+    floats: list[JSON] = [
+        (index * 7919 % 99_991 + 1) / 1e5 for index in range(LARGE_ENTRIES)
+    ]
     shapes: dict[str, list[JSON]] = {
         "floats": floats,
         "whole floats": [float(index) for index in range(LARGE_ENTRIES)],
