@@ -701,7 +701,19 @@ class TestForms:
             ({"type": "object", "properties": [], "required": []}, "$.properties"),
             ({"type": "object", "properties": {}, "required": ["x"]}, "$.required"),
             ({"type": "object", "allOf": []}, "$.allOf"),
-            ({"anyOf": [{"type": "string"}]}, "$.type"),
+            ({"anyOf": [{"type": "string"}]}, "$.anyOf"),
+            ({"anyOf": [{"type": "string"}, {"type": "integer"}]}, "$.anyOf"),
+            ({"type": "string", "oneOf": [{"const": "a"}]}, "$.oneOf"),
+            (
+                {"type": "array", "items": {"anyOf": [{"const": 1, "title": "One"}]}},
+                "$.items",
+            ),
+            ({"type": "integer", "default": "x"}, "$.default"),
+            (
+                {"anyOf": [{"type": "string", "pattern": "a"}, {"type": "null"}]},
+                "$.anyOf[0].pattern",
+            ),
+            ({"$ref": "#/$defs/A"}, "$.$ref"),
         ],
     )
     def test_each_part_mcp_cannot_carry_is_named(
