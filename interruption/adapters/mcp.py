@@ -36,7 +36,9 @@ answer locally (`answer`) before sending it.
 
 from __future__ import annotations
 
+import copy
 import inspect
+import json
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
@@ -58,16 +60,14 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess
     _MISSING += "pip install 'interruption[mcp]'"
     raise ImportError(_MISSING) from error
 
-from interruption._json import (
+from interruption import (
     JSON,
     Mismatch,
-    describe,
-    is_json,
+    PayloadError,
+    Store,
+    canonical,
     json_equal,
-    json_problems,
-    owned,
 )
-from interruption._parse import ENCODE
 from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
 from interruption.errors import (
     ArgumentTypeError,
@@ -82,8 +82,7 @@ from interruption.errors import (
 from interruption.kinds import ApprovalPending, Custom, tag_of
 from interruption.parts import ToolRequest
 from interruption.resume import Accepts, PendingInterrupt, Respond, Restart, Resume
-from interruption.store._base import Store
-from interruption.tools import NULL_ONLY, Tool, ToolContext, ToolContractError
+from interruption.tools import Tool, ToolContext, ToolContractError
 from interruption.validation import (
     ResumePolicy,
     admit,
@@ -141,6 +140,43 @@ Handler: TypeAlias = Callable[
 ]
 """The application's human: ``(pending) -> Resume | "decline" | "cancel"``."""
 
+_SHORT: Final = 40
+
+
+def _describe(value: object) -> str:
+    """*value* for a message: short JSON for a scalar, else a noun."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, str):
+        text = repr(value)
+        return text if len(text) <= _SHORT else text[: _SHORT - 4] + "...'"
+    if isinstance(value, int | float):
+        return repr(value)[:_SHORT]
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    name = type(value).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+
+
+def _problems(value: object, path: str) -> list[Mismatch]:
+    """Where *value* is not JSON, under *path* (none when it is)."""
+    try:
+        canonical(value)  # type: ignore[arg-type]  # the check is the point
+    except PayloadError as error:
+        return [
+            Mismatch(path + found.path[1:], found.expected, found.got)
+            for found in error.problems
+        ]
+    return []
+
+
+def _encode(value: JSON) -> str:
+    """Compact JSON text of *value*."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
 _FORMATS: Final = frozenset({"email", "uri", "date", "date-time"})
 _COMMON: Final = frozenset({"type", "title", "description", "default"})
 _KEYWORDS: Final[Mapping[str, frozenset[str]]] = {
@@ -155,6 +191,7 @@ _OBJECT_KEYWORDS: Final = frozenset(
     {"$schema", "type", "title", "description", "properties", "required"}
 )
 _NULL: Final[dict[str, JSON]] = {"type": "null"}
+"""The schema of no data (a tool's resume schema by default)."""
 _OPTIONAL: Final = "anyOf of one primitive schema and {'type': 'null'} (X | None)"
 _TITLED: Final = "a list of {'const': <string>, 'title': <string>} options"
 _MULTI: Final = (
@@ -224,7 +261,7 @@ def _optional(
         or not isinstance(others[0], dict)
         or not set(rest) <= {"title", "description", "default"}
     ):
-        return {}, [Mismatch(f"{path}.anyOf", _OPTIONAL, describe(choices))]
+        return {}, [Mismatch(f"{path}.anyOf", _OPTIONAL, _describe(choices))]
     merged = {**others[0], **rest}
     if merged.get("default", 0) is None:
         del merged["default"]  # MCP drops a None default
@@ -235,7 +272,7 @@ def _optional(
 def _primitive(schema: JSON, path: str) -> tuple[dict[str, JSON], list[Mismatch]]:
     """One property of a form, as MCP sends it (an enum gets its type)."""
     if not isinstance(schema, dict):
-        return {}, [Mismatch(path, "a property schema (an object)", describe(schema))]
+        return {}, [Mismatch(path, "a property schema (an object)", _describe(schema))]
     if "anyOf" in schema and "type" not in schema:
         return _optional(schema, path)
     found = dict(schema)
@@ -246,7 +283,7 @@ def _primitive(schema: JSON, path: str) -> tuple[dict[str, JSON], list[Mismatch]
     kind = found.get("type")
     if not isinstance(kind, str) or kind not in _KEYWORDS:
         expected = "a type of string, number, integer, boolean or array"
-        return {}, [Mismatch(f"{path}.type", expected, describe(kind))]
+        return {}, [Mismatch(f"{path}.type", expected, _describe(kind))]
     problems = [
         Mismatch(f"{path}.{key}", f"a keyword MCP carries for a {kind}", repr(key))
         for key in found
@@ -255,12 +292,12 @@ def _primitive(schema: JSON, path: str) -> tuple[dict[str, JSON], list[Mismatch]
     fmt = found.get("format")
     if fmt is not None and fmt not in _FORMATS:
         expected = "one of 'date', 'date-time', 'email', 'uri'"
-        problems.append(Mismatch(f"{path}.format", expected, describe(fmt)))
+        problems.append(Mismatch(f"{path}.format", expected, _describe(fmt)))
     enum = found.get("enum")
     if kind == "string" and enum is not None and not _strings(enum):
-        problems.append(Mismatch(f"{path}.enum", "a list of strings", describe(enum)))
+        problems.append(Mismatch(f"{path}.enum", "a list of strings", _describe(enum)))
     if "oneOf" in found and not _titled(found["oneOf"]):
-        problems.append(Mismatch(f"{path}.oneOf", _TITLED, describe(found["oneOf"])))
+        problems.append(Mismatch(f"{path}.oneOf", _TITLED, _describe(found["oneOf"])))
     items = found.get("items")
     if kind == "array" and not (
         isinstance(items, dict)
@@ -273,7 +310,7 @@ def _primitive(schema: JSON, path: str) -> tuple[dict[str, JSON], list[Mismatch]
             or (set(items) == {"anyOf"} and _titled(items["anyOf"]))
         )
     ):
-        problems.append(Mismatch(f"{path}.items", _MULTI, describe(items)))
+        problems.append(Mismatch(f"{path}.items", _MULTI, _describe(items)))
     if "default" in found and not problems:
         problems.extend(_default_problems(found, path))
     return found, problems
@@ -285,7 +322,7 @@ def _default_problems(prop: dict[str, JSON], path: str) -> list[Mismatch]:
     if jsonschema_rs.is_valid(check, prop["default"]):
         return []
     expected = "a default the property accepts"
-    return [Mismatch(f"{path}.default", expected, describe(prop["default"]))]
+    return [Mismatch(f"{path}.default", expected, _describe(prop["default"]))]
 
 
 @final
@@ -336,14 +373,14 @@ def _object(
     found = defs.get(name) if isinstance(defs, dict) and name != ref else None
     if not isinstance(found, dict) or extra:
         expected = "a $ref to an object in $defs, and nothing beside it"
-        return {}, "$", [Mismatch("$.$ref", expected, describe(ref))]
+        return {}, "$", [Mismatch("$.$ref", expected, _describe(ref))]
     return found, f"$.$defs.{name}", []
 
 
 def _form(schema: Mapping[str, JSON], what: str) -> _Form:
-    if dict(schema) == NULL_ONLY:
+    if dict(schema) == _NULL:
         empty: dict[str, JSON] = {"type": "object", "properties": {}}
-        return _Form(empty, NULL_ONLY, wrapped=False)
+        return _Form(empty, _NULL, wrapped=False)
     if (
         schema.get("type") != "object"
         and "properties" not in schema
@@ -366,7 +403,7 @@ def _form(schema: Mapping[str, JSON], what: str) -> _Form:
         if key not in _OBJECT_KEYWORDS and key != "additionalProperties"
     ]
     if body.get("additionalProperties", False) is not False:
-        got = describe(body["additionalProperties"])
+        got = _describe(body["additionalProperties"])
         problems.append(Mismatch(f"{at}.additionalProperties", "false", got))
     found_properties = body.get("properties", {})
     sent: dict[str, JSON] = {}
@@ -374,7 +411,7 @@ def _form(schema: Mapping[str, JSON], what: str) -> _Form:
     if isinstance(found_properties, dict):
         properties = found_properties
     else:
-        got = describe(found_properties)
+        got = _describe(found_properties)
         problems.append(Mismatch(f"{at}.properties", "an object", got))
     for name, given in properties.items():
         carried, mismatches = _primitive(given, f"{at}.properties.{name}")
@@ -386,7 +423,7 @@ def _form(schema: Mapping[str, JSON], what: str) -> _Form:
     ):
         problems.append(
             Mismatch(
-                f"{at}.required", "names of the form's properties", describe(required)
+                f"{at}.required", "names of the form's properties", _describe(required)
             )
         )
     if problems:
@@ -470,8 +507,10 @@ class _Outcome:
         if self.error is not None:
             text = mcp_types.TextContent(type="text", text=self.error)
             return mcp_types.CallToolResult(content=[text], is_error=True)
-        text = mcp_types.TextContent(type="text", text=ENCODE(self.output))
-        structured = owned(self.output) if isinstance(self.output, dict) else None
+        text = mcp_types.TextContent(type="text", text=_encode(self.output))
+        structured = (
+            copy.deepcopy(self.output) if isinstance(self.output, dict) else None
+        )
         return mcp_types.CallToolResult(content=[text], structured_content=structured)
 
 
@@ -778,17 +817,16 @@ def rejection_of(error: MCPError) -> ResumeRejected | None:
 
 
 def _json_arguments(arguments: object) -> JSON:
-    if is_json(arguments):  # the walk that names problems only when there are
-        return arguments if arguments is not None else {}  # type: ignore[return-value]
-    raise DecodeError(  # pragma: no cover - MCP parses arguments from JSON
-        json_problems(arguments, path="$.arguments")
-    )
+    problems = _problems(arguments, "$.arguments")
+    if problems:  # pragma: no cover - MCP parses arguments from JSON
+        raise DecodeError(problems)
+    return arguments if arguments is not None else {}  # type: ignore[return-value]
 
 
 def _message(pending: PendingInterrupt) -> str:
     if isinstance(pending.kind, ApprovalPending) and pending.tool is not None:
-        return f"Approve {pending.tool.name} with {ENCODE(pending.tool.input)}?"
-    return ENCODE(pending.payload)
+        return f"Approve {pending.tool.name} with {_encode(pending.tool.input)}?"
+    return _encode(pending.payload)
 
 
 _NOT_JSON: Final[dict[str, JSON]] = {"content": "not a JSON form answer"}
@@ -801,7 +839,8 @@ def _content(result: object) -> dict[str, JSON]:
     if not isinstance(result, mcp_types.ElicitResult):
         return _NOT_JSON
     content = result.content or {}
-    return content if is_json(content) else _NOT_JSON  # type: ignore[return-value]
+    checked: dict[str, JSON] = content  # type: ignore[assignment]  # checked next
+    return _NOT_JSON if _problems(checked, "$") else checked
 
 
 def _read(
@@ -842,7 +881,7 @@ def _read(
         value: JSON = content
         if form.wrapped and set(content) == {ANSWER_FIELD}:
             value = content[ANSWER_FIELD]
-        elif pending.accepts.restart == NULL_ONLY and not content:
+        elif pending.accepts.restart == _NULL and not content:
             value = None
         if pending.accepts.restart is None:
             respond.append(Respond(name, key, value))
@@ -1022,7 +1061,7 @@ def pending_of(
         single = properties[ANSWER_FIELD]
         answer_schema: dict[str, JSON] = single if isinstance(single, dict) else {}
     elif properties == {}:
-        answer_schema = NULL_ONLY
+        answer_schema = _NULL
     else:
         answer_schema = form.answer
     return PendingInterrupt(
@@ -1052,7 +1091,7 @@ def answer(
         return mcp_types.ElicitResult(action=resume)
     if not isinstance(resume, Resume):
         expected = "a Resume, 'decline' or 'cancel'"
-        raise ArgumentTypeError("answer: resume", expected, describe(resume))
+        raise ArgumentTypeError("answer: resume", expected, _describe(resume))
     from interruption.resume import InterruptedTurn  # noqa: PLC0415
 
     turn = InterruptedTurn("mcp", 1, (), (pending,), (), utc_now())
@@ -1067,9 +1106,11 @@ def answer(
         )
     else:
         # The SDK's own copy: the records keep theirs.
-        value = owned(entry.output if isinstance(entry, Respond) else entry.resumed)
+        value = copy.deepcopy(
+            entry.output if isinstance(entry, Respond) else entry.resumed
+        )
         schema = entry_schema(pending, entry)
-        if value is None and schema == NULL_ONLY:
+        if value is None and schema == _NULL:
             content = {}
         elif _form(schema, "the answer schema").wrapped:
             content = {ANSWER_FIELD: value}
