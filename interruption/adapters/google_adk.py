@@ -26,6 +26,10 @@ client) and answers it only with what a validated `Resume` says:
   ``ToolConfirmation(confirmed=False, payload={"interruption_rejection":
   reason})`` for a rejection, ``{"result": value}`` (or the object itself)
   for a long-running call's result, and runs the agent on with it.
+* ``resume(..., progress=True)`` sends a long-running call an interim
+  report (``{"status": ...}``, checked against its progress schema): it is
+  authorized, validated and audited, spends only a key of its own, and
+  leaves the pause open for the result, which is still spent once.
 * `RejectionReasons`, a runner plugin, answers a rejected call with its
   reason (ADK alone tells the model only ``"This tool call is rejected."``),
   so the tool never runs and the model reads why.

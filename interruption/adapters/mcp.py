@@ -20,14 +20,18 @@ again, as often as it is sent, for the state's whole life (600 s).
 Server side, `mcp_tool` turns a `Tool` of this library (one that pauses
 with `ctx.interrupt`, asks for approval with ``ApprovalPending(ctx.ref)``,
 or an interrupt-only tool) into a tool of an ``MCPServer``. Each pause
-becomes one form: the answer schema is checked when the tool is made (a
-schema MCP cannot carry is refused, naming the part); an answer is read
-into a `Resume` and goes through `interruption.admit` against the pause the
-server itself minted (its sealed state, or its own memory in the handshake
-flow), with extra keys an error; the pause is spent once in a `Store`.
-``decline`` and ``cancel`` are the tool's declared expiry answer, or a
-rejection (an approval) or a failed call (a question) that the tool's
-caller sees.
+becomes one form: the answer schema is checked when the tool is made (what
+MCP's forms carry is carried: titled choices, multi-selects, defaults,
+optional ``X | None`` fields, a class's schema; a schema MCP cannot carry
+is refused, naming the part); an accepted answer gets the form's defaults
+filled in, as MCP's ``ctx.elicit`` does, and is read into a `Resume` that
+goes through `interruption.admit` against the pause the server itself
+minted (its sealed state, or its own memory in the handshake flow), with
+extra keys an error; the pause is spent once in a `Store`. ``decline`` and
+``cancel`` spend it too, and stay distinct: a rejection whose reason says
+which (an approval), the tool's declared expiry answer, a failed call
+whose text says which, or, with ``restart_dismissed``, a run of the tool
+that reads which from `dismissal`.
 
 Client side, `elicitation_callback` turns each request into a
 `PendingInterrupt` for the application's human handler and checks the
