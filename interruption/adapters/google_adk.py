@@ -324,10 +324,12 @@ async def pending(
     """Read an ADK session's open pause from the runner's session service.
 
     A pause is open when the calls ADK marked long-running (its confirmation
-    requests included) come after the session's last user event. With
+    requests included) come after the session's last user event (a
+    progress report to them excepted). With
     *store* (the one `resume` spends in), a pause already answered is not
     open, even while its continuation still runs and ADK's session does not
-    show the answer yet.
+    show the answer yet. A progress report (``resume(..., progress=True)``)
+    leaves it open: ADK's session marks the report's user event.
 
     Args:
         runner: The runner whose session service holds the session.

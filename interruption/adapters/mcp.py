@@ -632,7 +632,12 @@ class _Served:
         pending = self.pending(state)
         entries, dismissed = _read(pending, self.custom, response)
         if dismissed is not None and self.restart_dismissed and not state.approval:
-            entries = Resume()  # the tool is told, not given a default answer
+            # The tool is told, not given its expiry answer; any other
+            # response is still checked (and refused) as it came.
+            entries = Resume(
+                respond=[e for e in entries.respond if e.ref != pending.ref],
+                restart=entries.restart,
+            )
         try:
             resolved = await admit(
                 entries,

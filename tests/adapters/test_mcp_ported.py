@@ -238,6 +238,38 @@ class TestAcceptDeclineCancel:
         assert isinstance(late, ResumeRejected)
         assert late.codes == (ProblemCode.CONSUMED,)
 
+    def test_a_dismissal_beside_a_stray_response_is_refused(self) -> None:
+        """Ours: a response to another key beside a decline is unknown_interrupt."""
+        ask = _asking(AnswerSchema, _answered, on_dismiss=_said)
+        server = _served(ask, restart_dismissed=True)
+
+        async def stray() -> MCPError:
+            args: dict[str, Any] = {"prompt": "?"}
+            async with Client(server) as client:
+                paused = await client.session.call_tool(
+                    "ask_user", args, allow_input_required=True
+                )
+                assert isinstance(paused, mcp_types.InputRequiredResult)
+                assert paused.input_requests is not None
+                (key,) = paused.input_requests
+                responses: dict[str, Any] = {
+                    key: mcp_types.ElicitResult(action="decline"),
+                    "other": _accept({"answer": "x"}),
+                }
+                with pytest.raises(MCPError) as caught:
+                    await client.session.call_tool(
+                        "ask_user",
+                        args,
+                        input_responses=responses,
+                        request_state=paused.request_state,
+                        allow_input_required=True,
+                    )
+            return caught.value
+
+        rejected = rejection_of(asyncio.run(stray()))
+        assert rejected is not None
+        assert rejected.codes == (ProblemCode.UNKNOWN_INTERRUPT,)
+
     def test_dismissal_is_none_outside_a_dismissed_run(self) -> None:
         """Nothing but a restart after a dismissal reads one."""
         assert dismissal() is None
