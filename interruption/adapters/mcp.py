@@ -315,18 +315,28 @@ def _primitive(schema: JSON, path: str) -> tuple[dict[str, JSON], list[Mismatch]
         )
     ):
         problems.append(Mismatch(f"{path}.items", _MULTI, _describe(items)))
-    if "default" in found and not problems:
-        problems.extend(_default_problems(found, path))
+    if not problems:
+        problems.extend(_runnable(found, path))
     return found, problems
 
 
-def _default_problems(prop: dict[str, JSON], path: str) -> list[Mismatch]:
-    """A default the property itself refuses (MCP would fill it in regardless)."""
-    check = {key: value for key, value in prop.items() if key != "default"}
-    if jsonschema_rs.is_valid(check, prop["default"]):
-        return []
-    expected = "a default the property accepts"
-    return [Mismatch(f"{path}.default", expected, _describe(prop["default"]))]
+def _runnable(prop: dict[str, JSON], path: str) -> list[Mismatch]:
+    """A property that is no valid schema, or a default it refuses.
+
+    MCP would send either as it is; the client would then show, and fill
+    in, what no answer could ever fit.
+    """
+    # Plain JSON for the validator: a tool's schema is a frozen value.
+    check = json.loads(_encode({k: v for k, v in prop.items() if k != "default"}))
+    try:
+        validator = jsonschema_rs.validator_for(check, validate_formats=True)
+    except ValueError as error:
+        got = str(error).partition("\n")[0]
+        return [Mismatch(path, "a valid JSON Schema property", got)]
+    if "default" in prop and not validator.is_valid(prop["default"]):
+        expected = "a default the property accepts"
+        return [Mismatch(f"{path}.default", expected, _describe(prop["default"]))]
+    return []
 
 
 @final

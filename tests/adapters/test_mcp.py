@@ -712,6 +712,9 @@ class TestForms:
                 "$.items",
             ),
             ({"type": "integer", "default": "x"}, "$.default"),
+            ({"type": "string", "format": "email", "default": "nope"}, "$.default"),
+            ({"type": "string", "minLength": -1}, "$"),
+            ({"type": "integer", "minimum": "a", "default": 1}, "$"),
             (
                 {"anyOf": [{"type": "string", "pattern": "a"}, {"type": "null"}]},
                 "$.anyOf[0].pattern",
