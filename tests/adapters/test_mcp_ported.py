@@ -19,7 +19,7 @@ from typing import Any, Final, Literal
 
 import mcp_types
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from interruption import (
     JSON,
@@ -497,6 +497,33 @@ class TestDefaults:
         with pytest.raises(FormSchemaError) as caught:
             form_of(schema)
         assert [p.path for p in caught.value.problems] == ["$.properties.age.default"]
+
+
+_DEFAULTS: Final[dict[str, Any]] = {"name": "Guest", "age": 18, "subscribe": True}
+
+
+class TestDefaultsLaw:
+    """Ours: the tool gets the defaults under what was sent, whatever was sent."""
+
+    @settings(max_examples=25)
+    @given(
+        sent=st.fixed_dictionaries(
+            {"email": st.emails()},
+            optional={
+                "name": st.text(max_size=5),
+                "age": st.integers(-5, 99),
+                "subscribe": st.booleans(),
+            },
+        )
+    )
+    def test_what_the_tool_gets_is_the_defaults_then_the_answer(
+        self, sent: dict[str, Any]
+    ) -> None:
+        """Each field left out is its default; each field sent is as sent."""
+        server = _served(_asking(DefaultsSchema, json.dumps))
+        got = asyncio.run(_modern(server, _accept(sent)))
+        assert isinstance(got, str)
+        assert json.loads(got) == {**_DEFAULTS, **sent}
 
 
 COLORS: Final[list[Any]] = [
