@@ -483,6 +483,8 @@ async def admit(  # noqa: PLR0913 - keyword-only options
     keep_until: datetime | None = None,
     completed: Sequence[ToolResponse] = (),
     dismissed: bool = False,
+    note: str | None = None,
+    filed: Mapping[str, str] | None = None,
 ) -> ResolvedResume:
     """`validate_and_spend` for a pause another framework keeps (adapters).
 
@@ -518,6 +520,13 @@ async def admit(  # noqa: PLR0913 - keyword-only options
         completed: Results of calls that finished beside the pause.
         dismissed: The client closed the pause without answering it (MCP's
             decline): what it leaves unanswered is spent all the same.
+        note: How the answer came, kept as the ``accepted`` event's
+            ``reason`` (MCP's ``"decline"`` or ``"cancel"``, ADK's
+            ``"progress"``); None for a plain answer.
+        filed: Each interrupt's id -> the key its pause is filed under
+            (`record_paused`), when it is not its key in *keys* (a progress
+            report spends keys of its own, but answers the pause whose
+            result *keys* would spend); None: *keys*.
 
     Returns:
         The validated answers, in the order of *interrupts*.
@@ -529,7 +538,12 @@ async def admit(  # noqa: PLR0913 - keyword-only options
     """
     policy = policy or ResumePolicy()
     await record_paused(
-        store, interrupts, keys, session=session, at=policy.now(), keep_until=keep_until
+        store,
+        interrupts,
+        keys if filed is None else filed,
+        session=session,
+        at=policy.now(),
+        keep_until=keep_until,
     )
     named = _named(resume)
     spent = await store.spent([keys[pending.id] for pending in interrupts])
@@ -553,8 +567,11 @@ async def admit(  # noqa: PLR0913 - keyword-only options
     async def spend(kept: Resume) -> bool:
         answered = _named(kept)
         chosen = [p for p in live if dismissed or answer_key(p) in answered]
-        event = audit_event(
-            turn, "accepted", policy, resume, pending=tuple(p.id for p in chosen)
+        event = attrs.evolve(
+            audit_event(
+                turn, "accepted", policy, resume, pending=tuple(p.id for p in chosen)
+            ),
+            reason=note,
         )
         return await store.spend_all([keys[p.id] for p in chosen], keep_until, (event,))
 

@@ -553,6 +553,8 @@ async def _report(  # noqa: PLR0913 - one report's parts
         session=session,
         keys=keys,
         policy=attrs.evolve(policy or ResumePolicy(), allow_partial=True),
+        note="progress",
+        filed=paused.keys,
     )
 
 

@@ -658,6 +658,7 @@ class _Served:
                 policy=self.partial if dismissed else self.policy,
                 keep_until=state.expires_at + _KEEP_SPENT,
                 dismissed=dismissed is not None,
+                note=dismissed,
             )
         except ResumeRejected as rejected:
             raise _wire(rejected) from None

@@ -237,7 +237,13 @@ class TestLongRunning:
         asyncio.run(bench.answer(_respond(paused, {"result": 2})))
         assert bench.last_sent() == {"result": 2}
         audit = asyncio.run(bench.store.audit(bench.session_id))
-        assert [event.kind for event in audit] == ["accepted"] * 3
+        assert [(event.kind, event.reason) for event in audit] == [
+            ("paused", None),
+            ("accepted", "progress"),
+            ("accepted", "progress"),
+            ("accepted", None),
+        ]
+        assert audit[0].pending == tuple(p.id for p in paused.interrupts)
 
     def test_the_session_marks_the_report(self, bench: Bench) -> None:
         """ADK's session says which calls a report was for (it is the authority)."""

@@ -195,6 +195,22 @@ class TestAcceptDeclineCancel:
         result = mcp_types.ElicitResult(action=action)
         assert asyncio.run(_legacy(server, _reply(result))) == text
 
+    @pytest.mark.parametrize("action", ["decline", "cancel"])
+    def test_the_audit_trail_tells_decline_from_cancel(
+        self, action: Literal["decline", "cancel"]
+    ) -> None:
+        """The dismissal is filed as accepted, its reason the action taken."""
+        store = MemoryStore()
+        ask = _asking(AnswerSchema, _answered)
+        server = MCPServer("ported", tools=[mcp_tool(ask, store)])
+        result = mcp_types.ElicitResult(action=action)
+        asyncio.run(_legacy(server, _reply(result)))
+        trail = asyncio.run(store.audit("mcp:ask_user"))
+        assert [(event.kind, event.reason) for event in trail] == [
+            ("paused", None),
+            ("accepted", action),
+        ]
+
     def test_a_dismissal_spends_the_pause(self) -> None:
         """After a decline, an accept of that pause is consumed (ours, on purpose)."""
         ask = _asking(AnswerSchema, _answered, on_dismiss=_said)
