@@ -33,6 +33,7 @@ from interruption import (
 )
 from interruption._schemacheck import SchemaError, conforms
 from interruption.adapters.pydantic_ai import (
+    FAILED_SCHEMA,
     Keeper,
     MemoryKeeper,
     PausedRun,
@@ -235,22 +236,22 @@ class TestPause:
         assert pending.accepts.restart == DECISION_SCHEMA
 
     def test_a_deferred_call_is_custom_with_its_declared_schema(self) -> None:
-        """A CallDeferred call is Custom, answered against its tool's schema."""
+        """A CallDeferred call is Custom, answered against its tool's schema or failed."""
         setup = paused_on([question()])
         (pending,) = setup.paused.interrupts
         assert pending.kind == Custom()
         assert pending.tool == ToolRequest(
             "ask_user", "q1", {"question": "Pay INV-7 today?"}
         )
-        assert pending.accepts.respond == ANSWER
+        assert pending.accepts.respond == {"anyOf": [ANSWER, FAILED_SCHEMA]}
         assert pending.accepts.restart is None
 
     def test_an_undeclared_deferred_call_takes_any_json(self) -> None:
-        """A deferred tool without a declared schema accepts any JSON answer."""
+        """A deferred tool without a declared schema accepts any JSON (or a failure)."""
         world = World([[question()]])
         paused = pause_sync(world.agent().run_sync("go"), MemoryKeeper())
         assert paused is not None
-        assert paused.interrupts[0].accepts.respond == {}
+        assert paused.interrupts[0].accepts.respond == {"anyOf": [{}, FAILED_SCHEMA]}
 
     def test_string_arguments_are_shown_parsed(self) -> None:
         """Arguments a model sent as a JSON string are the call's input, parsed."""
