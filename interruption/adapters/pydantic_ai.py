@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 import uuid
 from collections.abc import Coroutine, Mapping
 from typing import Any, Final, TypeAlias, TypeVar, cast, final
@@ -132,10 +131,10 @@ FAILED_SCHEMA: Final[JSONSchema] = {
 }
 """A deferred call's failed result: pydantic-ai's own ``ToolFailed`` wire form.
 
-A deferred call accepts ``{"anyOf": [<its answer schema>, FAILED_SCHEMA]}``;
-an answer of this form reaches the model as a failure (``ToolFailed``),
-whatever the tool's own schema would say of it, as pydantic-ai itself reads
-a result whose ``kind`` is ``"tool-failed"``. Build one with `failed`.
+A deferred call accepts its answer schema or this one, never both: an
+object whose ``kind`` is ``"tool-failed"`` must be a whole failure, and
+reaches the model as one (``ToolFailed``), as pydantic-ai itself reads a
+result whose ``kind`` is ``"tool-failed"``. Build one with `failed`.
 """
 
 MAX_METADATA_BYTES: Final = 65_536
@@ -222,9 +221,24 @@ def failed(pending: PendingInterrupt, message: str) -> Respond:
     return pending.respond({"kind": "tool-failed", "message": message})
 
 
+_NOT_FAILED: Final[JSONSchema] = {
+    "not": {
+        "type": "object",
+        "required": ["kind"],
+        "properties": {"kind": {"const": "tool-failed"}},
+    }
+}
+"""Anything but an object whose ``kind`` is ``"tool-failed"``."""
+
+
 def _accepted(answer: JSONSchema) -> JSONSchema:
-    """What a deferred call accepts: its answer, or a failure."""
-    return {"anyOf": [answer, FAILED_SCHEMA]}
+    """What a deferred call accepts: its answer, or a failure, never both.
+
+    An object whose ``kind`` is ``"tool-failed"`` is a failure, as pydantic-ai
+    reads one, so it must be a whole one (`FAILED_SCHEMA`): it is never taken
+    for the tool's own answer.
+    """
+    return {"anyOf": [{"allOf": [answer, _NOT_FAILED]}, FAILED_SCHEMA]}
 
 
 def _runnable(schema: JSONSchema) -> None:
@@ -386,19 +400,24 @@ Metadata: TypeAlias = Mapping[str, Mapping[str, JSON]]
 """Per-call metadata for the tools, by tool call id (`resume`'s ``metadata``)."""
 
 
-def _plain(value: JSON) -> JSON:
-    """A plain copy of *value* (dicts and lists) that shares nothing with it."""
-    return cast("JSON", json.loads(canonical(value)))
+def _plain(value: object) -> JSON:
+    """A plain copy of *value*, JSON (a frozen one too), sharing nothing with it.
+
+    Objects become dicts and arrays lists; scalars are kept as they are
+    (immutable), so numbers keep their type and value exactly.
+    """
+    if isinstance(value, Mapping):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return cast("JSON", value)
 
 
-def _is_failure(output: JSON) -> bool:
-    """Whether a validated deferred-call answer is `FAILED_SCHEMA`'s form."""
-    return (
-        isinstance(output, Mapping)
-        and set(output) == {"kind", "message"}
-        and output["kind"] == "tool-failed"
-        and isinstance(output["message"], str)
-    )
+def _failure(output: JSON) -> str | None:
+    """The message of a validated answer in `FAILED_SCHEMA`'s form, or None."""
+    if isinstance(output, Mapping) and output.get("kind") == "tool-failed":
+        return str(output["message"])  # validated: a non-empty string
+    return None
 
 
 def _checked_metadata(
@@ -428,7 +447,7 @@ def _checked_metadata(
         if size > MAX_METADATA_BYTES:
             expected = f"at most {MAX_METADATA_BYTES} bytes of canonical JSON"
             raise InvalidArgument(where, expected, f"{size} bytes")
-        checked[ref] = cast("dict[str, JSON]", _plain(dict(value)))
+        checked[ref] = cast("dict[str, JSON]", _plain(value))
     return checked
 
 
@@ -450,8 +469,8 @@ def _results(
                 approvals[ref] = ToolApproved()
                 if decision.note is not None:
                     metadata[ref] = {**metadata.get(ref, {}), _NOTE: decision.note}
-        elif _is_failure(entry.output):
-            calls[ref] = ToolFailed(cast("dict[str, str]", entry.output)["message"])
+        elif (message := _failure(entry.output)) is not None:
+            calls[ref] = ToolFailed(message)
         else:
             calls[ref] = ToolReturn(_plain(entry.output))  # pydantic-ai's own copy
     return requests.build_results(

@@ -33,11 +33,11 @@ from interruption import (
 )
 from interruption._schemacheck import SchemaError, conforms
 from interruption.adapters.pydantic_ai import (
-    FAILED_SCHEMA,
     Keeper,
     MemoryKeeper,
     PausedRun,
     SqliteKeeper,
+    failed,
     load_paused,
     pause,
     pause_sync,
@@ -236,22 +236,37 @@ class TestPause:
         assert pending.accepts.restart == DECISION_SCHEMA
 
     def test_a_deferred_call_is_custom_with_its_declared_schema(self) -> None:
-        """A CallDeferred call is Custom, answered against its tool's schema or failed."""
+        """A CallDeferred call is Custom, answered by its tool's schema or failed."""
         setup = paused_on([question()])
         (pending,) = setup.paused.interrupts
         assert pending.kind == Custom()
         assert pending.tool == ToolRequest(
             "ask_user", "q1", {"question": "Pay INV-7 today?"}
         )
-        assert pending.accepts.respond == {"anyOf": [ANSWER, FAILED_SCHEMA]}
         assert pending.accepts.restart is None
+        assert pending.respond("Yes").output == "Yes"
+        assert failed(pending, "closed").output == {
+            "kind": "tool-failed",
+            "message": "closed",
+        }
+        wrongs: list[JSON] = ["Maybe", {"kind": "tool-failed"}]
+        for wrong in wrongs:
+            with pytest.raises(ResumeRejected) as refused:
+                pending.respond(wrong)
+            assert refused.value.codes == (ProblemCode.SCHEMA_VIOLATION,)
 
     def test_an_undeclared_deferred_call_takes_any_json(self) -> None:
-        """A deferred tool without a declared schema accepts any JSON (or a failure)."""
+        """An undeclared deferred tool takes any JSON; a failure-shaped one must fit."""
         world = World([[question()]])
         paused = pause_sync(world.agent().run_sync("go"), MemoryKeeper())
         assert paused is not None
-        assert paused.interrupts[0].accepts.respond == {"anyOf": [{}, FAILED_SCHEMA]}
+        (pending,) = paused.interrupts
+        anythings: list[JSON] = ["Maybe", 7, {"a": [1]}, {"kind": "receipt"}, None]
+        for anything in anythings:
+            assert pending.respond(anything).output == anything
+        with pytest.raises(ResumeRejected) as refused:
+            pending.respond({"kind": "tool-failed", "message": ""})
+        assert refused.value.codes == (ProblemCode.SCHEMA_VIOLATION,)
 
     def test_string_arguments_are_shown_parsed(self) -> None:
         """Arguments a model sent as a JSON string are the call's input, parsed."""
