@@ -44,6 +44,7 @@ from interruption import (
     FieldError,
     MemoryStore,
     ProblemCode,
+    Restart,
     Resume,
     ResumeRejected,
     Sealer,
@@ -431,6 +432,22 @@ class TestRefusedOnPurpose:
         assert [(e.kind, e.codes) for e in trail] == [
             ("rejected", ("answer_not_accepted",))
         ]
+
+    def test_formatter_wording_for_a_non_decision_is_the_decisions_problem(
+        self, sealer: Sealer, store: Store
+    ) -> None:
+        """``formatted`` beside a restart that is no decision: both are named."""
+        world = World()
+        done = paused(world, sealer)
+        (only,) = done.interrupts
+        broken = Resume(restart=[Restart(only.name, only.ref, {"maybe": True})])
+        bad = DecisionOptions(formatted=[only.ref])
+        got = codes(
+            lambda: answer(world, sealer, store, done.token, broken, options=bad)
+        )
+        assert got == (ProblemCode.ANSWER_NOT_ACCEPTED,)
+        got = codes(lambda: answer(world, sealer, store, done.token, broken))
+        assert got == (ProblemCode.SCHEMA_VIOLATION,)
 
     def test_a_standing_answer_to_a_question_is_refused(
         self, sealer: Sealer, store: Store
