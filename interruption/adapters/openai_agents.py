@@ -449,6 +449,11 @@ async def _restore(
     text: str,
     context: Mapping[str, object] | RunContextWrapper[Any] | None,
 ) -> RunState[Any, Agent[Any]]:
+    if isinstance(context, RunContextWrapper):
+        # The SDK restores the run's decisions into the wrapper it is given:
+        # a fresh one keeps them (standing ones too) in this run alone, never
+        # in an object the caller may hand to another run.
+        context = RunContextWrapper(context=context.context)
     try:
         return await RunState.from_string(agent, text, context_override=context)
     except Exception as error:  # noqa: BLE001 - any refusal of the SDK's is one answer
@@ -597,8 +602,9 @@ async def resume(  # noqa: PLR0913 - keyword-only options
         policy: Partial resumes, the clock, authorization; strict by default.
         context: Replaces the run context kept in the token (the SDK's
             ``context_override``), e.g. server objects rebuilt per request.
-            Pass a fresh one per resume: the SDK restores the run's
-            decisions (standing ones included) into it.
+            A `RunContextWrapper` is unwrapped into a fresh one, so the
+            run's decisions (standing ones included) never reach the
+            caller's object, or another run through it.
         run_config: Passed to ``Runner.run`` (its ``tool_error_formatter``
             words the rejections in ``options.formatted``).
         options: Standing decisions and formatter-worded rejections

@@ -356,6 +356,27 @@ class TestStanding:
         assert [p.ref for p in again.interrupts] == ["call-1"]
         assert world.transfers == [100, 200]
 
+    def test_a_standing_decision_does_not_leak_through_a_context(
+        self, sealer: Sealer, store: Store
+    ) -> None:
+        """A wrapper passed as ``context`` carries nothing into the next run."""
+        world = World(amounts=(100, 200))
+        done = paused(world, sealer)
+        (only,) = done.interrupts
+        shared: RunContextWrapper[Any] = RunContextWrapper(context={"user": "u"})
+        answer(
+            world,
+            sealer,
+            store,
+            done.token,
+            Resume(restart=[only.approve()]),
+            options=DecisionOptions(always=[only.ref]),
+            context=shared,
+        )
+        assert world.transfers == [100, 200]
+        later = asyncio.run(Runner.run(world.agent(), "pay", context=shared))
+        assert [item.call_id for item in later.interruptions] == ["call-1"]
+
     def test_a_one_off_approval_pauses_the_next_call(
         self, sealer: Sealer, store: Store
     ) -> None:
