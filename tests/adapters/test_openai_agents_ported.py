@@ -482,6 +482,65 @@ class TestRefusedOnPurpose:
         assert got == (ProblemCode.UNKNOWN_INTERRUPT,)
 
 
+class TestStandingAcrossPauses:
+    def test_a_standing_approval_holds_across_a_later_pause_of_its_run(
+        self, sealer: Sealer, store: Store
+    ) -> None:
+        """Sealed in the run's next token, it still covers the tool after a question."""
+        transfers: list[int] = []
+
+        def respond(call: ModelCall) -> list[TResponseOutputItem]:
+            given = [] if isinstance(call.input, str) else call.input
+            done = sum(item.get("type") == "function_call_output" for item in given)
+            if done == 0:
+                args = {"to": "ACME", "amount": 100}
+                return [function_call("transfer_money", args, call_id="t-1")]
+            if done == 1:
+                return [function_call("ask_user", {"q": "More?"}, call_id="q-1")]
+            if done == 2:
+                args = {"to": "ACME", "amount": 300}
+                return [function_call("transfer_money", args, call_id="t-2")]
+            return [assistant_message("done")]
+
+        def build() -> Agent[Any]:
+            @function_tool(needs_approval=True)
+            def transfer_money(to: str, amount: int) -> str:
+                """Send money."""
+                del to
+                transfers.append(amount)
+                return f"sent {amount}"
+
+            ask_user = question_tool(
+                "ask_user",
+                "Ask.",
+                input_schema={"type": "object"},
+                answer_schema={"type": "string"},
+            )
+            model = ScriptedModel([ModelStep.respond(respond)] * 6)
+            return Agent(name="payer", model=model, tools=[transfer_money, ask_user])
+
+        def go(token: str, decided: Resume, **options: Any) -> RunResult:
+            return asyncio.run(
+                resume(
+                    build(), token, decided, sealer, store, session=SESSION, **options
+                )
+            )
+
+        first = pause(asyncio.run(Runner.run(build(), "pay")), sealer, session=SESSION)
+        (approval,) = first.interrupts
+        asked = go(
+            first.token,
+            Resume(restart=[approval.approve()]),
+            options=DecisionOptions(always=[approval.ref]),
+        )
+        second = pause(asked, sealer, session=SESSION)
+        (question,) = second.interrupts
+        assert question.ref == "q-1"
+        finished = go(second.token, Resume(respond=[question.respond("Yes")]))
+        assert not finished.interruptions
+        assert transfers == [100, 300]
+
+
 def _question_agent() -> Agent[Any]:
     """An agent whose model asks the user once, then says "done"."""
 
