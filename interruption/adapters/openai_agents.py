@@ -172,14 +172,14 @@ class PausedRun:
 def _ids(ids: Iterable[str]) -> tuple[str, ...]:
     """Call ids, as a tuple; a single string is refused (not a list of ids)."""
     if isinstance(ids, str) or not isinstance(ids, Iterable):
-        raise FieldError("ids", "a list of call ids", describe_value(ids))
+        raise FieldError("ids", "a list of call ids", _type_name(ids))
     return tuple(ids)
 
 
 _EACH_ID: Final = attrs.validators.deep_iterable(attrs.validators.instance_of(str))
 
 
-def describe_value(value: object) -> str:
+def _type_name(value: object) -> str:
     """*value*'s type, for a message."""
     return type(value).__name__
 
