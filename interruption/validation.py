@@ -485,6 +485,7 @@ async def admit(  # noqa: PLR0913 - keyword-only options
     dismissed: bool = False,
     note: str | None = None,
     filed: Mapping[str, str] | None = None,
+    events: Sequence[AuditEvent] = (),
 ) -> ResolvedResume:
     """`validate_and_spend` for a pause another framework keeps (adapters).
 
@@ -527,6 +528,9 @@ async def admit(  # noqa: PLR0913 - keyword-only options
             (`record_paused`), when it is not its key in *keys* (a progress
             report spends keys of its own, but answers the pause whose
             result *keys* would spend); None: *keys*.
+        events: More audit events of this answer (an adapter's standing
+            decisions), written after the ``accepted`` one in the spend's
+            own transaction: only if it spends.
 
     Returns:
         The validated answers, in the order of *interrupts*.
@@ -573,7 +577,9 @@ async def admit(  # noqa: PLR0913 - keyword-only options
             ),
             reason=note,
         )
-        return await store.spend_all([keys[p.id] for p in chosen], keep_until, (event,))
+        return await store.spend_all(
+            [keys[p.id] for p in chosen], keep_until, (event, *events)
+        )
 
     try:
         # Whatever is spent, a refused principal learns nothing: it is

@@ -510,35 +510,42 @@ def _rejects(entry: Restart) -> bool:
         return False  # not a decision: validation refuses it, with its path
 
 
-async def _file_standing(
-    resolved: ResolvedResume,
+def _standing(
+    answer: Resume,
+    interrupts: Sequence[PendingInterrupt],
     options: DecisionOptions,
-    store: Store,
     *,
     session: str,
     policy: ResumePolicy,
-) -> None:
-    """File each standing decision in *session*'s audit trail."""
-    for each in resolved.answers:
-        ref = each.interrupt.ref
-        if ref not in options.always or not isinstance(each.entry, Restart):
+) -> tuple[AuditEvent, ...]:
+    """The audit events of *options*' standing decisions, if *answer* is admitted.
+
+    Written by `admit` in the spend's own transaction, so a decision stands
+    in the trail exactly when the answer that makes it was accepted.
+    """
+    by_ref = {pending.ref: pending for pending in interrupts}
+    events = []
+    for entry in answer.restart:
+        pending = by_ref.get(entry.ref)
+        if pending is None or entry.ref not in options.always:
             continue
-        decision = decision_from_json(each.entry.resumed)
-        verb = "rejection" if isinstance(decision, Reject) else "approval"
+        verb = "rejection" if _rejects(entry) else "approval"
         reason = (
-            f"standing {verb} of {each.interrupt.name!r} (from call {ref!r}) "
+            f"standing {verb} of {entry.name!r} (from call {entry.ref!r}) "
             "for the rest of this run"
         )
-        event = AuditEvent(
-            session,
-            ADAPTER_TURN,
-            "accepted",
-            policy.now(),
-            principal=policy.principal,
-            pending=(each.interrupt.id,),
-            reason=reason,
+        events.append(
+            AuditEvent(
+                session,
+                ADAPTER_TURN,
+                "accepted",
+                policy.now(),
+                principal=policy.principal,
+                pending=(pending.id,),
+                reason=reason,
+            )
         )
-        await store.log(event)
+    return tuple(events)
 
 
 def _apply(
@@ -654,8 +661,8 @@ async def resume(  # noqa: PLR0913 - keyword-only options
         keys=keys,
         policy=policy,
         keep_until=_keep_until(opened.expires_at, sealer.leeway),
+        events=_standing(answer, interrupts, options, session=session, policy=policy),
     )
-    await _file_standing(resolved, options, store, session=session, policy=policy)
     answers = _apply(state, items, resolved, options)
     bound = _ANSWERS.set(answers)
     try:

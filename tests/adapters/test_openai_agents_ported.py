@@ -326,6 +326,22 @@ class TestStanding:
         assert standing[0].reason is not None
         assert "standing approval of 'transfer_money'" in standing[0].reason
 
+    def test_a_refused_replay_files_no_second_standing_event(
+        self, sealer: Sealer, store: Store
+    ) -> None:
+        """Standing events are written with the spend: a consumed replay adds none."""
+        world = World(amounts=(100, 200))
+        done = paused(world, sealer)
+        (only,) = done.interrupts
+        options = DecisionOptions(always=[only.ref])
+        again = Resume(restart=[only.approve()])
+        answer(world, sealer, store, done.token, again, options=options)
+        with pytest.raises(ResumeRejected) as replayed:
+            answer(world, sealer, store, done.token, again, options=options)
+        assert replayed.value.codes == (ProblemCode.CONSUMED,)
+        trail = asyncio.run(store.audit(SESSION))
+        assert [e.kind for e in trail if e.reason is not None] == ["accepted"]
+
     def test_a_one_off_decision_files_no_standing_event(
         self, sealer: Sealer, store: Store
     ) -> None:
