@@ -6,9 +6,9 @@ or machines; needs the ``[postgres]`` extra). Each store's module (with
 asyncio, sqlite3 or psycopg) is imported when its name is first used.
 
 Without psycopg, ``from interruption.store import PostgresStore`` and
-``hasattr(interruption.store, "PostgresStore")`` still work (as pydantic's
-``EmailStr`` does without its extra): constructing the store raises
-`ExtraMissing`, which names the ``postgres`` extra.
+``hasattr(interruption.store, "PostgresStore")`` still work, so a module
+that only names the store imports on any install: constructing the store
+raises `ExtraMissing` (an `ImportError`), which names the ``postgres`` extra.
 """
 
 from __future__ import annotations
