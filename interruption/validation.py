@@ -22,6 +22,7 @@ import attrs
 from interruption._converter import trusted, trusted_each
 from interruption._json import digest
 from interruption._schemacheck import SchemaError, conforming_groups
+from interruption.audit import AuditEvent
 from interruption.errors import Problem, ProblemCode, ResumeRejected
 from interruption.parts import ToolResponse
 from interruption.resume import (
@@ -33,7 +34,6 @@ from interruption.resume import (
     answer_key,
     gather_checks,
 )
-from interruption.store._base import AuditEvent
 from interruption.wire import wire_digest
 
 if TYPE_CHECKING:

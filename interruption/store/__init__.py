@@ -16,8 +16,9 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, NoReturn
 
+from interruption.audit import AuditEvent, AuditKind
 from interruption.errors import ExtraMissing
-from interruption.store._base import MAX_REJECTED, AuditEvent, AuditKind, Listed, Store
+from interruption.store._base import MAX_REJECTED, Listed, Store
 
 if TYPE_CHECKING:
     from interruption.store._memory import MemoryStore
