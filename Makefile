@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # Every extra, so the suite runs what users install (tests/test_packaging.py).
-EXTRAS := fast,postgres,testing,langgraph,pydantic-ai,openai-agents,mcp,genkit,google-adk
+EXTRAS := fast,postgres,testing,langgraph,pydantic-ai,openai-agents,mcp,genkit,google-adk,inbox
 
 .PHONY: test lint typecheck pytest bench demo schemas fuzz clean
 
