@@ -631,11 +631,16 @@ class _Inbox:
         """
         session = self.config.open_session(session_id)
         turn = turn_id or None
-        stored = await self.config.store.load_turn(session_id, turn)
-        if stored is not None and stored.state == "open":
-            closes = stored.turn.closes_at
-            if closes is not None and closes <= self.config.now():
-                await session.expire()
+        store = self.config.store
+        stored = await store.load_turn(session_id, turn)
+        closes = None if stored is None else stored.turn.closes_at
+        if stored is not None and closes is not None and closes <= self.config.now():
+            await session.expire()  # a no-op when the inbox closed it already
+            trail = await store.audit(session_id)
+            if any(
+                event.kind == "expired" and event.turn_id == stored.turn.turn_id
+                for event in trail
+            ):
                 message = (
                     f"this pause expired at {closes:%Y-%m-%d %H:%M:%S} UTC: "
                     "its default answer applied"
