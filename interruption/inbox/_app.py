@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import re
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import datetime
@@ -192,7 +193,6 @@ class _Card:
     chosen: str
     default: str | None
     expires_at: datetime | None
-    problems: tuple[str, ...] = ()
     field_problems: tuple[tuple[str, str], ...] = ()
     diff: tuple[tuple[str, str, str], ...] = ()
 
@@ -583,7 +583,7 @@ class _Inbox:
         cards = [_card(pending, n) for n, pending in enumerate(item.state.interrupts)]
         entries, cards = self._entries(form, cards)
         review = form.get("intent") == "review"
-        if review or any(card.field_problems or card.problems for card in cards):
+        if review or any(card.field_problems for card in cards):
             status = 200 if review else 422
             return self.render(
                 request,
@@ -677,7 +677,7 @@ class _Inbox:
                 if entry is not None:
                     entries.append(entry)
                     local = card.pending.problems_with(entry)
-                    problems.extend(("$", p.message) for p in local)
+                    problems.extend(_placed([p.message for p in local], choice))
                 choices = tuple(_refilled(c, get) for c in card.choices)
             updated.append(
                 attrs.evolve(
@@ -932,16 +932,48 @@ def _entry(
     return None, ()
 
 
+_AT: Final = re.compile(
+    r"\$(?:\.(?:respond|restart)\[\d+\])?\.(?:output|resumed|input)"
+    r"(?P<path>(?:\.[A-Za-z_][\w-]*|\[\d+\])*): "
+)
+"""Where a validator's mismatch is, within the value an answer carries."""
+
+
+def _placed(messages: Sequence[str], choice: _Choice | None) -> list[tuple[str, str]]:
+    """Each mismatch of *messages* at the field it concerns (``$``: the card).
+
+    A problem's message joins its mismatches with ``"; "``, each starting
+    with its JSON path in the resume (``$.respond[0].output.nights: ...``);
+    one that names a field *choice* rendered is shown at that field, the
+    rest at the top of its card.
+    """
+    fields = set() if choice is None or choice.field is None else {
+        field.path for field in choice.field.walk()
+    }
+    placed: list[tuple[str, str]] = []
+    for message in messages:
+        for piece in message.split("; "):
+            found = _AT.match(piece)
+            path = "$" + found["path"] if found is not None else "$"
+            if path != "$" and path in fields:
+                placed.append((path, piece[found.end() :] if found else piece))
+            else:
+                placed.append(("$", piece))
+    return placed
+
+
 def _with_problems(cards: Sequence[_Card], problems: Sequence[Problem]) -> list[_Card]:
-    """Each card with the problems that concern its interrupt."""
+    """Each card with the problems that concern its interrupt, at their fields."""
     by_id: dict[str, list[str]] = {}
     for problem in problems:
         if problem.interrupt_id is not None:
             by_id.setdefault(problem.interrupt_id, []).append(problem.message)
-    return [
-        attrs.evolve(card, problems=tuple(by_id.get(card.pending.id, ())))
-        for card in cards
-    ]
+    placed = []
+    for card in cards:
+        choice = next((c for c in card.choices if c.mode == card.chosen), None)
+        found = _placed(by_id.get(card.pending.id, ()), choice)
+        placed.append(attrs.evolve(card, field_problems=(*card.field_problems, *found)))
+    return placed
 
 
 def create_app(  # noqa: PLR0913 - keyword-only configuration

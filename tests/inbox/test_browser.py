@@ -204,7 +204,8 @@ class TestAnswering:
         page.get_by_role("spinbutton", name="guests").fill("2")
         page.get_by_role("combobox", name="room").select_option(label="single")
         _send(page)
-        expect(page.get_by_role("alert").first).to_contain_text("nights")
+        nights = page.locator(".row", has=page.get_by_role("spinbutton", name="nights"))
+        expect(nights.get_by_role("alert")).to_have_text("expected minimum 1, got 0")
         _shot(page, "problem")
         assert inbox.trail(session) == ["paused"]  # checked before sending
 
