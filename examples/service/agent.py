@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from collections.abc import Callable
 from typing import Final, final
 
 from interruption import (
@@ -32,7 +33,7 @@ from interruption import (
 from interruption.approval import by_tool, when
 from interruption.testing import ScriptedModel
 
-__all__ = ["APPROVERS", "LIMIT", "Agent"]
+__all__ = ["APPROVERS", "LIMIT", "Agent", "open_session"]
 
 LIMIT: Final = 10_000
 """Transfers above this many cents wait for a person."""
@@ -193,3 +194,8 @@ def _amount(call: ToolRequest) -> int:
     data = call.input
     amount = data.get("amount") if isinstance(data, dict) else None
     return amount if isinstance(amount, int) else 0
+
+
+def open_session(store: Store) -> Callable[[str], Session]:
+    """What ``interruption inbox --agent examples.service.agent:open_session`` needs."""
+    return Agent(store).open
