@@ -604,7 +604,7 @@ def _serve(
 
     async def main() -> None:
         async def watch() -> None:
-            while not await finished():
+            while not await finished():  # noqa: ASYNC110 - another process may answer
                 await asyncio.sleep(0.5)
             server.should_exit = True
 

@@ -10,8 +10,8 @@ words of the user's first message: ``pay N``, ``confirm``, ``book``,
 from __future__ import annotations
 
 import json
-from datetime import timedelta
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Final, final
 
 from interruption import (
@@ -113,18 +113,21 @@ def _confirm(title: str, text: str) -> JSON:
 def _calls(text: str) -> tuple[ToolRequest, ...]:
     words = text.lower().split()
     if "batch" in words:
+        acme: JSON = {"to": "ACME", "amount": 125_000}
+        globex: JSON = {"to": "Globex", "amount": 48_000}
+        question = _confirm("Invoice", "Pay both today?")
         return (
-            ToolRequest("transfer_money", ref="t-1", input={"to": "ACME", "amount": 125_000}),
-            ToolRequest("transfer_money", ref="t-2", input={"to": "Globex", "amount": 48_000}),
-            ToolRequest("ask_user", ref="q-1", input=_confirm("Invoice", "Pay both today?")),
-        )  # fmt: skip
+            ToolRequest("transfer_money", ref="t-1", input=acme),
+            ToolRequest("transfer_money", ref="t-2", input=globex),
+            ToolRequest("ask_user", ref="q-1", input=question),
+        )
     if "pay" in words:
         amount = int(words[words.index("pay") + 1])
         return (ToolRequest("transfer_money", input={"to": "ACME", "amount": amount}),)
     if "book" in words:
         return (ToolRequest("book_room", input={"hotel": "Grand Hotel"}),)
     if "email" in words:
-        draft = {"to": "team@example.com", "subject": "Status", "urgent": False}
+        draft: JSON = {"to": "team@example.com", "subject": "Status", "urgent": False}
         return (ToolRequest("send_email", input=draft),)
     if "script" in words:
         title = "<script>document.title='pwned'</script>"

@@ -33,8 +33,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from interruption import (
     JSON,
     ApprovalPending,
-    AuditEvent,
     Approve,
+    AuditEvent,
     Confirm,
     DecodeError,
     InterruptionError,
@@ -55,7 +55,7 @@ from interruption import (
 )
 from interruption.approval import decision_to_json
 from interruption.http import problem_body, status_of
-from interruption.inbox._forms import MISSING, Field, Missing, field_for, read
+from interruption.inbox._forms import Field, Missing, field_for, read
 from interruption.validation import authorize_turn, utc_now
 
 __all__ = [
@@ -70,7 +70,7 @@ __all__ = [
 
 _HERE: Final = Path(__file__).parent
 
-PrincipalOf: TypeAlias = Callable[[Request], str | None | Awaitable[str | None]]
+PrincipalOf: TypeAlias = Callable[[Request], Awaitable[str | None] | str | None]
 """Who is asking: ``(request) -> principal``, sync or async; None is anonymous."""
 
 OpenSession: TypeAlias = Callable[[str], Session]
@@ -290,9 +290,9 @@ def _choices(pending: PendingInterrupt, index: int) -> tuple[_Choice, ...]:
     if allowed.respond is not None:
         label = "Answer" if allowed.restart is None else "Answer with a result"
         schema: JSON = allowed.respond
-        choices = _confirm_choices(pending.payload)
-        if choices is not None:  # a Confirm: its choices (the validator decides)
-            schema = {"enum": list(choices)}
+        confirm = _confirm_choices(pending.payload)
+        if confirm is not None:  # a Confirm: its choices (the validator decides)
+            schema = {"enum": list(confirm)}
         found.append(
             _Choice(
                 "respond",
@@ -443,7 +443,7 @@ class _Inbox:
             )
             for session in page:
                 await config.open_session(session).expire()
-            if len(page) < 1000:  # noqa: PLR2004 - MAX_PAGE
+            if len(page) < 1000:
                 return
             cursor = page[-1]  # pragma: no cover - over a thousand at once
 
@@ -459,7 +459,7 @@ class _Inbox:
                 item = await self.visible(session, principal)
                 if item is not None:
                     found.append(item)
-            if len(page) < 1000:  # noqa: PLR2004 - MAX_PAGE
+            if len(page) < 1000:
                 break
             cursor = page[-1]  # pragma: no cover - over a thousand at once
         found.sort(key=lambda item: (item.created_at, item.state.session), reverse=True)
@@ -862,7 +862,7 @@ def _read_resume_body(body: bytes) -> tuple[int, Resume]:
         raise DecodeError(
             Mismatch(f"$.resume{m.path[1:]}", m.expected, m.got) for m in error.problems
         ) from None
-    assert isinstance(turn_id, int)  # noqa: S101 - checked above
+    assert isinstance(turn_id, int)
     return turn_id, resume
 
 
@@ -947,9 +947,11 @@ def _placed(messages: Sequence[str], choice: _Choice | None) -> list[tuple[str, 
     one that names a field *choice* rendered is shown at that field, the
     rest at the top of its card.
     """
-    fields = set() if choice is None or choice.field is None else {
-        field.path for field in choice.field.walk()
-    }
+    fields = (
+        set()
+        if choice is None or choice.field is None
+        else {field.path for field in choice.field.walk()}
+    )
     placed: list[tuple[str, str]] = []
     for message in messages:
         for piece in message.split("; "):

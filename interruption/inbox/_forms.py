@@ -108,7 +108,7 @@ def _scalar_enum(schema: Mapping[str, JSON]) -> list[JSON] | None:
     return None
 
 
-def field_for(  # noqa: PLR0913 - the one builder of every field
+def field_for(  # noqa: PLR0913 - the one builder, one branch per shape
     schema: JSON,
     name: str,
     label: str,
@@ -162,12 +162,16 @@ def field_for(  # noqa: PLR0913 - the one builder of every field
     if kind == "object" and set(schema) <= _OBJECT_KEYS:
         return _object(schema, make, start)
     items = schema.get("items")
-    if kind == "array" and isinstance(items, dict) and _kind(items) in _SCALARS:
-        if set(items) <= {"type", "description", "title"}:
-            lines = start if isinstance(start, list) else []
-            text = "\n".join(_text_of(item) for item in lines)
-            item = str(_SCALARS[str(_kind(items))])
-            return attrs.evolve(make, widget="lines", value=text, item=item)
+    if (
+        kind == "array"
+        and isinstance(items, dict)
+        and _kind(items) in _SCALARS
+        and set(items) <= {"type", "description", "title"}
+    ):
+        lines = start if isinstance(start, list) else []
+        text = "\n".join(_text_of(item) for item in lines)
+        item = str(_SCALARS[str(_kind(items))])
+        return attrs.evolve(make, widget="lines", value=text, item=item)
     return make
 
 
@@ -188,7 +192,7 @@ def _object(schema: Mapping[str, JSON], make: Field, start: JSON) -> Field:
             key,
             path=f"{make.path}.{key}",
             required=key in required,
-            prefill=given[key] if key in given else MISSING,
+            prefill=given.get(key, MISSING),
         )
         for n, (key, sub) in enumerate(properties.items())
     )
@@ -251,7 +255,7 @@ def read(
                 value[child.path.rsplit(".", 1)[1]] = got
         return value
     text = get(field.name) or ""
-    if not text.strip() and field.widget != "text" and field.widget != "textarea":
+    if not text.strip() and field.widget not in {"text", "textarea"}:
         if not field.required:
             return MISSING
         problems.append((field.path, f"expected {_NOUN.get(field.widget)}, got none"))
@@ -295,7 +299,7 @@ def _parsed(field: Field, text: str) -> JSON:
     if field.widget == "select":
         if text not in {value for value, _ in field.options}:
             raise ValueError(text)
-        return json.loads(text)  # one of the options: JSON written by field_for
+        return strict_json(text)  # one of the options: JSON written by field_for
     if field.widget == "json":
         return strict_json(text)  # a JSONDecodeError is a ValueError
     if field.widget == "lines":

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
-from starlette.testclient import TestClient
-
 from examples.service.agent import Agent
 from interruption import MemoryStore, Session
 from interruption.inbox import create_app, from_cookie
+from starlette.testclient import TestClient
 
 
 class World:
@@ -24,16 +22,18 @@ class World:
         self.app = create_app(self.store, self.agent.open, page_size=3)
 
     def start(self, text: str, ttl: timedelta | None = None) -> Session:
+        """Start a run of the agent; it pauses."""
         return asyncio.run(self.agent.start(text, ttl=ttl))
 
     def client(self, who: str | None = "alice") -> TestClient:
+        """A client that asks as *who* (the X-Remote-User header)."""
         headers = {} if who is None else {"X-Remote-User": who}
         return TestClient(self.app, headers=headers, base_url="http://inbox.test")
 
 
 @pytest.fixture(name="world")
-def _world() -> Iterator[World]:
-    yield World()
+def _world() -> World:
+    return World()
 
 
 def _csrf(client: TestClient, path: str) -> tuple[str, str]:

@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Final, TypeVar
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
-
 from examples.service.agent import Agent
 from interruption import JSON, Session, SqliteStore
 from interruption.inbox import create_app
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+
 from tests.inbox._browser import CHROMIUM_ARGS, Served, axe_script, chromium
 
 SHOTS: Final = Path(__file__).parent / "screenshots"
@@ -50,6 +50,7 @@ class Inbox:
         return asyncio.run_coroutine_threadsafe(work, self.loop).result(timeout=30)
 
     def close(self) -> None:
+        """Stop the server, the test's store and its loop."""
         self.served.stop()
         self.run(self.store.close())
         self.loop.call_soon_threadsafe(self.loop.stop)
@@ -69,6 +70,7 @@ class Inbox:
         self.served = self._serve(port)
 
     def start(self, text: str, ttl: timedelta | None = None) -> Session:
+        """Start a run of the agent (the test's own store); it pauses."""
         return self.run(self.agent.start(text, ttl=ttl))
 
     def output(self, session: Session, name: str) -> JSON:
@@ -81,6 +83,7 @@ class Inbox:
         return None
 
     def trail(self, session: Session) -> list[str]:
+        """The kinds of *session*'s audit events, oldest first."""
         return [event.kind for event in self.run(self.store.audit(session.id))]
 
 
@@ -102,7 +105,9 @@ def _browser() -> Iterator[Browser]:
         browser.close()
 
 
-def _context(browser: Browser, who: str = "alice", *, axe: bool = False) -> BrowserContext:
+def _context(
+    browser: Browser, who: str = "alice", *, axe: bool = False
+) -> BrowserContext:
     # axe-core is injected as a script tag: only its context bypasses the CSP.
     return browser.new_context(
         extra_http_headers={"X-Remote-User": who},
@@ -143,7 +148,7 @@ def _send(page: Page) -> None:
 
 
 class TestAnswering:
-    def test_approve(self, inbox: Inbox, page: Page, browser: Browser) -> None:
+    def test_approve(self, inbox: Inbox, page: Page) -> None:
         """A person finds the pause in the list, approves it, and the call runs."""
         session = inbox.start("pay 50000")
         page.goto(inbox.served.url)
@@ -271,7 +276,9 @@ class TestAnswering:
         page.wait_for_timeout(3200)
         page.get_by_label("Your answer").select_option("Yes")
         _send(page)
-        expect(page.get_by_role("alert").first).to_contain_text("default answer applied")
+        expect(page.get_by_role("alert").first).to_contain_text(
+            "default answer applied"
+        )
         assert inbox.output(session, "ask_user") == "No"
 
     def test_a_refused_principal_sees_nothing(
@@ -284,7 +291,9 @@ class TestAnswering:
         page.goto(inbox.served.url)
         expect(page.get_by_text("Nothing is waiting for your answer")).to_be_visible()
         _open(page, inbox, session)
-        expect(page.get_by_role("heading", level=1)).to_have_text("Nothing pending here")
+        expect(page.get_by_role("heading", level=1)).to_have_text(
+            "Nothing pending here"
+        )
         context.close()
 
     def test_live_update_from_another_client(self, inbox: Inbox, page: Page) -> None:

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import httpx
 import pytest
+from interruption import _demo
+from interruption.cli import main
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from interruption import _demo
-from interruption.cli import main
 from tests.inbox._browser import free_port
 
 
@@ -90,7 +90,7 @@ class TestInboxCommand:
 
 class TestDemoInbox:
     def test_pauses_serves_and_ends_once_answered(self, tmp_path: Path) -> None:
-        """demo --inbox serves the approval; approving it there ends the demo."""
+        """Demo --inbox serves the approval; approving it there ends the demo."""
         out, port = io.StringIO(), free_port()
         status: list[int] = []
         argv = ["demo", "--inbox", "--db", str(tmp_path / "d.sqlite")]
