@@ -69,6 +69,25 @@ EMAIL: Final[dict[str, JSON]] = {
 """The arguments of ``send_email``, which a person may edit before it runs."""
 
 
+DEPLOY: Final[dict[str, JSON]] = {
+    "type": "object",
+    "properties": {"service": {"type": "string"}},
+    "required": ["service"],
+}
+"""The arguments of ``deploy``."""
+
+WINDOW: Final[dict[str, JSON]] = {
+    "type": "object",
+    "properties": {
+        "window": {"enum": ["now", "tonight"]},
+        "tags": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["window"],
+    "additionalProperties": False,
+}
+"""What a person gives ``deploy`` to run it again: when, and release tags."""
+
+
 def _tools(sent: list[JSON]) -> list[Tool[JSON, JSON, JSON]]:
     @tool(
         input={
@@ -90,6 +109,14 @@ def _tools(sent: list[JSON]) -> list[Tool[JSON, JSON, JSON]]:
         sent.append(data)
         return {"status": "sent", "email": data}
 
+    @tool(input=DEPLOY, output={"type": "object"}, resume=WINDOW)
+    def deploy(ctx: ToolContext[JSON], data: JSON) -> JSON:
+        """Deploy a service, once a person picks the window."""
+        if not ctx.restarted:
+            ctx.interrupt({"title": "Deploy", "text": "When should it roll out?"})
+        sent.append(data)
+        return {"status": "deployed", "plan": ctx.resumed}
+
     ask_user = define_interrupt(
         "ask_user",
         "Ask the human a question with choices.",
@@ -103,7 +130,7 @@ def _tools(sent: list[JSON]) -> list[Tool[JSON, JSON, JSON]]:
         input={"type": "object"},
         output=ROOM,
     )
-    return [transfer_money, send_email, ask_user, book_room]
+    return [transfer_money, send_email, deploy, ask_user, book_room]
 
 
 def _confirm(title: str, text: str) -> JSON:
@@ -129,6 +156,8 @@ def _calls(text: str) -> tuple[ToolRequest, ...]:
     if "email" in words:
         draft: JSON = {"to": "team@example.com", "subject": "Status", "urgent": False}
         return (ToolRequest("send_email", input=draft),)
+    if "deploy" in words:
+        return (ToolRequest("deploy", input={"service": "billing"}),)
     if "script" in words:
         title = "<script>document.title='pwned'</script>"
         question = "<img src=x onerror=\"document.title='pwned'\"> Proceed?"

@@ -175,7 +175,7 @@ class _Choice:
 
     mode: Mode
     label: str
-    field: Field | None
+    field: Field
 
 
 @final
@@ -875,8 +875,6 @@ def _resume_of(entries: Sequence[_Entry]) -> Resume:
 
 def _refilled(choice: _Choice, get: Callable[[str], str | None]) -> _Choice:
     """*choice* with the values the person typed, to show them again."""
-    if choice.field is None:
-        return choice
     return attrs.evolve(choice, field=_refill(choice.field, get))
 
 
@@ -898,9 +896,7 @@ def _entry(
 ) -> tuple[_Entry | None, tuple[tuple[str, str, str], ...]]:
     """The entry *choice* makes from the form, and an edit's diff."""
     name, ref = pending.name, pending.ref
-    value: JSON | Missing = None
-    if choice.field is not None:
-        value = read(choice.field, get, problems)
+    value = read(choice.field, get, problems)
     if problems:
         return None, ()
     try:
@@ -947,11 +943,7 @@ def _placed(messages: Sequence[str], choice: _Choice | None) -> list[tuple[str, 
     one that names a field *choice* rendered is shown at that field, the
     rest at the top of its card.
     """
-    fields = (
-        set()
-        if choice is None or choice.field is None
-        else {field.path for field in choice.field.walk()}
-    )
+    fields = set() if choice is None else {f.path for f in choice.field.walk()}
     placed: list[tuple[str, str]] = []
     for message in messages:
         for piece in message.split("; "):

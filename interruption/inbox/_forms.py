@@ -255,13 +255,9 @@ def read(
                 value[child.path.rsplit(".", 1)[1]] = got
         return value
     text = get(field.name) or ""
-    if not text.strip() and field.widget not in {"text", "textarea"}:
-        if not field.required:
-            return MISSING
-        problems.append((field.path, f"expected {_NOUN.get(field.widget)}, got none"))
-        return MISSING
-    if not text and not field.required:
-        return MISSING
+    typed = field.widget not in {"text", "textarea"}  # blank text is text
+    if not text.strip() and (typed or not (text or field.required)):
+        return _empty(field, problems)
     try:
         return _parsed(field, text)
     except ValueError:
@@ -269,6 +265,15 @@ def read(
         noun = _NOUN.get(field.widget, f"{field.item} values, one a line")
         problems.append((field.path, f"expected {noun}, got {shown!r}"))
         return MISSING
+
+
+def _empty(field: Field, problems: Problems) -> JSON | Missing:
+    """The value of *field* left empty: none, or an empty list; else a problem."""
+    if field.widget == "lines" and field.required:  # a list may be empty
+        return []
+    if field.required:
+        problems.append((field.path, f"expected {_NOUN[field.widget]}, got none"))
+    return MISSING
 
 
 def _refuse_constant(name: str) -> JSON:

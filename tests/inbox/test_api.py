@@ -3,13 +3,28 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import re
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
-from examples.service.agent import Agent
-from interruption import MemoryStore, Session
+from examples.service.agent import EMAIL, Agent
+from interruption import (
+    Accepts,
+    ApprovalPending,
+    InterruptedTurn,
+    MemoryStore,
+    Message,
+    PendingInterrupt,
+    Role,
+    Session,
+    ToolRequest,
+    _demo,
+)
 from interruption.inbox import create_app, from_cookie
+from interruption.inbox._app import _Choice, _diff, _placed
+from interruption.inbox._forms import field_for
 from starlette.testclient import TestClient
 
 
@@ -313,3 +328,168 @@ class TestForms:
         app = create_app(world.store, world.agent.open, principal=from_cookie("who"))
         client = TestClient(app, cookies={"who": "bob"})
         assert client.get("/api/pending").json()["total"] == 1
+
+
+class TestMore:
+    def test_a_tool_that_may_run_again(self, world: World) -> None:
+        """A pause that takes a result or a restart offers both; restart runs it."""
+        session = world.start("deploy")
+        client = world.client()
+        page = client.get(f"/s/{session.id}")
+        assert "Answer with a result" in page.text
+        assert "Run it again" in page.text
+        token, turn = _csrf(client, f"/s/{session.id}")
+        form = {
+            "csrf": token,
+            "turn_id": turn,
+            "i0.mode": "restart",
+            "i0.restart.0": '"tonight"',
+            "i0.restart.1": "v2\nhotfix",
+        }
+        assert client.post(f"/s/{session.id}", data=form).status_code == 200
+        assert world.agent.sent == [{"service": "billing"}]
+        history = asyncio.run(world.store.load_history(session.id)) or ()
+        assert history[2].tool_responses[0].output == {
+            "status": "deployed",
+            "plan": {"window": "tonight", "tags": ["v2", "hotfix"]},
+        }
+
+    def test_continue_as_it_was(self, world: World) -> None:
+        """A scheduled pause continues with its arguments unchanged."""
+        session = world.start("email")
+        client = world.client()
+        token, turn = _csrf(client, f"/s/{session.id}")
+        form = {"csrf": token, "turn_id": turn, "i0.mode": "restart"}
+        assert client.post(f"/s/{session.id}", data=form).status_code == 200
+        assert world.agent.sent == [
+            {"to": "team@example.com", "subject": "Status", "urgent": False}
+        ]
+
+    def test_no_decision_chosen(self, world: World) -> None:
+        """A card with several choices and none picked is refused, unsent."""
+        session = world.start("pay 50000")
+        client = world.client()
+        token, turn = _csrf(client, f"/s/{session.id}")
+        page = client.post(f"/s/{session.id}", data={"csrf": token, "turn_id": turn})
+        assert page.status_code == 422
+        assert "expected a choice, got none" in page.text
+
+    def test_a_foreign_origin_form_is_refused(self, world: World) -> None:
+        """A form POST whose Origin is another site is a 403, token or not."""
+        session = world.start("pay 50000")
+        client = world.client()
+        token, turn = _csrf(client, f"/s/{session.id}")
+        page = client.post(
+            f"/s/{session.id}",
+            data={"csrf": token, "turn_id": turn, "i0.mode": "approve"},
+            headers={"origin": "https://evil.example"},
+        )
+        assert page.status_code == 403
+        assert world.agent.sent == []
+
+    def test_the_sessions_verdict_is_shown(self, world: World) -> None:
+        """When the session refuses what the page let through, its words show."""
+        session = world.start("pay 50000")
+        calls: list[str | None] = []
+
+        def flaky(principal: str | None, _pending: object) -> bool:
+            calls.append(principal)
+            return len(calls) <= 2  # shown twice, then refused
+
+        def opened(session_id: str) -> Session:
+            opened_session = world.agent.open(session_id)
+            opened_session.authorize = flaky
+            return opened_session
+
+        app = create_app(world.store, opened)
+        client = TestClient(app, headers={"X-Remote-User": "alice"})
+        token, turn = _csrf(client, f"/s/{session.id}")
+        page = client.post(
+            f"/s/{session.id}",
+            data={"csrf": token, "turn_id": turn, "i0.mode": "approve"},
+        )
+        assert page.status_code == 403
+        assert "may not answer" in page.text
+
+    def test_an_async_principal(self, world: World) -> None:
+        """The principal may come from a coroutine."""
+        world.start("pay 50000")
+
+        async def who(_request: object) -> str:
+            return "bob"
+
+        app = create_app(world.store, world.agent.open, principal=who)
+        assert TestClient(app).get("/api/pending").json()["total"] == 1
+
+    def test_unknown_sessions(self, world: World) -> None:
+        """A session the store does not have has no page, JSON or trail."""
+        client = world.client()
+        assert client.get("/s/nope").status_code == 404
+        assert client.get("/api/sessions/nope/audit").status_code == 404
+        assert client.get("/api/sessions/nope").status_code == 409
+
+    def test_an_answer_to_a_finished_turn(self, world: World) -> None:
+        """A form for a turn already answered elsewhere is refused as consumed."""
+        session = world.start("pay 50000")
+        client = world.client()
+        token, turn = _csrf(client, f"/s/{session.id}")
+        form = {"csrf": token, "turn_id": turn, "i0.mode": "approve"}
+        client.post(f"/s/{session.id}", data=form)
+        again = client.post(f"/s/{session.id}", data=form)
+        assert again.status_code == 409
+        assert "already" in again.text
+
+    def test_an_approval_that_takes_an_edit(self, world: World) -> None:
+        """An approval whose pause allows a new input offers an edit with a diff."""
+        now = datetime.now(UTC)
+        call = ToolRequest("send_email", ref="c-1", input={"to": "a@b.c"})
+        pending = PendingInterrupt(
+            id="c-1",
+            kind=ApprovalPending("c-1"),
+            payload=None,
+            tool=call,
+            accepts=Accepts(replace_input=EMAIL),
+        )
+        history = (
+            Message.of_text(Role.USER, "mail"),
+            Message(Role.MODEL, (call,)),
+        )
+        turn = InterruptedTurn("s-1", 1, history, (pending,), (), now)
+        asyncio.run(world.store.save("s-1", history, turn))
+        client = world.client()
+        assert "Edit, then approve" in client.get("/s/s-1").text
+        token, number = _csrf(client, "/s/s-1")
+        form = {
+            "csrf": token,
+            "turn_id": number,
+            "i0.mode": "edit",
+            "i0.edit.0": "boss@example.com",
+            "i0.edit.1": "Hi",
+            "intent": "review",
+        }
+        review = client.post("/s/s-1", data=form)
+        assert "Your edit" in review.text
+        assert "(none)" in review.text  # subject was not there before
+
+    def test_a_diff_of_values_that_are_not_objects(self) -> None:
+        """A diff of two non-objects is one row, or none when equal."""
+        assert _diff(1, 2) == (("$", "1", "2"),)
+        assert _diff([1], [1]) == ()
+
+    def test_problems_land_at_their_fields(self) -> None:
+        """A mismatch names its field by path; others stay at the card."""
+        field = field_for(EMAIL, "f", "Arguments")
+        choice = _Choice("edit", "Edit", field)
+        message = "$.restart[0].input.to: expected a string, got 1; $.x: odd"
+        assert _placed([message], choice) == [
+            ("$.to", "expected a string, got 1"),
+            ("$", "$.x: odd"),
+        ]
+        assert _placed(["no path"], None) == [("$", "no path")]
+
+
+def test_demo_inbox_with_an_unusable_db(tmp_path: Path) -> None:
+    """The demo's --inbox on a --db that cannot be opened is exit status 3."""
+    err = io.StringIO()
+    assert _demo.run_inbox(db=str(tmp_path), host="127.0.0.1", port=1, err=err) == 3
+    assert "cannot open --db" in err.getvalue()
