@@ -42,6 +42,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/store.py
 	$(BIN)/python benchmarks/adapters.py
 	$(BIN)/python benchmarks/import_time.py
+	$(BIN)/python benchmarks/inbox.py
 
 schemas: $(STAMP)
 	$(BIN)/python -m interruption._schemas schemas
