@@ -152,7 +152,6 @@ class TestAnswering:
         """A person finds the pause in the list, approves it, and the call runs."""
         session = inbox.start("pay 50000")
         page.goto(inbox.served.url)
-        _shot(page, "inbox")
         page.locator(f"a[href$='{session.id}']").click()
         expect(page.get_by_role("heading", level=2)).to_contain_text("transfer_money")
         _shot(page, "approval")
@@ -337,7 +336,14 @@ class TestAccessible:
         """axe-core finds no violation on the list, an answer form and the trail."""
         batch = inbox.start("batch")
         typed = inbox.start("book")
+        inbox.start("deploy")
+        inbox.start("confirm the offsite for Friday?", ttl=timedelta(hours=2))
         base = inbox.served.url
+        context = _context(browser)
+        page = context.new_page()
+        page.goto(base)
+        _shot(page, "inbox")
+        context.close()
         for url in (
             base,
             f"{base}/s/{batch.id}",
