@@ -13,6 +13,7 @@ from examples.service.agent import EMAIL, Agent
 from interruption import (
     Accepts,
     ApprovalPending,
+    Custom,
     InterruptedTurn,
     MemoryStore,
     Message,
@@ -493,3 +494,71 @@ def test_demo_inbox_with_an_unusable_db(tmp_path: Path) -> None:
     err = io.StringIO()
     assert _demo.run_inbox(db=str(tmp_path), host="127.0.0.1", port=1, err=err) == 3
     assert "cannot open --db" in err.getvalue()
+
+
+class TestLive:
+    def test_a_change_is_an_event(self, world: World) -> None:
+        """The event stream says `changed` when what is pending changes."""
+        world.start("confirm soon?", ttl=timedelta(milliseconds=300))
+        app = create_app(
+            world.store, world.agent.open, poll_seconds=0.05, stream_seconds=1.0
+        )
+        client = TestClient(app, headers={"X-Remote-User": "alice"})
+        with client.stream("GET", "/events") as stream:
+            assert stream.headers["content-type"].startswith("text/event-stream")
+            text = "".join(stream.iter_text())
+        assert text.startswith("retry: 2000")
+        assert "event: changed\ndata: 0\n\n" in text
+
+    def test_a_null_origin_still_needs_the_token(self, world: World) -> None:
+        """An opaque Origin ("null") is judged by the double-submit token alone."""
+        session = world.start("pay 50000")
+        client = world.client()
+        token, turn = _csrf(client, f"/s/{session.id}")
+        form = {"csrf": token, "turn_id": turn, "i0.mode": "approve"}
+        page = client.post(f"/s/{session.id}", data=form, headers={"origin": "null"})
+        assert page.status_code == 200
+        assert world.agent.sent == [{"to": "ACME", "amount": 50000}]
+
+    def test_an_answered_turn_past_its_expiry_is_consumed(self, world: World) -> None:
+        """A turn answered in time, then sent again after it would have expired."""
+        session = world.start("confirm quickly?", ttl=timedelta(milliseconds=400))
+        client = world.client()
+        token, turn = _csrf(client, f"/s/{session.id}")
+        form = {"csrf": token, "turn_id": turn, "i0.respond": '"Yes"'}
+        assert client.post(f"/s/{session.id}", data=form).status_code == 200
+        asyncio.run(asyncio.sleep(0.5))
+        again = client.post(f"/s/{session.id}", data=form)
+        assert again.status_code == 409
+
+    def test_a_call_that_expired_in_a_batch(self, world: World) -> None:
+        """One call of a turn expired, the other not: its card says so."""
+        now = datetime.now(UTC)
+        soon, never = (
+            PendingInterrupt(
+                id=ref,
+                kind=Custom(),
+                payload={"type": "confirm", "title": "Q", "text": ref},
+                tool=ToolRequest("ask_user", ref=ref, input={}),
+                accepts=Accepts(respond={"type": "string"}),
+                expires_at=ends,
+            )
+            for ref, ends in (("q-1", now + timedelta(milliseconds=300)), ("q-2", None))
+        )
+        calls = tuple(p.tool for p in (soon, never) if p.tool is not None)
+        history = (Message.of_text(Role.USER, "two"), Message(Role.MODEL, calls))
+        turn = InterruptedTurn("s-2", 1, history, (soon, never), (), now)
+        asyncio.run(world.store.save("s-2", history, turn))
+        client = world.client()
+        token, number = _csrf(client, "/s/s-2")
+        asyncio.run(asyncio.sleep(0.35))
+        form = {
+            "csrf": token,
+            "turn_id": number,
+            "i0.respond": '"Yes"',
+            "i1.respond": '"No"',
+            "i0.mode": "respond",
+        }
+        page = client.post("/s/s-2", data=form, headers={"origin": "http://inbox.test"})
+        assert page.status_code == 410
+        assert "expired" in page.text
