@@ -718,6 +718,20 @@ class _Inbox:
             return None
         return await self.config.store.audit(session)
 
+    async def failed(self, request: Request, error: Exception) -> Response:
+        """Any failure of the library's own: its status, as JSON or a page."""
+        if not isinstance(error, InterruptionError):  # pragma: no cover - routed
+            raise error
+        if request.url.path.startswith(f"{request.scope.get('root_path', '')}/api/"):
+            return _problem(error)
+        return self.render(
+            request,
+            "refused.html",
+            status=status_of(error),
+            message=str(error),
+            principal=None,
+        )
+
     # --- the JSON API -------------------------------------------------------
 
     async def api_pending(self, request: Request) -> Response:
@@ -1030,4 +1044,8 @@ def create_app(  # noqa: PLR0913 - keyword-only configuration
         Route("/api/sessions/{session}/audit", inbox.api_audit),
         Mount("/static", StaticFiles(directory=_HERE / "static"), name="static"),
     ]
-    return Starlette(routes=routes, middleware=[Middleware(_Headers)])
+    return Starlette(
+        routes=routes,
+        middleware=[Middleware(_Headers)],
+        exception_handlers={InterruptionError: inbox.failed},
+    )

@@ -562,3 +562,14 @@ class TestLive:
         page = client.post("/s/s-2", data=form, headers={"origin": "http://inbox.test"})
         assert page.status_code == 410
         assert "expired" in page.text
+
+    def test_an_id_no_store_takes(self, world: World) -> None:
+        """A session id out of range is a 400, as a page or as JSON."""
+        client = world.client()
+        long = "x" * 300
+        page = client.get(f"/s/{long}")
+        assert page.status_code == 400
+        assert "expected text of 1 to 256 characters" in page.text
+        body = client.get(f"/api/sessions/{long}")
+        assert body.status_code == 400
+        assert body.json()["type"] == "invalid_argument"
