@@ -37,6 +37,7 @@ from interruption import (
     AuditEvent,
     Confirm,
     DecodeError,
+    InterruptedTurn,
     InterruptionError,
     PendingInterrupt,
     PendingTurn,
@@ -225,6 +226,10 @@ def answer_as(pending: PendingInterrupt) -> dict[str, JSON]:
         "restart": allowed.restart,
         "replace_input": allowed.replace_input,
     }
+
+
+def _item(turn: InterruptedTurn) -> InboxItem:
+    return InboxItem(PendingTurn.of(turn), turn.created_at)
 
 
 def _item_json(item: InboxItem) -> dict[str, JSON]:
@@ -417,6 +422,13 @@ class _Inbox:
 
     async def visible(self, session: str, principal: str | None) -> InboxItem | None:
         """The session's open turn if *principal* may answer it, else None."""
+        turn = await self._answerable(session, principal)
+        return None if turn is None else _item(turn)
+
+    async def _answerable(
+        self, session: str, principal: str | None
+    ) -> InterruptedTurn | None:
+        """The session's open turn (no history) if *principal* may answer it."""
         config = self.config
         stored = await config.store.load_turn(session)
         if stored is None or stored.state != "open":
@@ -431,7 +443,7 @@ class _Inbox:
             )
         except ResumeRejected:
             return None
-        return InboxItem(PendingTurn.of(turn), turn.created_at)
+        return turn
 
     async def expire(self) -> None:
         """Close every expired turn, with its declared default answers."""
@@ -447,22 +459,22 @@ class _Inbox:
                 return
             cursor = page[-1]  # pragma: no cover - over a thousand at once
 
-    async def pending(self, principal: str | None) -> list[InboxItem]:
-        """Every open turn *principal* may answer, newest first."""
+    async def pending(self, principal: str | None) -> list[InterruptedTurn]:
+        """Every open turn *principal* may answer, newest first (no history)."""
         config = self.config
         await self.expire()
-        found: list[InboxItem] = []
+        found: list[InterruptedTurn] = []
         cursor: str | None = None
         while True:
             page = await config.store.sessions("open", now=config.now(), after=cursor)
             for session in page:
-                item = await self.visible(session, principal)
-                if item is not None:
-                    found.append(item)
+                turn = await self._answerable(session, principal)
+                if turn is not None:
+                    found.append(turn)
             if len(page) < 1000:
                 break
             cursor = page[-1]  # pragma: no cover - over a thousand at once
-        found.sort(key=lambda item: (item.created_at, item.state.session), reverse=True)
+        found.sort(key=lambda turn: (turn.created_at, turn.session), reverse=True)
         return found
 
     def _page(self, request: Request) -> int:
@@ -497,7 +509,7 @@ class _Inbox:
         items = await self.pending(principal)
         page = self._page(request)
         size = self.config.page_size
-        shown = items[(page - 1) * size : page * size]
+        shown = [_item(turn) for turn in items[(page - 1) * size : page * size]]
         return self.render(
             request,
             "index.html",
@@ -739,7 +751,7 @@ class _Inbox:
         items = await self.pending(principal)
         page = self._page(request)
         size = self.config.page_size
-        shown = items[(page - 1) * size : page * size]
+        shown = [_item(turn) for turn in items[(page - 1) * size : page * size]]
         body: dict[str, JSON] = {
             "items": [_item_json(item) for item in shown],
             "page": page,
@@ -818,7 +830,7 @@ class _Inbox:
             yield "retry: 2000\n\n"
             while loop.time() < ends:
                 items = await self.pending(principal)
-                now = tuple((i.state.session, i.state.turn_id) for i in items)
+                now = tuple((turn.session, turn.turn_id) for turn in items)
                 if seen is not None and now != seen:
                     yield f"event: changed\ndata: {len(now)}\n\n"
                 seen = now
