@@ -190,6 +190,7 @@ class _Card:
     text: str | None
     payload: str
     arguments: str | None
+    rows: tuple[tuple[str, str], ...]
     choices: tuple[_Choice, ...]
     chosen: str
     default: str | None
@@ -356,10 +357,23 @@ def _card(pending: PendingInterrupt, index: int) -> _Card:
         text=text,
         payload=_pretty(payload),
         arguments=None if pending.tool is None else _pretty(pending.tool.input),
+        rows=_rows(None if pending.tool is None else pending.tool.input),
         choices=choices,
         chosen=choices[0].mode if len(choices) == 1 else "",
         default=default,
         expires_at=pending.expires_at,
+    )
+
+
+def _rows(arguments: JSON) -> tuple[tuple[str, str], ...]:
+    """A call's arguments as (name, JSON) rows, when they are an object.
+
+    Values are shown as JSON, so ``"1"`` and ``1`` look different.
+    """
+    if not isinstance(arguments, dict):
+        return ()
+    return tuple(
+        (key, json.dumps(value, ensure_ascii=False)) for key, value in arguments.items()
     )
 
 

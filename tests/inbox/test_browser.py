@@ -221,7 +221,7 @@ class TestAnswering:
         page.get_by_role("textbox", name="to").fill("boss@example.com")
         page.get_by_role("checkbox", name="urgent").check()
         page.get_by_role("button", name="Review first").click()
-        diff = page.get_by_role("table")
+        diff = page.get_by_role("table", name="Your edit")
         expect(diff).to_contain_text("team@example.com")
         expect(diff).to_contain_text("boss@example.com")
         _shot(page, "edit")

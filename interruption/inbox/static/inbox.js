@@ -9,8 +9,7 @@
       var radios = document.getElementsByName(group);
       var chosen = null;
       radios.forEach(function (r) { if (r.type !== "radio" || r.checked) chosen = r.value; });
-      var show = radios.length === 0 || chosen === panel.getAttribute("data-mode") ||
-        (chosen === null);
+      var show = radios.length === 0 || chosen === panel.getAttribute("data-mode");
       panel.hidden = !show;
     });
   }
