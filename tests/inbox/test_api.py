@@ -24,7 +24,7 @@ from interruption import (
     _demo,
 )
 from interruption.inbox import create_app, from_cookie
-from interruption.inbox._app import _Choice, _diff, _placed
+from interruption.inbox._app import _Choice, _diff, _placed, _rows
 from interruption.inbox._forms import field_for
 from starlette.testclient import TestClient
 
@@ -471,6 +471,11 @@ class TestMore:
         review = client.post("/s/s-1", data=form)
         assert "Your edit" in review.text
         assert "(none)" in review.text  # subject was not there before
+
+    def test_arguments_as_rows(self) -> None:
+        """An object's arguments are rows of JSON values; anything else none."""
+        assert _rows({"a": "1", "b": 1}) == (("a", '"1"'), ("b", "1"))
+        assert _rows([1]) == ()
 
     def test_a_diff_of_values_that_are_not_objects(self) -> None:
         """A diff of two non-objects is one row, or none when equal."""
