@@ -20,16 +20,14 @@ proxy's); only the agent's approvers may answer.
 
 from __future__ import annotations
 
-import json
 from typing import cast
 
+import attrs
 from interruption import (
-    JSON,
     DecodeError,
     InterruptionError,
     Mismatch,
     ProblemCode,
-    Resume,
     ResumeRejected,
     Session,
     SqliteStore,
@@ -38,7 +36,7 @@ from interruption import (
     unstructure,
 )
 from interruption.http import problem_body, status_of
-from interruption.inbox import create_app
+from interruption.inbox import ResumeRequest, create_app
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -46,7 +44,7 @@ from starlette.routing import Mount, Route
 
 from examples.service.agent import Agent
 
-__all__ = ["create_service"]
+__all__ = ["CancelRequest", "StartRequest", "create_service"]
 
 
 def _who(request: Request) -> str | None:
@@ -58,19 +56,28 @@ def _problem(error: InterruptionError) -> JSONResponse:
     return JSONResponse(problem_body(error), status_code=status_of(error))
 
 
-async def _body(request: Request) -> dict[str, JSON]:
-    """The request's JSON object.
+@attrs.frozen
+class StartRequest:
+    """The body of ``POST /runs``.
 
-    Raises:
-        DecodeError: if it is not one.
+    Attributes:
+        text: What the user asks the agent.
     """
-    try:
-        body = json.loads(await request.body())
-    except ValueError:
-        raise DecodeError([Mismatch("$", "a JSON object", "malformed text")]) from None
-    if not isinstance(body, dict):
-        raise DecodeError([Mismatch("$", "a JSON object", type(body).__name__)])
-    return body
+
+    text: str
+
+
+@attrs.frozen
+class CancelRequest:
+    """The body of ``POST /runs/{id}/cancel``.
+
+    Attributes:
+        reason: Why, in words the model reads.
+        turn_id: The turn cancelled; the latest when None.
+    """
+
+    reason: str
+    turn_id: int | None = None
 
 
 def _agent(request: Request) -> Agent:
@@ -84,11 +91,11 @@ def _run(request: Request) -> Session:
 async def start(request: Request) -> Response:
     """``POST /runs``: start a run with ``{"text": ...}``; 201 and what it awaits."""
     try:
-        body = await _body(request)
-        text = body.get("text")
-        if not isinstance(text, str) or not text.strip():
-            raise DecodeError([Mismatch("$.text", "non-blank text", json.dumps(text))])
-        session = await _agent(request).start(text)
+        sent = loads(await request.body(), StartRequest)
+        if not sent.text.strip():
+            got = repr(sent.text)
+            raise DecodeError([Mismatch("$.text", "non-blank text", got)])
+        session = await _agent(request).start(sent.text)
     except InterruptionError as error:
         return _problem(error)
     pending = await session.pending_state()
@@ -111,12 +118,10 @@ async def answer(request: Request) -> Response:
     """``POST /runs/{id}/answer``: ``{"turn_id", "resume"}``, through the validator."""
     session = _run(request)
     try:
-        body = await _body(request)
-        turn_id = body.get("turn_id")
-        if type(turn_id) is not int:
-            raise DecodeError([Mismatch("$.turn_id", "a turn id", json.dumps(turn_id))])
-        resume = loads(json.dumps(body.get("resume")), Resume)
-        result = await session.resume(resume, turn_id=turn_id, principal=_who(request))
+        sent = loads(await request.body(), ResumeRequest)
+        result = await session.resume(
+            sent.resume, turn_id=sent.turn_id, principal=_who(request)
+        )
     except InterruptionError as error:
         return _problem(error)
     return JSONResponse(
@@ -133,14 +138,8 @@ async def cancel(request: Request) -> Response:
     """``POST /runs/{id}/cancel``: ``{"reason", "turn_id"?}``."""
     session = _run(request)
     try:
-        body = await _body(request)
-        reason, turn_id = body.get("reason"), body.get("turn_id")
-        if not isinstance(reason, str) or type(turn_id) not in {int, type(None)}:
-            got = json.dumps({"reason": reason, "turn_id": turn_id})
-            expected = "a reason and an optional turn id"
-            raise DecodeError([Mismatch("$", expected, got)])
-        turn = turn_id if isinstance(turn_id, int) else None
-        await session.cancel(reason, turn_id=turn, principal=_who(request))
+        sent = loads(await request.body(), CancelRequest)
+        await session.cancel(sent.reason, turn_id=sent.turn_id, principal=_who(request))
     except InterruptionError as error:
         return _problem(error)
     return JSONResponse({"session": session.id, "cancelled": True})

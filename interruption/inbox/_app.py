@@ -36,7 +36,6 @@ from interruption import (
     Approve,
     AuditEvent,
     Confirm,
-    DecodeError,
     InterruptedTurn,
     InterruptionError,
     PendingInterrupt,
@@ -63,6 +62,7 @@ __all__ = [
     "InboxItem",
     "OpenSession",
     "PrincipalOf",
+    "ResumeRequest",
     "answer_as",
     "create_app",
     "from_cookie",
@@ -798,15 +798,12 @@ class _Inbox:
                 },
                 status_code=403,
             )
-        body = await request.body()
-        try:
-            sent = _read_resume_body(body)
-        except DecodeError as error:
-            return _problem(error)
-        turn_id, resume = sent
         session = self.config.open_session(request.path_params["session"])
         try:
-            result = await session.resume(resume, turn_id=turn_id, principal=principal)
+            sent = loads(await request.body(), ResumeRequest)
+            result = await session.resume(
+                sent.resume, turn_id=sent.turn_id, principal=principal
+            )
         except InterruptionError as error:
             return _problem(error)
         following = result.turn
@@ -863,47 +860,20 @@ def _problem(error: InterruptionError) -> JSONResponse:
     return JSONResponse(problem_body(error), status_code=status_of(error))
 
 
-_RESUME_BODY_KEYS: Final = frozenset({"turn_id", "resume"})
+@final
+@attrs.frozen
+class ResumeRequest:
+    """The body of ``POST /api/sessions/{id}/resume``, read by `loads` (strict).
 
+    Its JSON Schema is ``json_schema(ResumeRequest)``.
 
-def _read_resume_body(body: bytes) -> tuple[int, Resume]:
-    """``{"turn_id": n, "resume": {...}}``, read strictly.
-
-    Raises:
-        DecodeError: naming every problem, at its path.
+    Attributes:
+        turn_id: The turn the answers are for (from the pending JSON).
+        resume: The answers, one entry per interrupt of the turn.
     """
-    try:
-        document = json.loads(body)
-    except ValueError:
-        from interruption import Mismatch  # noqa: PLC0415 - on the error path
 
-        raise DecodeError(
-            [Mismatch("$", "a JSON document", "malformed text")]
-        ) from None
-    from interruption import Mismatch  # noqa: PLC0415 - on the error path
-
-    if not isinstance(document, dict):
-        raise DecodeError([Mismatch("$", "an object", type(document).__name__)])
-    problems = [
-        Mismatch(f"$.{key}", "no such field", f"unknown field {key!r}")
-        for key in document
-        if key not in _RESUME_BODY_KEYS
-    ]
-    turn_id = document.get("turn_id")
-    if type(turn_id) is not int or turn_id < 1:
-        problems.append(
-            Mismatch("$.turn_id", "a turn id, an integer from 1", repr(turn_id))
-        )
-    if problems:
-        raise DecodeError(problems)
-    try:
-        resume = loads(json.dumps(document.get("resume")), Resume)
-    except DecodeError as error:
-        raise DecodeError(
-            Mismatch(f"$.resume{m.path[1:]}", m.expected, m.got) for m in error.problems
-        ) from None
-    assert isinstance(turn_id, int)
-    return turn_id, resume
+    turn_id: int
+    resume: Resume
 
 
 def _resume_of(entries: Sequence[_Entry]) -> Resume:

@@ -169,6 +169,7 @@ class TestResumeApi:
             (b"{", "$"),
             (b"[]", "$"),
             (b'{"turn_id": "1", "resume": {}, "x": 1}', "$.x"),
+            (b'{"turn_id": 1, "turn_id": 2, "resume": {}}', "$"),
             (b'{"turn_id": 1, "resume": {"respond": 1}}', "$.resume.respond"),
         ],
     )
@@ -185,6 +186,15 @@ class TestResumeApi:
         assert answer.status_code == 400
         assert answer.json()["type"] == "decode_error"
         assert any(p["path"] == path for p in answer.json()["problems"])
+
+    def test_a_turn_id_out_of_range_is_400(self, world: World) -> None:
+        """A turn id the store cannot hold is the session's invalid_argument."""
+        session = world.start("pay 50000")
+        answer = world.client().post(
+            f"/api/sessions/{session.id}/resume", json={"turn_id": 0, "resume": {}}
+        )
+        assert answer.status_code == 400
+        assert answer.json()["type"] == "invalid_argument"
 
     def test_cross_site_posts_are_refused(self, world: World) -> None:
         """A form-encoded or foreign-origin POST to the API is a 403."""
