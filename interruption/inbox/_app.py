@@ -211,6 +211,13 @@ def _kind_label(pending: PendingInterrupt) -> str:
     }[str(unstructure(pending.kind)["type"])]  # type: ignore[index, call-overload]
 
 
+def _asks(pending: PendingInterrupt) -> str | None:
+    """What a pause asks, in its payload's words (a prompt's text), or None."""
+    payload = pending.payload
+    text = payload.get("text") if isinstance(payload, dict) else None
+    return text if isinstance(text, str) and text else None
+
+
 def answer_as(pending: PendingInterrupt) -> dict[str, JSON]:
     """What an answer to *pending* must carry, for a client in any language.
 
@@ -533,6 +540,7 @@ class _Inbox:
             total=len(items),
             principal=principal,
             kind_label=_kind_label,
+            asks=_asks,
         )
 
     async def turn(self, request: Request) -> Response:

@@ -327,6 +327,10 @@ class TestAnswering:
         expect(page.locator("p.question")).to_contain_text("<img src=x onerror=")
         assert page.title() != "pwned"
         assert page.locator("main script, main img").count() == 0
+        page.goto(inbox.served.url)  # the list shows the question too, as text
+        expect(page.locator(f"a[href$='{session.id}']")).to_contain_text("onerror=")
+        assert page.title() != "pwned"
+        assert page.locator("main script, main img").count() == 0
 
 
 class TestAccessible:
