@@ -88,6 +88,23 @@ WINDOW: Final[dict[str, JSON]] = {
 """What a person gives ``deploy`` to run it again: when, and release tags."""
 
 
+SLOTS: Final[dict[str, JSON]] = {
+    "anyOf": [
+        {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"day": {"type": "string"}, "hour": {"type": "integer"}},
+                "required": ["day", "hour"],
+                "additionalProperties": False,
+            },
+        },
+        {"type": "null"},
+    ]
+}
+"""An answer beyond form fields (a union): the page gives it a JSON editor."""
+
+
 def _tools(sent: list[JSON]) -> list[Tool[JSON, JSON, JSON]]:
     @tool(
         input={
@@ -130,7 +147,13 @@ def _tools(sent: list[JSON]) -> list[Tool[JSON, JSON, JSON]]:
         input={"type": "object"},
         output=ROOM,
     )
-    return [transfer_money, send_email, deploy, ask_user, book_room]
+    plan_slots = define_interrupt(
+        "plan_slots",
+        "Ask the human for meeting slots, or none.",
+        input={"type": "object"},
+        output=SLOTS,
+    )
+    return [transfer_money, send_email, deploy, ask_user, book_room, plan_slots]
 
 
 def _confirm(title: str, text: str) -> JSON:
@@ -156,6 +179,9 @@ def _calls(text: str) -> tuple[ToolRequest, ...]:
     if "email" in words:
         draft: JSON = {"to": "team@example.com", "subject": "Status", "urgent": False}
         return (ToolRequest("send_email", input=draft),)
+    if "slots" in words:
+        question = {"title": "Slots", "text": "Which slots suit you?"}
+        return (ToolRequest("plan_slots", input=question),)
     if "deploy" in words:
         return (ToolRequest("deploy", input={"service": "billing"}),)
     if "script" in words:

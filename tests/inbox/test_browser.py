@@ -213,6 +213,28 @@ class TestAnswering:
         _shot(page, "problem")
         assert inbox.trail(session) == ["paused"]  # checked before sending
 
+    def test_a_json_editor_for_what_fields_cannot_hold(
+        self, inbox: Inbox, page: Page
+    ) -> None:
+        """A union schema gets a JSON editor, checked as typed and by the validator."""
+        session = inbox.start("slots")
+        _open(page, inbox, session)
+        editor = page.get_by_role("textbox", name="Your answer")
+        editor.fill('[{"day": "Mon", "hour": 9')
+        expect(editor).to_have_attribute("aria-invalid", "true")
+        _send(page)
+        expect(page.get_by_role("alert").first).to_contain_text("expected a JSON value")
+        editor = page.get_by_role("textbox", name="Your answer")
+        editor.fill('[{"day": "Mon", "hour": "9"}]')
+        _send(page)
+        expect(page.get_by_role("alert").first).to_contain_text("hour")
+        editor = page.get_by_role("textbox", name="Your answer")
+        editor.fill('[{"day": "Mon", "hour": 9}]')
+        expect(editor).to_have_attribute("aria-invalid", "false")
+        _send(page)
+        expect(page.get_by_role("status")).to_contain_text("accepted")
+        assert inbox.output(session, "plan_slots") == [{"day": "Mon", "hour": 9}]
+
     def test_an_edit(self, inbox: Inbox, page: Page) -> None:
         """An edit is reviewed as a diff of the arguments, then runs as edited."""
         session = inbox.start("email")
