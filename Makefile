@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # Every extra, so the suite runs what users install (tests/test_packaging.py).
-EXTRAS := fast,postgres,testing,langgraph,pydantic-ai,openai-agents,mcp,genkit,google-adk
+EXTRAS := fast,postgres,testing,langgraph,pydantic-ai,openai-agents,mcp,genkit,google-adk,inbox
 
 .PHONY: test check lint typecheck pytest docs package bench demo schemas fuzz clean
 
@@ -73,6 +73,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/store.py
 	$(BIN)/python benchmarks/adapters.py
 	$(BIN)/python benchmarks/import_time.py
+	$(BIN)/python benchmarks/inbox.py
 
 schemas: $(STAMP)
 	$(BIN)/python -m interruption._schemas schemas

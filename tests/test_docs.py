@@ -114,3 +114,14 @@ class TestReadme:
         for extra, requirements in extras.items():
             if requirements and extra != "orjson":  # orjson: an alias of fast
                 assert f'pip install "interruption[{extra}]"' in readme, extra
+
+
+def test_the_serving_page_shows_the_official_status_table() -> None:
+    """Every row of the page's status tables is `interruption.http`'s, and all are."""
+    from interruption.http import ERROR_STATUS, PROBLEM_STATUS  # noqa: PLC0415
+
+    text = (_ROOT / "docs" / "serving.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `([a-z_]+)` \| (\d{3}) \|$", text, re.MULTILINE))
+    official = {code.value: status for code, status in PROBLEM_STATUS.items()}
+    official.update(ERROR_STATUS)
+    assert {code: int(status) for code, status in rows.items()} == official
