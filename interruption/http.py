@@ -121,7 +121,8 @@ ERROR_STATUS: Final[Mapping[str, int]] = {
 
 A ``schema_error`` or a ``tool_contract_error`` reaching a handler means a
 schema or a tool of the server's own is broken, and an ``extra_missing``
-an install that lacks an extra: a 500, not the client's fault. A code missing here (a third party's subclass) is `SERVER_ERROR`.
+an install that lacks an extra: a 500, not the client's fault. A code
+missing here (a third party's subclass) is `SERVER_ERROR`.
 """
 
 SERVER_ERROR: Final = 500
