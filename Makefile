@@ -17,6 +17,13 @@ $(STAMP): pyproject.toml
 # About 7-10 minutes on an idle 2-core machine; starts PostgreSQL (tests/_postgres.py).
 test: $(STAMP) lint typecheck pytest docs package
 
+# Lint, format, and the import contract (pyproject's [tool.importlinter]):
+# the layers stand on their own floors, adapters use the public API.
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache
+
 # The quick gate, under 2 minutes: lint, types and the fast tests. It skips
 # PostgreSQL, the browser, the slow documents, the multi-process races, the
 # subprocess import checks and the adapters (their suites and pages import

@@ -45,7 +45,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final, cast
 
-from interruption import JSON
+from interruption._json import JSON
 from interruption.errors import (
     DecodeError,
     InterruptionError,

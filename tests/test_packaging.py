@@ -217,3 +217,24 @@ class TestDistribution:
         for tool in ("mkdocs-material", "mkdocstrings", "build", "twine"):
             specifier = names[canonicalize_name(tool)].specifier
             assert any(spec.operator == "<" for spec in specifier), tool
+
+
+def test_every_gate_make_test_names_has_a_rule() -> None:
+    """`make test` and `make check` name only targets the Makefile defines."""
+    text = (_ROOT / "Makefile").read_text(encoding="utf-8")
+    rules = set(re.findall(r"^([a-z]+):", text, re.MULTILINE))
+    for gate in ("test", "check"):
+        (line,) = re.findall(rf"^{gate}:(.*)$", text, re.MULTILINE)
+        names = {name for name in line.split() if not name.startswith("$")}
+        assert names <= rules, f"{gate} names {names - rules}, which no rule makes"
+
+
+def test_lint_holds_the_import_contract() -> None:
+    """`make lint` runs ruff and the import contract of pyproject's importlinter."""
+    text = (_ROOT / "Makefile").read_text(encoding="utf-8")
+    (body,) = re.findall(r"^lint:.*\n((?:\t.*\n)+)", text, re.MULTILINE)
+    assert "ruff check" in body
+    assert "lint-imports" in body
+    config = tomllib.loads((_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    assert {contract["id"] for contract in contracts} == {"layers", "adapters-public"}
