@@ -326,13 +326,13 @@ async def kept_records_read_back_exactly(store: Store) -> None:
         await store.keep(key, record, None)
     for key, record in records.items():
         assert await store.kept(key) == record, key
-    refused = (
+    refused: tuple[tuple[str, object], ...] = (
         ("too-large", b"x" * (MAX_RECORD_BYTES + 1)),
         ("text", "not bytes"),
         ("buffer", bytearray(b"not bytes either")),
     )
-    for key, record in refused:
-        error = await _raised(store.keep(key, record, None))  # type: ignore[arg-type]
+    for key, wrong in refused:
+        error = await _raised(store.keep(key, wrong, None))  # type: ignore[arg-type]
         assert isinstance(error, InvalidArgument), f"{key}: got {error!r}"
         assert error.where == "keep: record"
         assert await store.kept(key) is None
