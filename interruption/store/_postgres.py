@@ -1097,8 +1097,8 @@ class PostgresStore:
                 "ON CONFLICT (key) DO NOTHING",
                 (key, record, _utc(keep_until)),
             )
-            if cursor.rowcount != 1:
-                raise taken(key)
+        if cursor.rowcount != 1:
+            raise taken(key)
 
     async def kept(self, key: str) -> bytes | None:
         """Return the record kept under *key*.
