@@ -11,7 +11,14 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from interruption.store._base import MAX_REJECTED, AuditEvent, AuditKind, Listed, Store
+from interruption.store._base import (
+    MAX_RECORD_BYTES,
+    MAX_REJECTED,
+    AuditEvent,
+    AuditKind,
+    Listed,
+    Store,
+)
 
 if TYPE_CHECKING:
     from interruption.store._memory import MemoryStore
@@ -19,6 +26,7 @@ if TYPE_CHECKING:
     from interruption.store._sqlite import SqliteStore
 
 __all__ = [
+    "MAX_RECORD_BYTES",
     "MAX_REJECTED",
     "AuditEvent",
     "AuditKind",
