@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from interruption.audit import AuditEvent, AuditKind
 from interruption.errors import ExtraMissing
-from interruption.store._base import MAX_REJECTED, Listed, Store
+from interruption.store._base import MAX_RECORD_BYTES, MAX_REJECTED, Listed, Store
 
 if TYPE_CHECKING:
     from interruption.store._memory import MemoryStore
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from interruption.store._sqlite import SqliteStore
 
 __all__ = [
+    "MAX_RECORD_BYTES",
     "MAX_REJECTED",
     "AuditEvent",
     "AuditKind",
