@@ -1,0 +1,1 @@
+"""The agent service over LangGraph: the same endpoints, the LangGraph adapter."""
