@@ -22,7 +22,11 @@ from typing import TYPE_CHECKING, ClassVar, Final, Literal, TypeVar
 import attrs
 import cattrs
 from cattrs.errors import ClassValidationError
-from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn
+from cattrs.gen import (
+    make_dict_structure_fn,
+    make_dict_structure_fn_from_attrs,
+    make_dict_unstructure_fn,
+)
 
 from interruption._json import (
     JSON,
@@ -226,6 +230,49 @@ def _field_names(cls: type) -> list[str]:
     return names if record_tag(cls) is None else ["type", *names]
 
 
+def _checked_object(
+    wire: type, made: type, inner: Callable[[object, type], object]
+) -> Callable[[object, type], object]:
+    """The hook that builds *made* from the wire form of record *wire*.
+
+    *inner* is cattrs' generated function, which reads the fields and
+    calls *made*'s ``__init__``; around it, the value must be an object
+    with *wire*'s tag and no key but its fields.
+    """
+    tag = record_tag(wire)
+    name = made.__name__
+    known = _field_names(wire)
+    allowed = frozenset(known)
+
+    def unknown(value: dict[str, object]) -> list[Mismatch]:
+        return [
+            Mismatch(
+                child_path("", key),
+                "only the fields " + ", ".join(known),
+                f"unknown field {key!r}",
+            )
+            for key in value
+            if key not in allowed
+        ]
+
+    def structure_record(value: object, _: type) -> object:
+        if type(value) is not dict:
+            raise _invalid(f"an object ({name})", value)
+        if tag is not None:
+            found = value.get("type", _MISSING)
+            if type(found) is not str or found != tag:
+                raise _Invalid([_tag_mismatch(found, repr(tag))])
+        try:
+            result = inner(value, made)
+        except Exception as error:  # noqa: BLE001 - translated, path added
+            raise _Invalid(mismatches(error, "") + unknown(value)) from None
+        if value.keys() <= allowed:
+            return result
+        raise _Invalid(unknown(value))
+
+    return structure_record
+
+
 class _Converter:
     """The codec's one cattrs converter, with its strict hooks.
 
@@ -267,7 +314,7 @@ class _Converter:
         conv.register_structure_hook_factory(_is_mapping, self._mapping_hook)
         conv.register_structure_hook_factory(attrs.has, self._record_hook)
         conv.register_unstructure_hook_factory(attrs.has, self._plain_record)
-        conv.register_structure_hook(Interrupted, self._structure_interrupted)
+        conv.register_structure_hook(Interrupted, self._interrupted_hook())
         conv.register_structure_hook(ResumeRejected, self._structure_rejected)
         # Both keep their wire fields as attributes of the same names.
         conv.register_unstructure_hook_factory(
@@ -282,38 +329,16 @@ class _Converter:
     def _record_hook(self, cls: type) -> Callable[[object, type], object]:
         inner: Callable[[object, type], object]
         inner = make_dict_structure_fn(cls, self.converter)  # type: ignore[assignment]
-        tag = record_tag(cls)
-        name = cls.__name__
-        known = _field_names(cls)
-        allowed = frozenset(known)
+        return _checked_object(cls, cls, inner)
 
-        def unknown(value: dict[str, object]) -> list[Mismatch]:
-            return [
-                Mismatch(
-                    child_path("", key),
-                    "only the fields " + ", ".join(known),
-                    f"unknown field {key!r}",
-                )
-                for key in value
-                if key not in allowed
-            ]
-
-        def structure_record(value: object, _: type) -> object:
-            if type(value) is not dict:
-                raise _invalid(f"an object ({name})", value)
-            if tag is not None:
-                found = value.get("type", _MISSING)
-                if type(found) is not str or found != tag:
-                    raise _Invalid([_tag_mismatch(found, repr(tag))])
-            try:
-                result = inner(value, cls)
-            except Exception as error:  # noqa: BLE001 - translated, path added
-                raise _Invalid(mismatches(error, "") + unknown(value)) from None
-            if value.keys() <= allowed:
-                return result
-            raise _Invalid(unknown(value))
-
-        return structure_record
+    def _interrupted_hook(self) -> Callable[[object, type], object]:
+        """`Interrupted`, built by its own ``__init__`` from its wire fields."""
+        attrs.resolve_types(InterruptedWire)
+        inner: Callable[[object, type], object]
+        inner = make_dict_structure_fn_from_attrs(  # type: ignore[assignment]
+            list(attrs.fields(InterruptedWire)), Interrupted, self.converter
+        )
+        return _checked_object(InterruptedWire, Interrupted, inner)
 
     def _plain_record(self, cls: type) -> Callable[[object], JSON]:
         inner: Callable[[object], dict[str, JSON]]
@@ -326,20 +351,6 @@ class _Converter:
             return {"type": tag, **inner(record)}
 
         return plain_tagged
-
-    def _structure_interrupted(self, value: object, _: type) -> Interrupted:
-        if type(value) is not dict:
-            raise _invalid("an object (Interrupted)", value)
-        wire = self.converter.structure(value, InterruptedWire)
-        try:
-            return Interrupted(wire.kind, wire.payload)
-        except PayloadError as error:  # deeper than a payload may be
-            raise _Invalid(
-                [
-                    Mismatch(".payload" + found.path[1:], found.expected, found.got)
-                    for found in error.problems
-                ]
-            ) from None
 
     def _structure_rejected(self, value: object, _: type) -> ResumeRejected:
         if type(value) is not dict:
@@ -449,17 +460,19 @@ def mismatches(error: BaseException, path: str = "$") -> list[Mismatch]:
         ]
     if isinstance(error, ClassValidationError):
         found: list[Mismatch] = []
-        fields = attrs.fields_dict(error.cl)
         with_notes, without = error.group_exceptions()
         for inner, note in with_notes:
             where = child_path(path, note.name)
             if isinstance(inner, KeyError):
-                field_type = fields[note.name].type
-                found.append(Mismatch(where, describe_type(field_type), "nothing"))
+                found.append(Mismatch(where, describe_type(note.type), "nothing"))
             else:
                 found.extend(mismatches(inner, where))
         for inner in without:
-            found.extend(mismatches(inner, path))
+            # `Interrupted` checks its payload itself, at its own "$".
+            at_payload = error.cl is Interrupted and isinstance(inner, PayloadError)
+            found.extend(
+                mismatches(inner, child_path(path, "payload") if at_payload else path)
+            )
         return found
     if isinstance(error, FieldError):
         return [Mismatch(child_path(path, error.field), error.expected, error.got)]

@@ -308,41 +308,64 @@ class NotJSON(ValueError):
     """`frozen_json`'s refusal: the value is not JSON (`json_problems` says why)."""
 
 
-def frozen_json(value: object, max_depth: int = MAX_DEPTH) -> JSON:  # noqa: C901 - one walk
+def frozen_json(value: object, max_depth: int = MAX_DEPTH) -> JSON:  # noqa: C901, PLR0912
     """`frozen` of *value*, if it is JSON within *max_depth*: one walk for both.
 
-    The check and the copy a record makes of a JSON field, in one pass.
+    The check and the copy a record makes of a JSON field, in one pass;
+    a scalar inside a container is judged in line (`_bad_leaf`), so only
+    a container costs a call.
 
     Raises:
         NotJSON: if *value* is not JSON (then `json_problems` names where).
     """
-    kind = type(value)
-    if kind is dict:
+    if type(value) is dict:
         if max_depth <= 0:
             raise NotJSON
-        source = typing.cast("dict[object, object]", value)
-        made = FrozenObject(source)  # type: ignore[arg-type]  # checked below
-        for key, item in source.items():
+        made = FrozenObject(value)  # checked below
+        for key, item in value.items():
             if type(key) is not str or (not key.isascii() and _has_lone_surrogate(key)):
                 raise NotJSON
-            if type(item) not in _LEAVES:
+            kind = type(item)
+            if kind is str:
+                if not item.isascii() and _has_lone_surrogate(item):
+                    raise NotJSON
+            elif kind in _CONTAINERS:
                 _set_item(made, key, frozen_json(item, max_depth - 1))
-            elif not _is_json_item(item, max_depth):
+            elif _bad_leaf(item):
                 raise NotJSON
         return made
-    if kind is list:
+    if type(value) is list:
         if max_depth <= 0:
             raise NotJSON
-        items = list(typing.cast("list[object]", value))
+        items = list(value)
         for index, item in enumerate(items):
-            if type(item) not in _LEAVES:
+            kind = type(item)
+            if kind is str:
+                if not item.isascii() and _has_lone_surrogate(item):
+                    raise NotJSON
+            elif kind in _CONTAINERS:
                 items[index] = frozen_json(item, max_depth - 1)
-            elif not _is_json_item(item, max_depth):
+            elif _bad_leaf(item):
                 raise NotJSON
-        return FrozenArray(items)  # type: ignore[arg-type]  # checked above
+        return FrozenArray(items)  # checked above
     if is_json(value, max_depth):  # a scalar, or JSON a record froze already
         return value  # type: ignore[return-value]
     raise NotJSON
+
+
+_CONTAINERS: Final = frozenset({dict, list, FrozenObject, FrozenArray})
+
+
+def _bad_leaf(item: object) -> bool:
+    """Whether *item*, found in a container, is not a JSON scalar."""
+    kind = type(item)
+    if kind is int:
+        return not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER  # type: ignore[operator]
+    if kind is bool or item is None:
+        return False
+    if kind is float:
+        return not math.isfinite(item)  # type: ignore[arg-type]
+    return bool(json_problems(item, max_depth=0))
 
 
 def json_problems(
