@@ -1288,6 +1288,37 @@ class TestOnePath:
         assert loads(message, Message, max_depth=MAX_DEPTH + 8).text == "hi"
 
 
+@attrs.frozen
+class Described:
+    """A record holding a JSON object without a converter of its own.
+
+    Attributes:
+        schema: Any JSON object.
+    """
+
+    schema: dict[str, JSON]
+
+
+class TestJsonObjects:
+    def test_a_json_object_field_takes_an_object(self) -> None:
+        """A ``dict[str, JSON]`` field takes any object, and refuses the rest."""
+        assert structure({"schema": {"a": [1]}}, Described) == Described({"a": [1]})
+        assert _refused_at({"schema": [1]}, Described) == ["$.schema"]
+        with pytest.raises(DecodeError, match="expected an object, got an array"):
+            loads('{"schema": [1]}', Described)
+
+    def test_a_pause_words_its_payload_at_its_path(self) -> None:
+        """A payload too deep for a pause is refused at ``$.payload``, inside."""
+        deep = "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1)
+        document = '{"kind": {"type": "custom"}, "payload": ' + deep + "}"
+        with pytest.raises(DecodeError) as caught:
+            loads(document, Interrupted, max_depth=MAX_DEPTH + 8)
+        assert caught.value.problems[0].path.startswith("$.payload[0]")
+        assert caught.value.problems[0].expected == (
+            f"at most {MAX_DEPTH} levels of nesting"
+        )
+
+
 class TestEncodingShapes:
     def test_fields_by_class_and_by_item(self) -> None:
         """Optional date-times and enums, nested lists and maps of records encode."""
