@@ -26,9 +26,9 @@ from interruption._json import (
     MAX_SAFE_INTEGER,
     FrozenArray,
     FrozenObject,
+    NotJSON,
     child_path,
     describe,
-    NotJSON,
     frozen,
     frozen_json,
     is_json,
@@ -188,7 +188,7 @@ def _maybe_json() -> st.SearchStrategy[object]:
         leaves,
         lambda inner: st.one_of(
             st.lists(inner, max_size=4),
-            st.dictionaries(bad_keys, inner, max_size=4),  # type: ignore[arg-type]
+            st.dictionaries(bad_keys, inner, max_size=4),
         ),
         max_leaves=12,
     )
