@@ -155,7 +155,7 @@ def string(_instance: object, attribute: attrs.Attribute[str], value: str) -> No
     """
     if not isinstance(value, str):
         raise _not_a_string(attribute, value)
-    if not is_json(value):
+    if not value.isascii() and not is_json(value):  # a lone surrogate
         raise _not_json(value, f"$.{attribute.name}")
 
 
@@ -171,7 +171,7 @@ def non_empty(_instance: object, attribute: attrs.Attribute[str], value: str) ->
         raise _not_a_string(attribute, value)
     if not value:
         raise _refused(attribute.name, "a non-empty string", "''")
-    if not is_json(value):
+    if not value.isascii() and not is_json(value):  # a lone surrogate
         raise _not_json(value, f"$.{attribute.name}")
 
 
