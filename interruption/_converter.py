@@ -20,13 +20,6 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, ClassVar, Final, Literal, TypeVar
 
 import attrs
-import cattrs
-from cattrs.errors import ClassValidationError
-from cattrs.gen import (
-    make_dict_structure_fn,
-    make_dict_structure_fn_from_attrs,
-    make_dict_unstructure_fn,
-)
 
 from interruption._json import (
     JSON,
@@ -50,6 +43,8 @@ from interruption.kinds import InterruptionKind
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    import cattrs
 
 T = TypeVar("T")
 
@@ -152,7 +147,7 @@ def _unstructure_datetime(value: datetime) -> str:
 
 
 def _json(value: object, _: object) -> JSON:
-    return value  # type: ignore[return-value]  # checked by parse() or structure()
+    return value  # type: ignore[return-value]  # checked by the record that keeps it
 
 
 def _identity(value: JSON) -> JSON:
@@ -282,6 +277,8 @@ class _Converter:
     """
 
     def __init__(self) -> None:
+        import cattrs  # noqa: PLC0415 - slow to import: when first used
+
         conv = cattrs.Converter(
             detailed_validation=True,
             # A tuple field is written as a JSON array.
@@ -328,6 +325,8 @@ class _Converter:
 
     def _record_hook(self, cls: type) -> Callable[[object, type], object]:
         inner: Callable[[object, type], object]
+        from cattrs.gen import make_dict_structure_fn  # noqa: PLC0415 - as __init__
+
         inner = make_dict_structure_fn(cls, self.converter)  # type: ignore[assignment]
         return _checked_object(cls, cls, inner)
 
@@ -335,6 +334,8 @@ class _Converter:
         """`Interrupted`, built by its own ``__init__`` from its wire fields."""
         attrs.resolve_types(InterruptedWire)
         inner: Callable[[object, type], object]
+        from cattrs.gen import make_dict_structure_fn_from_attrs  # noqa: PLC0415
+
         inner = make_dict_structure_fn_from_attrs(  # type: ignore[assignment]
             list(attrs.fields(InterruptedWire)), Interrupted, self.converter
         )
@@ -342,6 +343,8 @@ class _Converter:
 
     def _plain_record(self, cls: type) -> Callable[[object], JSON]:
         inner: Callable[[object], dict[str, JSON]]
+        from cattrs.gen import make_dict_unstructure_fn  # noqa: PLC0415 - as __init__
+
         inner = make_dict_unstructure_fn(cls, self.converter)
         tag = record_tag(cls)
         if tag is None:
@@ -458,6 +461,8 @@ def mismatches(error: BaseException, path: str = "$") -> list[Mismatch]:
             Mismatch(path + found.path, found.expected, found.got)
             for found in error.mismatches
         ]
+    from cattrs.errors import ClassValidationError  # noqa: PLC0415 - as _Converter
+
     if isinstance(error, ClassValidationError):
         found: list[Mismatch] = []
         with_notes, without = error.group_exceptions()
@@ -485,7 +490,10 @@ def mismatches(error: BaseException, path: str = "$") -> list[Mismatch]:
     return [Mismatch(path, "a valid value", f"{type(error).__name__}: {error}")]
 
 
-_CONVERTER: Final = _Converter().converter
+@functools.cache
+def converter() -> cattrs.Converter:
+    """The codec's one converter, built when first used (cattrs is slow to import)."""
+    return _Converter().converter
 
 
 def structure_value(value: JSON, cls: type[T]) -> T:
@@ -495,10 +503,11 @@ def structure_value(value: JSON, cls: type[T]) -> T:
         DecodeError: naming every problem, with its JSON path.
     """
     try:
-        return _CONVERTER.structure(value, cls)
+        return converter().structure(value, cls)
     except Exception as error:  # noqa: BLE001 - translated into DecodeError
         raise DecodeError(mismatches(error)) from None
 
 
-plain: Final[Callable[[object], JSON]] = _CONVERTER.unstructure
-"""The wire form of a record as a JSON value (see `wire.unstructure`)."""
+def plain(obj: object) -> JSON:
+    """The wire form of a record as a JSON value (see `wire.unstructure`)."""
+    return converter().unstructure(obj)  # type: ignore[no-any-return]
