@@ -311,9 +311,9 @@ class NotJSON(ValueError):
 def frozen_json(value: object, max_depth: int = MAX_DEPTH) -> JSON:  # noqa: C901, PLR0912
     """`frozen` of *value*, if it is JSON within *max_depth*: one walk for both.
 
-    The check and the copy a record makes of a JSON field, in one pass;
-    a scalar inside a container is judged in line (`_bad_leaf`), so only
-    a container costs a call.
+    The check and the copy a record makes of a JSON field, in one pass; a
+    JSON scalar inside a container is judged in line, so only a container
+    (or an unusual value) costs a call.
 
     Raises:
         NotJSON: if *value* is not JSON (then `json_problems` names where).
@@ -325,47 +325,43 @@ def frozen_json(value: object, max_depth: int = MAX_DEPTH) -> JSON:  # noqa: C90
         for key, item in value.items():
             if type(key) is not str or (not key.isascii() and _has_lone_surrogate(key)):
                 raise NotJSON
-            kind = type(item)
-            if kind is str:
-                if not item.isascii() and _has_lone_surrogate(item):
-                    raise NotJSON
-            elif kind in _CONTAINERS:
-                _set_item(made, key, frozen_json(item, max_depth - 1))
-            elif _bad_leaf(item):
+            if _bad_scalar(item):
                 raise NotJSON
+            if type(item) not in _SCALARS:
+                _set_item(made, key, frozen_json(item, max_depth - 1))
         return made
     if type(value) is list:
         if max_depth <= 0:
             raise NotJSON
         items = list(value)
         for index, item in enumerate(items):
-            kind = type(item)
-            if kind is str:
-                if not item.isascii() and _has_lone_surrogate(item):
-                    raise NotJSON
-            elif kind in _CONTAINERS:
-                items[index] = frozen_json(item, max_depth - 1)
-            elif _bad_leaf(item):
+            if _bad_scalar(item):
                 raise NotJSON
+            if type(item) not in _SCALARS:
+                items[index] = frozen_json(item, max_depth - 1)
         return FrozenArray(items)  # checked above
-    if is_json(value, max_depth):  # a scalar, or JSON a record froze already
+    if type(value) in _SCALARS:
+        if _bad_scalar(value):
+            raise NotJSON
         return value  # type: ignore[return-value]
+    if is_json(value, max_depth):  # a frozen value, or a subclass of dict or list
+        return frozen(value)  # type: ignore[arg-type]
     raise NotJSON
 
 
-_CONTAINERS: Final = frozenset({dict, list, FrozenObject, FrozenArray})
+_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
 
 
-def _bad_leaf(item: object) -> bool:
-    """Whether *item*, found in a container, is not a JSON scalar."""
+def _bad_scalar(item: object) -> bool:
+    """Whether *item* is a JSON scalar's type but not JSON; False for the rest."""
     kind = type(item)
+    if kind is str:
+        return not item.isascii() and _has_lone_surrogate(item)  # type: ignore[attr-defined, arg-type]
     if kind is int:
         return not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER  # type: ignore[operator]
-    if kind is bool or item is None:
-        return False
     if kind is float:
         return not math.isfinite(item)  # type: ignore[arg-type]
-    return bool(json_problems(item, max_depth=0))
+    return False
 
 
 def json_problems(

@@ -181,7 +181,10 @@ NOT_JSON_LEAVES: Final = [
 
 
 def _maybe_json() -> st.SearchStrategy[object]:
-    """JSON values, some with a value that is not JSON (or a bad key) inside."""
+    """JSON values, some with a value that is not JSON (or a bad key) inside.
+
+    Some objects are `collections.OrderedDict`s: JSON, held as frozen copies.
+    """
     leaves = st.one_of(json_scalars(), st.sampled_from(NOT_JSON_LEAVES))
     bad_keys = st.one_of(keys(), st.sampled_from(["\udfff", 1]))
     return st.recursive(
@@ -189,6 +192,7 @@ def _maybe_json() -> st.SearchStrategy[object]:
         lambda inner: st.one_of(
             st.lists(inner, max_size=4),
             st.dictionaries(bad_keys, inner, max_size=4),
+            st.dictionaries(keys(), inner, max_size=2).map(collections.OrderedDict),
         ),
         max_leaves=12,
     )
@@ -223,6 +227,17 @@ class TestFrozenJson:
             with pytest.raises(NotJSON):
                 frozen_json(value)
             assert not is_json(value)
+
+    def test_other_mappings_and_sequences_are_frozen_too(self) -> None:
+        """A dict or list subclass is JSON, and held as a frozen copy."""
+        ordered = collections.OrderedDict(a=[1], b=collections.OrderedDict(c=2))
+        made = frozen_json(ordered)
+        assert type(made) is FrozenObject
+        assert made == {"a": [1], "b": {"c": 2}}
+        assert type(made["b"]) is FrozenObject
+        inside = frozen_json({"x": [ordered]})
+        assert inside == {"x": [{"a": [1], "b": {"c": 2}}]}
+        assert type(inside["x"][0]) is FrozenObject  # type: ignore[index]
 
     def test_containers_count_toward_the_depth(self) -> None:
         """An array or object at the depth limit is refused, a scalar is not."""
