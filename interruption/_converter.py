@@ -268,6 +268,21 @@ def _checked_object(
     return structure_record
 
 
+def _json_converters_only(cls: type) -> bool:
+    """Whether each field of *cls* with a converter holds `JSON`.
+
+    Such a converter takes any JSON value and checks it itself (as
+    `interruption._validators.input_json` does): cattrs then hands it the
+    value as it is, without a hook of its own to call first.
+    """
+    hints = typing.get_type_hints(cls)
+    return all(
+        is_json_type(hints[field.name])
+        for field in attrs.fields(cls)
+        if field.converter is not None
+    )
+
+
 class _Converter:
     """The codec's one cattrs converter, with its strict hooks.
 
@@ -327,7 +342,11 @@ class _Converter:
         inner: Callable[[object, type], object]
         from cattrs.gen import make_dict_structure_fn  # noqa: PLC0415 - as __init__
 
-        inner = make_dict_structure_fn(cls, self.converter)  # type: ignore[assignment]
+        inner = make_dict_structure_fn(  # type: ignore[assignment]
+            cls,
+            self.converter,
+            _cattrs_prefer_attrib_converters=_json_converters_only(cls),
+        )
         return _checked_object(cls, cls, inner)
 
     def _interrupted_hook(self) -> Callable[[object, type], object]:
