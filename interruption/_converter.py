@@ -427,16 +427,21 @@ class _Converter:
         def structure_sequence(value: object, _: type) -> object:
             if type(value) is not list:
                 raise _invalid("an array", value)
-            found: list[Mismatch] = []
-            result = []
-            for index, item in enumerate(value):
-                try:
-                    result.append(hook(item, item_type))
-                except Exception as error:  # noqa: BLE001 - translated, path added
-                    found.extend(mismatches(error, f"[{index}]"))
-            if found:
-                raise _Invalid(found)
-            return make(result)
+            made: list[object] = []
+            add = made.append
+            try:
+                for item in value:
+                    add(hook(item, item_type))
+            except Exception as error:  # noqa: BLE001 - translated, path added
+                # The rest of the items, each once, for every problem.
+                found = mismatches(error, f"[{len(made)}]")
+                for index in range(len(made) + 1, len(value)):
+                    try:
+                        hook(value[index], item_type)
+                    except Exception as later:  # noqa: BLE001 - as above
+                        found.extend(mismatches(later, f"[{index}]"))
+                raise _Invalid(found) from None
+            return made if make is list else tuple(made)
 
         return structure_sequence
 
