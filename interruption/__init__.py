@@ -31,6 +31,7 @@ from interruption.errors import (
     ContinuationUnfinished,
     DecodeError,
     EventLoopRunning,
+    ExtraMissing,
     FieldError,
     FieldTypeError,
     Interrupted,
@@ -77,6 +78,7 @@ from interruption.wire import (
 )
 
 if TYPE_CHECKING:
+    from interruption.audit import AuditEvent
     from interruption.loop import (
         Finished,
         FinishReason,
@@ -110,7 +112,7 @@ if TYPE_CHECKING:
     )
     from interruption.sealing import Opened, Sealer
     from interruption.session import Session
-    from interruption.store import AuditEvent, MemoryStore, SqliteStore, Store
+    from interruption.store import MemoryStore, SqliteStore, Store
     from interruption.tools import (
         Tool,
         ToolContext,
@@ -127,6 +129,7 @@ if TYPE_CHECKING:
         admit,
         interrupt_keys,
         pause_key,
+        record_paused,
         refuse,
         unspent,
         validate_and_spend,
@@ -164,7 +167,7 @@ _LAZY: dict[str, str] = {
     "Opened": "interruption.sealing",
     "Sealer": "interruption.sealing",
     "Session": "interruption.session",
-    "AuditEvent": "interruption.store",
+    "AuditEvent": "interruption.audit",
     "MemoryStore": "interruption.store",
     "SqliteStore": "interruption.store",
     "Store": "interruption.store",
@@ -181,6 +184,7 @@ _LAZY: dict[str, str] = {
     "admit": "interruption.validation",
     "interrupt_keys": "interruption.validation",
     "pause_key": "interruption.validation",
+    "record_paused": "interruption.validation",
     "refuse": "interruption.validation",
     "unspent": "interruption.validation",
     "validate_and_spend": "interruption.validation",
@@ -207,6 +211,7 @@ __all__ = [
     "DecodeError",
     "EventLoopRunning",
     "ExpiryAnswer",
+    "ExtraMissing",
     "FieldError",
     "FieldTypeError",
     "FinishReason",
@@ -283,6 +288,7 @@ __all__ = [
     "json_schema",
     "loads",
     "pause_key",
+    "record_paused",
     "refuse",
     "resume_turn",
     "resume_turn_stream",

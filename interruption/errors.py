@@ -24,6 +24,7 @@
         ├── TurnIdTaken (+ ValueError)    a store holds this turn id already
         ├── StoreUnavailable (+ RuntimeError) a store that was closed, or
         │                                 whose database is newer than this library
+        ├── ExtraMissing (+ ImportError)  a name used without the extra it needs
         └── EventLoopRunning (+ RuntimeError) a blocking twin called inside a
                                           running event loop
 
@@ -64,6 +65,7 @@ __all__ = [
     "ArgumentTypeError",
     "DecodeError",
     "EventLoopRunning",
+    "ExtraMissing",
     "FieldError",
     "FieldTypeError",
     "Interrupted",
@@ -598,19 +600,28 @@ class TurnIdTaken(InterruptionError, ValueError):
         self.turn_id = turn_id
 
 
-StoreState: TypeAlias = Literal["closed", "schema_newer"]
-"""Why a store cannot be used: it was closed, or its database's schema is newer
-than this library's (upgrade the library)."""
+StoreState: TypeAlias = Literal["closed", "schema_newer", "busy", "unreachable"]
+"""Why a store cannot be used: it was closed; its database's schema is newer
+than this library's (upgrade the library); it is busy (no pooled connection was
+free, or SQLite's lock was not had, within the store's timeout: retry later);
+or its server cannot be reached or dropped the connection (a write in flight
+then may or may not have been committed: read the state back, or retry the
+same call, which a spent pause answers ``consumed``)."""
 
 
 @final
 class StoreUnavailable(InterruptionError, RuntimeError):
-    """A store that cannot be used: closed, or its database too new.
+    """A store that cannot be used: closed, too new, busy or unreachable.
+
+    Every failure of a store's infrastructure reaches the caller as this
+    error, whatever the driver (the driver's own error is its ``__cause__``).
 
     Attributes:
         code: ``"store_unavailable"``, stable.
         store: Which store (a SQLite file's path, a PostgreSQL schema).
-        reason: ``"closed"`` or ``"schema_newer"``.
+        reason: ``"closed"``, ``"schema_newer"``, ``"busy"`` or
+            ``"unreachable"`` (`StoreState`).
+        detail: What went wrong, without the store's name.
     """
 
     code: ClassVar[str] = "store_unavailable"
@@ -619,3 +630,28 @@ class StoreUnavailable(InterruptionError, RuntimeError):
         super().__init__(f"{store}: {message}")
         self.store = store
         self.reason: StoreState = reason
+        self.detail = message
+
+
+@final
+class ExtraMissing(InterruptionError, ImportError):
+    """A name used without the optional dependency (the extra) it needs.
+
+    `PostgresStore` without psycopg raises it when it is constructed; the
+    name itself can be imported and probed (``hasattr``) on any install.
+
+    Attributes:
+        code: ``"extra_missing"``, stable.
+        needed_by: What needs the extra (``"interruption.store.PostgresStore"``).
+        extra: The extra to install (``"postgres"``).
+    """
+
+    code: ClassVar[str] = "extra_missing"
+
+    def __init__(self, needed_by: str, extra: str, cause: str) -> None:
+        super().__init__(
+            f"{needed_by} needs the [{extra}] extra: "
+            f"pip install 'interruption[{extra}]' ({cause})"
+        )
+        self.needed_by = needed_by
+        self.extra = extra

@@ -24,6 +24,7 @@ from typing import (
 import attrs
 
 from interruption._json import STORED_BYTES, STORED_DEPTH
+from interruption.audit import AuditEvent, AuditKind
 from interruption.errors import InvalidArgument
 from interruption.kinds import ApprovalPending
 from interruption.parts import Message, ToolResponse
@@ -73,18 +74,6 @@ answered; a turn nobody can answer any more, not closed yet (what
 `Session.expire` closes); a continuation that is running or was cut short
 by a crash."""
 
-AuditKind: TypeAlias = Literal[
-    "paused", "accepted", "rejected", "cancelled", "expired", "recovered"
-]
-"""What happened to a turn.
-
-``paused``: it was kept, with what was pending; ``accepted``: a resume
-consumed it; ``rejected``: a resume or a cancel was refused (nothing
-changed); ``cancelled`` and ``expired``: it was closed without a
-continuation; ``recovered``: a continuation cut short by a crash was taken
-up again.
-"""
-
 MAX_ID: Final = 256
 """The longest session id or principal a store takes, in characters."""
 
@@ -101,39 +90,6 @@ MAX_PAGE: Final = 1000
 MAX_REJECTED: Final = 100
 """How many rejected attempts a store keeps per turn; later ones are not
 kept, so refused clients cannot grow storage without limit."""
-
-
-@final
-@attrs.frozen
-class AuditEvent:
-    """One entry of a session's audit trail: what happened to one turn.
-
-    Attributes:
-        session: The session.
-        turn_id: The turn it happened to (for a rejected attempt at a turn
-            the session never had, its latest turn).
-        kind: What happened (`AuditKind`).
-        at: When, by the session's clock.
-        principal: Who acted, when known.
-        codes: The distinct problem codes of a rejected attempt, in the
-            order they were first reported.
-        digest: The SHA-256 of the wire form of the resume that was
-            accepted or rejected (`interruption.wire_digest`), so an
-            attempt can be matched to a request log without the trail
-            keeping what was sent.
-        pending: The ids of the interrupts pending when the turn paused.
-        reason: Why a turn was cancelled.
-    """
-
-    session: str
-    turn_id: int
-    kind: AuditKind
-    at: datetime
-    principal: str | None = None
-    codes: tuple[str, ...] = ()
-    digest: str | None = None
-    pending: tuple[str, ...] = ()
-    reason: str | None = None
 
 
 @final
