@@ -38,7 +38,7 @@ from interruption import (
     Phase,
     ScheduledPause,
 )
-from interruption._converter import structure_checked
+from interruption._converter import structure_value
 from interruption._json import MAX_DEPTH
 from interruption._parse import (
     ENCODE,
@@ -382,7 +382,7 @@ def decode_stages(work: Workload) -> Stages:
                 "    _fast_loads (keys, depth, integers)",
                 lambda: _fast_loads(raw, MAX_DEPTH),
             ),
-            ("  structure_checked", lambda: structure_checked(value, cls, MAX_DEPTH)),
+            ("  structure_value", lambda: structure_value(value, cls)),
             ("    Interrupted(kind, payload) x n", build),
             (
                 "      check_payload(payload) x n",

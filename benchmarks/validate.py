@@ -66,7 +66,7 @@ from interruption import (
     validate_resume,
     wire_digest,
 )
-from interruption._converter import structure_checked
+from interruption._converter import structure_value
 from interruption._json import MAX_DEPTH
 from interruption._parse import ENCODE, parse
 from interruption._schemacheck import _fast, conforms, schema_mismatches
@@ -371,7 +371,7 @@ def stages(work: Workload) -> Stages:
     keys = [(item, ENCODE(schema)) for item, schema, _ in calls]
 
     def structure(value: JSON, cls: type[Resume]) -> Resume:
-        return structure_checked(value, cls, MAX_DEPTH)
+        return structure_value(value, cls)
 
     def unchecked() -> object:
         with attrs.validators.disabled():
@@ -384,7 +384,7 @@ def stages(work: Workload) -> Stages:
             "    parse (orjson + limits)",
             lambda: parse(raw, max_bytes=MAX_BYTES, max_depth=MAX_DEPTH),
         ),
-        ("    structure_checked", lambda: structure(value, Resume)),
+        ("    structure_value", lambda: structure(value, Resume)),
         ("      the same, attrs validators off", unchecked),
         ("  validate_resume(resume, turn)", lambda: validate_resume(resume, turn)),
         (

@@ -264,17 +264,14 @@ def _has_lone_surrogate(text: str) -> bool:
     return False
 
 
-_SCALAR_TYPES: Final = frozenset({type(None), bool, str, float, int})
-
-
-def is_json(value: object, max_depth: int = MAX_DEPTH) -> bool:  # noqa: C901
+def is_json(value: object, max_depth: int = MAX_DEPTH) -> bool:
     """Tell, fast, whether *value* is a JSON value (see `json_problems`)."""
     kind = type(value)
     if kind is dict or kind is FrozenObject:
         if max_depth <= 0:
             return False
         for key, item in value.items():  # type: ignore[attr-defined]
-            if type(key) is not str or not is_json(item, max_depth - 1):
+            if type(key) is not str or not _is_json_item(item, max_depth):
                 return False
             if not key.isascii() and _has_lone_surrogate(key):
                 return False
@@ -282,17 +279,89 @@ def is_json(value: object, max_depth: int = MAX_DEPTH) -> bool:  # noqa: C901
     if kind is list or kind is FrozenArray:
         if max_depth <= 0:
             return False
-        return all(is_json(item, max_depth - 1) for item in value)  # type: ignore[attr-defined]
+        return all(_is_json_item(item, max_depth) for item in value)  # type: ignore[attr-defined]
+    return _is_json_item(value, max_depth + 1)
+
+
+def _is_json_item(item: object, max_depth: int) -> bool:
+    """`is_json` of *item*, inside a container that has *max_depth* left.
+
+    A scalar is judged here, in line: only a container (or an unusual
+    value) costs a call more.
+    """
+    kind = type(item)
     if kind is str:
-        text = typing.cast("str", value)
+        text = typing.cast("str", item)
         return text.isascii() or not _has_lone_surrogate(text)
     if kind is int:
-        return -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER  # type: ignore[operator]
-    if kind is float:
-        return math.isfinite(value)  # type: ignore[arg-type]
-    if kind in _SCALAR_TYPES:
+        return -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER  # type: ignore[operator]
+    if kind is bool or item is None:
         return True
-    return not json_problems(value, max_depth=max_depth)
+    if kind is float:
+        return math.isfinite(item)  # type: ignore[arg-type]
+    if kind is dict or kind is list or kind is FrozenObject or kind is FrozenArray:
+        return is_json(item, max_depth - 1)
+    return not json_problems(item, max_depth=max_depth - 1)
+
+
+class NotJSON(ValueError):
+    """`frozen_json`'s refusal: the value is not JSON (`json_problems` says why)."""
+
+
+def frozen_json(value: object, max_depth: int = MAX_DEPTH) -> JSON:  # noqa: C901, PLR0912
+    """`frozen` of *value*, if it is JSON within *max_depth*: one walk for both.
+
+    The check and the copy a record makes of a JSON field, in one pass; a
+    JSON scalar inside a container is judged in line, so only a container
+    (or an unusual value) costs a call.
+
+    Raises:
+        NotJSON: if *value* is not JSON (then `json_problems` names where).
+    """
+    if type(value) is dict:
+        if max_depth <= 0:
+            raise NotJSON
+        made = FrozenObject(value)  # checked below
+        for key, item in value.items():
+            if type(key) is not str or (not key.isascii() and _has_lone_surrogate(key)):
+                raise NotJSON
+            if _bad_scalar(item):
+                raise NotJSON
+            if type(item) not in _SCALARS:
+                _set_item(made, key, frozen_json(item, max_depth - 1))
+        return made
+    if type(value) is list:
+        if max_depth <= 0:
+            raise NotJSON
+        items = list(value)
+        for index, item in enumerate(items):
+            if _bad_scalar(item):
+                raise NotJSON
+            if type(item) not in _SCALARS:
+                items[index] = frozen_json(item, max_depth - 1)
+        return FrozenArray(items)  # checked above
+    if type(value) in _SCALARS:
+        if _bad_scalar(value):
+            raise NotJSON
+        return value  # type: ignore[return-value]
+    if is_json(value, max_depth):  # a frozen value, or a subclass of dict or list
+        return frozen(value)  # type: ignore[arg-type]
+    raise NotJSON
+
+
+_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+
+
+def _bad_scalar(item: object) -> bool:
+    """Whether *item* is a JSON scalar's type but not JSON; False for the rest."""
+    kind = type(item)
+    if kind is str:
+        return not item.isascii() and _has_lone_surrogate(item)  # type: ignore[attr-defined, arg-type]
+    if kind is int:
+        return not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER  # type: ignore[operator]
+    if kind is float:
+        return not math.isfinite(item)  # type: ignore[arg-type]
+    return False
 
 
 def json_problems(

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import json
 import math
-from typing import TYPE_CHECKING, Final, NoReturn, final
+from typing import TYPE_CHECKING, Final, NoReturn
 
 from interruption._json import (
-    MAX_DEPTH,
     MAX_SAFE_INTEGER,
     Mismatch,
     child_path,
@@ -170,76 +169,33 @@ def _fast_loads(raw: bytes, max_depth: int) -> JSON | None:
     """Parse with orjson, or return None when only the exact parser can tell.
 
     None is never a verdict: the exact parser then decides, and words the
-    error. Every check here is a C-speed pass over bytes, none a Python walk.
-    """
-    found = _fast_within(raw, max_depth)
-    return None if found is None else found[0]
-
-
-def _fast_within(raw: bytes, max_depth: int) -> tuple[JSON, int] | None:
-    """`_fast_loads`, with the depth the value is proven within.
-
-    That depth is at most `MAX_DEPTH` when the document is, else *max_depth*.
+    error. orjson refuses NaN, lone surrogates and invalid UTF-8 itself;
+    what it cannot see (a repeated key, an integer beyond I-JSON, nesting
+    deeper than *max_depth*) is checked here, each a C-speed pass over
+    bytes, none a Python walk.
     """
     if orjson is None:  # pragma: no cover - exercised by the no-orjson test run
         return None
     try:
         value: JSON = orjson.loads(raw)
+        # Strict: an integer beyond I-JSON refuses to encode.
         again = orjson.dumps(value, option=STRICT)
     except (orjson.JSONDecodeError, orjson.JSONEncodeError):
         return None
-    return _proven_within(raw, value, again, max_depth)
-
-
-def _proven_within(
-    raw: bytes, value: JSON, again: bytes, max_depth: int
-) -> tuple[JSON, int] | None:
-    """`_fast_within`, once orjson parsed *raw* and re-encoded it as *again*."""
     if again != raw and not _same_keys_and_numbers(raw, again):
         return None
-    within = min(max_depth, MAX_DEPTH)
     # The depth is at most the count of containers (brackets in strings
     # only add to it): in a small document, counted first, in line.
     size = len(raw)
-    if (size <= SMALL and size - len(raw.translate(None, b"[{")) <= within) or _shallow(
-        raw, within
-    ):
-        return value, within
-    # Past the limit, or unknown: look for an item that deep. No error: the
-    # same value was just encoded, as deep, without indents.
+    if (
+        size <= SMALL and size - len(raw.translate(None, b"[{")) <= max_depth
+    ) or _shallow(raw, max_depth):
+        return value
+    # Unknown: look for an item that deep. No error: the same value was
+    # just encoded, as deep, without indents. An item at depth *max_depth*
+    # or deeper: perhaps a container too deep.
     indented = orjson.dumps(value, option=_RECHECK)
-    # An item at depth `within` or deeper: perhaps a container too deep.
-    if b"\n" + b"  " * within not in indented:
-        return value, within
-    if within < max_depth and b"\n" + b"  " * max_depth not in indented:
-        return value, max_depth  # deeper than MAX_DEPTH, within the limit
-    return None
-
-
-@final
-class Unproven:
-    """A document `wire.loads` could not prove at first sight; `finish` decides.
-
-    Args:
-        raw: The document.
-        parsed: orjson's value of it and that value re-encoded, if any.
-    """
-
-    __slots__ = ("parsed", "raw")
-
-    def __init__(self, raw: bytes, parsed: tuple[JSON, bytes] | None) -> None:
-        self.raw = raw
-        self.parsed = parsed
-
-    def finish(self, max_depth: int) -> tuple[JSON, int]:
-        """`parse_within` of the document, without parsing it twice with orjson.
-
-        Raises:
-            DecodeError: naming what was expected and what was found.
-        """
-        raw, parsed = self.raw, self.parsed
-        found = None if parsed is None else _proven_within(raw, *parsed, max_depth)
-        return found or _exact(raw, max_depth)
+    return None if b"\n" + b"  " * max_depth in indented else value
 
 
 def _shallow(raw: bytes, max_depth: int) -> bool:
@@ -305,45 +261,22 @@ def parse(data: str | bytes, *, max_bytes: int, max_depth: int) -> JSON:
     Raises:
         DecodeError: naming what was expected and what was found.
     """
-    return parse_within(data, max_bytes=max_bytes, max_depth=max_depth)[0]
-
-
-def parse_within(
-    data: str | bytes, *, max_bytes: int, max_depth: int
-) -> tuple[JSON, int]:
-    """`parse`, with the depth the value is proven within (see `check_depth`).
-
-    Raises:
-        DecodeError: naming what was expected and what was found.
-    """
     raw = data if type(data) is bytes else _as_bytes(data)
     if len(raw) > max_bytes:
         _fail("$", f"a document of at most {max_bytes} bytes", f"{len(raw)} bytes")
-    found = _fast_within(raw, max_depth)
-    if found is not None:
-        return found
-    return _exact(raw, max_depth)
+    found = _fast_loads(raw, max_depth)
+    return _exact(raw, max_depth) if found is None else found
 
 
-def check_depth(value: JSON, max_depth: int) -> int:
-    """Check that *value*, a parsed document, is JSON within *max_depth*.
-
-    Returns:
-        The depth it is proven within: `MAX_DEPTH` (or *max_depth*, if less)
-        when the whole document is within `MAX_DEPTH`, else *max_depth*.
-        Only then must each record check its own JSON fields.
+def check_json(value: JSON, max_depth: int) -> None:
+    """Check that *value*, a value in memory, is JSON within *max_depth*.
 
     Raises:
         DecodeError: naming every problem, with its path.
     """
-    within = min(max_depth, MAX_DEPTH)
-    problems = json_problems(value, max_depth=within)
-    if problems and within < max_depth:
-        within = max_depth
-        problems = json_problems(value, max_depth=max_depth)
+    problems = json_problems(value, max_depth=max_depth)
     if problems:
         raise DecodeError(problems)
-    return within
 
 
 def _as_bytes(data: str | bytes) -> bytes:
@@ -359,13 +292,14 @@ def _as_bytes(data: str | bytes) -> bytes:
     _fail("$", "a JSON document as str or bytes", type(data).__name__)
 
 
-def _exact(raw: bytes, max_depth: int) -> tuple[JSON, int]:
+def _exact(raw: bytes, max_depth: int) -> JSON:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         _fail("$", "UTF-8 bytes", f"an invalid byte at offset {error.start}")
     value = _stdlib_loads(text)
-    return value, check_depth(value, max_depth)
+    check_json(value, max_depth)
+    return value
 
 
 def _orjson_writes(value: object) -> bool:

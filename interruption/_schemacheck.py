@@ -69,7 +69,6 @@ __all__ = [
     "check_schema",
     "conforming_groups",
     "conforms",
-    "decoded_schema",
     "group_check",
     "schema_mismatches",
     "schema_value",
@@ -266,15 +265,6 @@ def schema_value(value: object, field: str = "schema") -> Schema:
     if not is_json(value):
         raise PayloadError(json_problems(value, path=f"$.{field}"))
     return _schema_of_text(ENCODE(value))  # type: ignore[arg-type]
-
-
-def decoded_schema(value: JSONSchema | None) -> Schema | None:
-    """`schema_value` of a value the decoder made and checked, or None.
-
-    What is left of a schema field's converter (`DECODED`) when the value
-    is proven a JSON object within `MAX_DEPTH`: found by its text.
-    """
-    return None if value is None else _schema_of_text(ENCODE(value))
 
 
 def text_of(schema: JSONSchema) -> str:

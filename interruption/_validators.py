@@ -10,34 +10,32 @@ strings), a non-empty string (a `FieldError`, which the codec turns into a
 JSON path) and a JSON field (`input_json` and its like, converters: a `PayloadError`
 naming every path that is not JSON, else the record's own frozen copy).
 
-The codec builds records from JSON it has already checked through a fast
-path that skips these checks (see `interruption._converter`), so they run
-only for records built in Python.
+They run wherever a record is built: in Python, or by the codec, which
+builds every record through its ``__init__``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 import attrs
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from interruption.errors import FieldError, FieldTypeError, PayloadError
 
 from interruption._json import (
     JSON,
+    NotJSON,
     describe,
-    frozen,
+    frozen_json,
     is_json,
     json_problems,
 )
 
 __all__ = [
-    "DECODED",
     "NON_EMPTY",
     "check_payload",
+    "frozen_payload",
     "input_json",
     "non_empty",
     "optional_non_empty",
@@ -82,9 +80,19 @@ def _owned_json(value: object, path: str) -> JSON:
         PayloadError: naming the path of every value that is not JSON,
             from *path*.
     """
-    if not is_json(value):
-        raise _not_json(value, path)
-    return frozen(value)  # type: ignore[arg-type]  # checked just above
+    try:
+        return frozen_json(value)
+    except NotJSON:
+        raise _not_json(value, path) from None
+
+
+def frozen_payload(payload: object) -> JSON:
+    """`check_payload`, and *payload*'s frozen copy (`frozen`), in one walk.
+
+    Raises:
+        PayloadError: naming the path of every value that is not JSON.
+    """
+    return _owned_json(payload, "$")
 
 
 def input_json(value: JSON) -> JSON:
@@ -94,9 +102,7 @@ def input_json(value: JSON) -> JSON:
     the field: the record keeps a deep-frozen copy of what it is given
     (`frozen`: objects and arrays that raise `TypeError` on any change), so
     nothing the caller holds is part of it, and nothing read off the record
-    can change it after its checks ran. The decoder hands records values it
-    made itself, checked as JSON within `MAX_DEPTH`, and only freezes them
-    (`DECODED`, see `interruption._converter`).
+    can change it after its checks ran, whoever built the record.
 
     Raises:
         PayloadError: naming the path of every value that is not JSON,
@@ -118,16 +124,6 @@ def payload_json(value: JSON) -> JSON:
 def resumed_json(value: JSON) -> JSON:
     """Convert a record's ``resumed`` field (see `input_json`)."""
     return _owned_json(value, "$.resumed")
-
-
-DECODED: Final[dict[object, Callable[[Any], object] | None]] = dict.fromkeys(
-    (input_json, output_json, payload_json, resumed_json), frozen
-)
-"""Converters of JSON fields, and what is left of each for a value the
-decoder made itself and checked as JSON within `MAX_DEPTH`: `frozen` (a
-JSON field keeps such a value's frozen copy, unchecked), None for nothing.
-A module whose records have converters of their own adds them
-(`interruption.resume`: its schemas)."""
 
 
 def wrong_type(field: str, expected: str, value: object) -> FieldTypeError:
@@ -159,7 +155,7 @@ def string(_instance: object, attribute: attrs.Attribute[str], value: str) -> No
     """
     if not isinstance(value, str):
         raise _not_a_string(attribute, value)
-    if not is_json(value):
+    if not value.isascii() and not is_json(value):  # a lone surrogate
         raise _not_json(value, f"$.{attribute.name}")
 
 
@@ -175,7 +171,7 @@ def non_empty(_instance: object, attribute: attrs.Attribute[str], value: str) ->
         raise _not_a_string(attribute, value)
     if not value:
         raise _refused(attribute.name, "a non-empty string", "''")
-    if not is_json(value):
+    if not value.isascii() and not is_json(value):  # a lone surrogate
         raise _not_json(value, f"$.{attribute.name}")
 
 

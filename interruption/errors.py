@@ -47,8 +47,8 @@ from typing import TYPE_CHECKING, ClassVar, Literal, NoReturn, Self, TypeAlias, 
 
 import attrs
 
-from interruption._json import JSON, Mismatch, frozen, json_equal
-from interruption._validators import check_payload, optional_string, string
+from interruption._json import JSON, Mismatch, json_equal
+from interruption._validators import frozen_payload, optional_string, string
 from interruption.kinds import (
     KINDS,
     ApprovalPending,
@@ -436,7 +436,7 @@ class Interrupted(BaseException):
         if not isinstance(kind, KINDS):
             expected = "Custom, ApprovalPending or ScheduledPause"
             raise FieldTypeError("kind", expected, type(kind).__name__)
-        payload = frozen(check_payload(payload))
+        payload = frozen_payload(payload)
         super().__init__(kind, payload)
         self._kind = kind
         self._payload = payload

@@ -24,14 +24,12 @@ from interruption._schemacheck import (
     SchemaGroups,
     conforming_groups,
     conforms,
-    decoded_schema,
     group_check,
     schema_mismatches,
     schema_value,
     text_of,
 )
 from interruption._validators import (
-    DECODED,
     NON_EMPTY,
     input_json,
     non_empty,
@@ -83,13 +81,6 @@ def restart_schema(value: JSONSchema | None) -> JSONSchema | None:
 def replace_input_schema(value: JSONSchema | None) -> JSONSchema | None:
     """Convert `Accepts.replace_input` (see `respond_schema`)."""
     return None if value is None else schema_value(value, "replace_input")
-
-
-DECODED.update(
-    dict.fromkeys(
-        (respond_schema, restart_schema, replace_input_schema), decoded_schema
-    )
-)
 
 
 @final

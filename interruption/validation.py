@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Final, Literal, TypeAlias, final
 
 import attrs
 
-from interruption._converter import trusted, trusted_each
 from interruption._json import digest
 from interruption._schemacheck import SchemaError, conforming_groups
 from interruption.audit import AuditEvent
@@ -155,10 +154,15 @@ class ResolvedResume:
 _DEFAULT_POLICY: Final = ResumePolicy()
 """The strict policy, built once (it is frozen)."""
 
-_answers: Final = trusted_each(Answer)
-"""`Answer` x n, built from the interrupts and the entries, in order."""
 
-_resolved: Final = trusted(ResolvedResume)
+def _answers(
+    interrupts: Sequence[PendingInterrupt], entries: Sequence[Respond | Restart]
+) -> tuple[Answer, ...]:
+    """`Answer` x n, built from the interrupts and the entries, in order."""
+    return tuple(map(Answer, interrupts, entries))
+
+
+_resolved: Final = ResolvedResume
 """`ResolvedResume` built from the answers the fast accept path found."""
 
 

@@ -15,38 +15,20 @@ every problem, what was expected there and what was got.
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import Any, Final, TypeVar
 
-from interruption import _parse
-from interruption._converter import (
-    SCHEMA_ALIASES,
-    checked_hook,
-    plain,
-    structure_checked,
-    structure_detailed,
-)
+from interruption._converter import SCHEMA_ALIASES, plain, structure_value
 from interruption._json import (
     DOCUMENT_DEPTH,
     JSON,
-    MAX_DEPTH,
     STORED_DEPTH,
     Mismatch,
     json_problems,
     owned,
 )
-from interruption._parse import (
-    ENCODE,
-    SMALL,
-    STRICT,
-    Unproven,
-    check_depth,
-    parse_within,
-)
+from interruption._parse import ENCODE, check_json, parse
 from interruption._schema import schema_of
 from interruption.errors import PayloadError
-
-if TYPE_CHECKING:
-    from types import ModuleType
 
 __all__ = [
     "dumps",
@@ -88,39 +70,8 @@ def loads(
         DecodeError: listing every problem: its path, what was expected
             there and what was got.
     """
-    # The common case, a compact document as `dumps` writes it, in the
-    # fewest steps: no call but orjson's and the type's fast function.
-    hook = checked_hook(cls)
-    fast: ModuleType | None = _parse.orjson  # type: ignore[attr-defined]
-    if (
-        hook is not None
-        and fast is not None
-        and type(data) is bytes
-        and len(data) <= max_bytes
-        and max_depth >= MAX_DEPTH
-    ):
-        try:
-            value = fast.loads(data)
-            again = fast.dumps(value, option=STRICT)
-        except (fast.JSONDecodeError, fast.JSONEncodeError):
-            value, within = Unproven(data, None).finish(max_depth)
-        else:
-            # orjson's own compact spelling of its value (no key dropped, no
-            # integer beyond I-JSON, no lone surrogate), and few containers
-            # (none nests deeper than their count): JSON within MAX_DEPTH.
-            if (
-                again == data
-                and len(data) <= SMALL
-                and len(data) - len(data.translate(None, b"[{")) <= MAX_DEPTH
-            ):
-                try:
-                    return hook(value)  # type: ignore[return-value]
-                except Exception:  # noqa: BLE001 - the detailed path words it
-                    return structure_detailed(value, cls)
-            value, within = Unproven(data, (value, again)).finish(max_depth)
-    else:
-        value, within = parse_within(data, max_bytes=max_bytes, max_depth=max_depth)
-    return structure_checked(value, cls, within)
+    value = parse(data, max_bytes=max_bytes, max_depth=max_depth)
+    return structure_value(value, cls)
 
 
 def structure(data: JSON, cls: type[T], *, max_depth: int = DOCUMENT_DEPTH) -> T:
@@ -138,10 +89,10 @@ def structure(data: JSON, cls: type[T], *, max_depth: int = DOCUMENT_DEPTH) -> T
     Raises:
         DecodeError: if *data* is not JSON or does not fit *cls*.
     """
-    within = check_depth(data, max_depth)
-    # The decoder keeps the values it is handed (they are its own when
-    # parsed): these are the caller's, so it gets a copy.
-    return structure_checked(owned(data), cls, within)
+    check_json(data, max_depth)
+    # The converter's hooks take plain dicts and lists (as a parser makes):
+    # a copy, which the records then share nothing with.
+    return structure_value(owned(data), cls)
 
 
 def unstructure(obj: object) -> JSON:

@@ -26,9 +26,11 @@ from interruption._json import (
     MAX_SAFE_INTEGER,
     FrozenArray,
     FrozenObject,
+    NotJSON,
     child_path,
     describe,
     frozen,
+    frozen_json,
     is_json,
     is_json_type,
     json_problems,
@@ -162,6 +164,90 @@ class TestIsJson:
         """Interrupted refuses a payload whose key holds a lone surrogate."""
         with pytest.raises(PayloadError):
             Interrupted(Custom(), {"\ud800": 1})
+
+
+NOT_JSON_LEAVES: Final = [
+    math.nan,
+    math.inf,
+    MAX_SAFE_INTEGER + 1,
+    -MAX_SAFE_INTEGER - 1,
+    "\ud800",
+    (1, 2),
+    {1, 2},
+    b"raw",
+    object(),
+]
+"""Scalars and other values that are not JSON, wherever they sit."""
+
+
+def _maybe_json() -> st.SearchStrategy[object]:
+    """JSON values, some with a value that is not JSON (or a bad key) inside.
+
+    Some objects are `collections.OrderedDict`s: JSON, held as frozen copies.
+    """
+    leaves = st.one_of(json_scalars(), st.sampled_from(NOT_JSON_LEAVES))
+    bad_keys = st.one_of(keys(), st.sampled_from(["\udfff", 1]))
+    return st.recursive(
+        leaves,
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=4),
+            st.dictionaries(bad_keys, inner, max_size=4),
+            st.dictionaries(keys(), inner, max_size=2).map(collections.OrderedDict),
+        ),
+        max_leaves=12,
+    )
+
+
+class TestFrozenJson:
+    @given(_maybe_json(), st.integers(min_value=0, max_value=4))
+    def test_refuses_exactly_what_json_problems_names(
+        self, value: object, depth: int
+    ) -> None:
+        """frozen_json refuses a value iff it has problems; else it is frozen()."""
+        problems = json_problems(value, max_depth=depth)
+        assert is_json(value, depth) is not bool(problems)
+        if problems:
+            with pytest.raises(NotJSON):
+                frozen_json(value, depth)
+        else:
+            made = frozen_json(value, depth)
+            assert made == frozen(value)  # type: ignore[arg-type]
+            assert type(made) is type(frozen(value))  # type: ignore[arg-type]
+
+    @given(json_values())
+    def test_a_frozen_value_is_kept(self, value: JSON) -> None:
+        """A value frozen already is JSON and comes back as itself."""
+        held = frozen(value)
+        assert frozen_json(held) is held
+
+    @pytest.mark.parametrize("bad", NOT_JSON_LEAVES)
+    def test_a_bad_leaf_in_an_array_or_object(self, bad: object) -> None:
+        """A value that is not JSON is refused inside an array or an object."""
+        for value in ([1, bad], {"a": "x", "b": bad}, [{"c": [bad]}]):
+            with pytest.raises(NotJSON):
+                frozen_json(value)
+            assert not is_json(value)
+
+    def test_other_mappings_and_sequences_are_frozen_too(self) -> None:
+        """A dict or list subclass is JSON, and held as a frozen copy."""
+        ordered = collections.OrderedDict(a=[1], b=collections.OrderedDict(c=2))
+        made = frozen_json(ordered)
+        assert type(made) is FrozenObject
+        assert made == {"a": [1], "b": {"c": 2}}
+        assert type(made["b"]) is FrozenObject
+        inside = frozen_json({"x": [ordered]})
+        assert inside == {"x": [{"a": [1], "b": {"c": 2}}]}
+        assert type(inside["x"][0]) is FrozenObject  # type: ignore[index]
+
+    def test_containers_count_toward_the_depth(self) -> None:
+        """An array or object at the depth limit is refused, a scalar is not."""
+        assert frozen_json([[1]], 2) == [[1]]
+        assert frozen_json(5, 0) == 5
+        for value in ([[1]], [{"a": 1}], {"a": [1]}):
+            with pytest.raises(NotJSON):
+                frozen_json(value, 1)
+            assert not is_json(value, 1)
+        assert not is_json([], 0)
 
 
 class TestJsonEqual:

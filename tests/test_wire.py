@@ -24,7 +24,6 @@ from interruption import (
     PayloadError,
     PendingInterrupt,
     Phase,
-    Respond,
     Role,
     ScheduledPause,
     Text,
@@ -35,14 +34,7 @@ from interruption import (
     unstructure,
     wire,
 )
-from interruption._converter import (
-    _CHECKED,
-    _detailed,
-    _Reject,
-    mismatches,
-    trusted,
-    trusted_each,
-)
+from interruption._converter import mismatches
 from interruption._json import DOCUMENT_DEPTH, MAX_DEPTH, describe
 from interruption._validators import non_empty, optional_string, payload_json
 from interruption.wire import MAX_BYTES
@@ -121,30 +113,11 @@ class Unslotted:
     count: int = 0
 
 
-class TestTrusted:
-    def test_a_record_without_slots_is_built_by_the_fast_path(self) -> None:
-        """A record kept in a __dict__ decodes through the fast path, all fields set."""
-        value = {"name": "a", "count": 2}
-        assert _CHECKED.hook(Unslotted)(value) == Unslotted("a", 2)
+class TestUnslotted:
+    def test_a_record_without_slots_decodes(self) -> None:
+        """A record kept in a __dict__ decodes, every field set, defaults too."""
+        assert structure({"name": "a", "count": 2}, Unslotted) == Unslotted("a", 2)
         assert loads('{"name": "a"}', Unslotted) == Unslotted("a")
-
-    def test_records_built_without_init_equal_those_built_with_it(self) -> None:
-        """`trusted` and `trusted_each` set the fields `__init__` would set."""
-        assert trusted(Unslotted)("a", 2) == Unslotted("a", 2)
-        made = trusted_each(Respond)(["a", "b"], ["r1", "r2"], [1, None])
-        assert made == (Respond("a", "r1", 1), Respond("b", "r2", None))
-        assert trusted_each(Respond)([], [], []) == ()
-
-    def test_columns_of_unequal_length_build_nothing(self) -> None:
-        """`trusted_each` refuses columns of unequal length: no record half set."""
-        for columns in ([["a"], ["r1", "r2"], [1]], [["a", "b"], ["r1", "r2"], [1]]):
-            with pytest.raises(ValueError, match="unequal length"):
-                trusted_each(Respond)(*columns)
-
-    def test_records_without_slots_are_built_each(self) -> None:
-        """`trusted_each` sets the fields of a record kept in a __dict__ too."""
-        made = trusted_each(Unslotted)(["a", "b"], [1, 2])
-        assert made == (Unslotted("a", 1), Unslotted("b", 2))
 
 
 @attrs.frozen
@@ -1023,27 +996,19 @@ class TestMismatches:
         ]
 
 
-def _fast_verdict(value: JSON, cls: type[object]) -> object:
-    """The fast path's record, or the exception class it gave up with."""
+def _verdict(value: JSON, cls: type[object]) -> object:
+    """The codec's record, or `DecodeError` if it refuses *value*."""
     try:
-        return _CHECKED.hook(cls)(value)
-    except Exception as error:  # noqa: BLE001 - any error is the fast path's "no"
-        return type(error)
+        return structure(value, cls)
+    except DecodeError:
+        return DecodeError
 
 
 def _refused_at(value: JSON, cls: type[object]) -> list[str]:
-    """The paths `structure` refuses *value* at, once the fast path gave up."""
-    assert isinstance(_fast_verdict(value, cls), type)
+    """The paths `structure` refuses *value* at."""
     with pytest.raises(DecodeError) as caught:
         structure(value, cls)
     return [problem.path for problem in caught.value.problems]
-
-
-def _detailed_verdict(value: JSON, cls: type[object]) -> object:
-    try:
-        return _detailed().converter.structure(value, cls)
-    except Exception as error:  # noqa: BLE001 - any error is a "no"
-        return type(error)
 
 
 def _strings(names: tuple[str, ...] | list[str]) -> tuple[str, ...]:
@@ -1181,34 +1146,29 @@ class Tag(str):
     __slots__ = ()
 
 
-class TestFastPath:
-    """Decoding tries a generated path first.
-
-    It accepts only what the detailed path accepts, and builds the same records.
-    """
+class TestOnePath:
+    """Every document decodes through the one converter, records by their __init__."""
 
     @given(corruptions())
     def test_rejects_every_corruption(self, broken: Corruption) -> None:
-        """A document broken at one point never passes the fast path."""
-        assert _fast_verdict(broken.document, broken.cls) is not broken.original
-        assert isinstance(_fast_verdict(broken.document, broken.cls), type)
+        """A document broken at one point is refused with a `DecodeError`."""
+        assert _verdict(broken.document, broken.cls) is DecodeError
 
     @given(json_values())
-    def test_agrees_with_the_detailed_path(self, document: JSON) -> None:
-        """On any JSON, the fast path gives up or builds what the other one builds."""
+    def test_accepts_only_what_round_trips(self, document: JSON) -> None:
+        """On any JSON, what decodes is a record whose wire form is that JSON."""
         for cls in (Interrupted, ApprovalPending, ScheduledPause, ANY_KIND):
-            fast = _fast_verdict(document, cls)
-            if not isinstance(fast, type):
-                assert fast == _detailed_verdict(document, cls)
+            made = _verdict(document, cls)
+            if made is not DecodeError:
+                assert unstructure(made) == document
 
     @given(wire_values())
-    def test_builds_what_the_detailed_path_builds(
+    def test_builds_the_record_encoded(
         self, value: InterruptionKind | Interrupted
     ) -> None:
-        """A valid document gives equal records on both paths."""
+        """A valid document gives back the record it was encoded from."""
         document = unstructure(value)
-        assert _fast_verdict(document, type(value)) == value
-        assert _detailed_verdict(document, type(value)) == value
+        assert _verdict(document, type(value)) == value
 
     def test_unproven_validators_still_run(self) -> None:
         """A validator the codec does not repeat runs, as attrs would run it."""
@@ -1241,18 +1201,17 @@ class TestFastPath:
         """A record that holds records of its own type decodes."""
         document: JSON = {"name": "a", "children": [{"name": "b"}]}
         assert structure(document, Tree) == Tree("a", [Tree("b")])
-        assert isinstance(_fast_verdict({"name": "a", "children": [1]}, Tree), type)
+        assert _refused_at({"name": "a", "children": [1]}, Tree) == ["$.children[0]"]
 
-    def test_shapes_only_the_detailed_path_knows(self) -> None:
-        """Untagged unions, bytes and init-only fields are left to the detailed path."""
-        assert _fast_verdict({"either": 1}, Untagged) is _Reject
+    def test_unusual_shapes(self) -> None:
+        """Untagged unions are refused; bytes and init-only fields as attrs has them."""
         with pytest.raises(DecodeError, match="unsupported union"):
             structure({"either": 1}, Untagged)
-        assert isinstance(_fast_verdict({"raw": "x"}, _Unsupported), type)
+        assert _verdict({"raw": "x"}, _Unsupported) is DecodeError
         assert structure({"x": 1}, Derived) == Derived(1)
         assert structure({"x": 1}, FromSelf) == FromSelf(1, 1)
 
-    def test_the_detailed_path_takes_what_the_fast_one_does(self) -> None:
+    def test_a_problem_beside_what_fits(self) -> None:
         """Beside a problem, an integer still fits a float and null a null field."""
         document = {**EVERYTHING, "f": 1, "extra": True}  # type: ignore[dict-item]
         with pytest.raises(DecodeError) as caught:
@@ -1265,7 +1224,7 @@ class TestFastPath:
     def test_optional_strings(self) -> None:
         """An optional string field takes a string or null, nothing else."""
         assert structure({"note": None}, Noted) == Noted()
-        assert _fast_verdict({"note": "n"}, Noted) == Noted("n")
+        assert structure({"note": "n"}, Noted) == Noted("n")
         with pytest.raises(DecodeError):
             structure({"note": 5}, Noted)
 
@@ -1274,10 +1233,9 @@ class TestFastPath:
         leafy = Holder(Leafy(None, ["a"], {"b": 1}))
         nesting = Holder(Nesting(Custom()))
         for value in (leafy, nesting):
-            assert _fast_verdict(unstructure(value), Holder) == value
+            assert structure(unstructure(value), Holder) == value
             assert loads(dumps(value), Holder) == value
         ordered: JSON = {"item": {"type": "ordered", "low": 1, "high": 2}}
-        assert _fast_verdict(ordered, Holder) is _Reject
         assert structure(ordered, Holder) == Holder(Ordered(1, 2))
 
     def test_records_in_a_sequence_built_in_line(self) -> None:
@@ -1290,7 +1248,7 @@ class TestFastPath:
             ),
             "end",
         )
-        assert _fast_verdict(unstructure(shelf), Shelf) == shelf
+        assert structure(unstructure(shelf), Shelf) == shelf
         assert loads(dumps(shelf), Shelf) == shelf
         assert loads(dumps(Shelf((), "")), Shelf) == Shelf((), "")
 
@@ -1328,6 +1286,37 @@ class TestFastPath:
         }
         message = dumps(Message.of_text(Role.USER, "hi"))
         assert loads(message, Message, max_depth=MAX_DEPTH + 8).text == "hi"
+
+
+@attrs.frozen
+class Described:
+    """A record holding a JSON object without a converter of its own.
+
+    Attributes:
+        schema: Any JSON object.
+    """
+
+    schema: dict[str, JSON]
+
+
+class TestJsonObjects:
+    def test_a_json_object_field_takes_an_object(self) -> None:
+        """A ``dict[str, JSON]`` field takes any object, and refuses the rest."""
+        assert structure({"schema": {"a": [1]}}, Described) == Described({"a": [1]})
+        assert _refused_at({"schema": [1]}, Described) == ["$.schema"]
+        with pytest.raises(DecodeError, match="expected an object, got an array"):
+            loads('{"schema": [1]}', Described)
+
+    def test_a_pause_words_its_payload_at_its_path(self) -> None:
+        """A payload too deep for a pause is refused at ``$.payload``, inside."""
+        deep = "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1)
+        document = '{"kind": {"type": "custom"}, "payload": ' + deep + "}"
+        with pytest.raises(DecodeError) as caught:
+            loads(document, Interrupted, max_depth=MAX_DEPTH + 8)
+        assert caught.value.problems[0].path.startswith("$.payload[0]")
+        assert caught.value.problems[0].expected == (
+            f"at most {MAX_DEPTH} levels of nesting"
+        )
 
 
 class TestEncodingShapes:

@@ -8,7 +8,7 @@ work does not grow with it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import (
     Final,
@@ -16,7 +16,6 @@ from typing import (
     Protocol,
     TypeAlias,
     TypeVar,
-    cast,
     final,
     get_args,
     runtime_checkable,
@@ -24,13 +23,12 @@ from typing import (
 
 import attrs
 
-from interruption._converter import trusted
 from interruption._json import STORED_BYTES, STORED_DEPTH
 from interruption.audit import AuditEvent, AuditKind
 from interruption.errors import InvalidArgument
 from interruption.kinds import ApprovalPending
 from interruption.parts import Message, ToolResponse
-from interruption.resume import Accepts, InterruptedTurn, PendingInterrupt, Resume
+from interruption.resume import Accepts, InterruptedTurn, Resume
 from interruption.wire import dumps, loads, wire_digest
 
 __all__ = [
@@ -62,7 +60,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-R = TypeVar("R", InterruptedTurn, PendingInterrupt)
 
 Step: TypeAlias = Message | ToolResponse
 """What a continuation records as it goes: a message it added to the
@@ -126,7 +123,7 @@ class StoredTurn:
 
     def with_history(self, history: Sequence[Message]) -> InterruptedTurn:
         """The whole turn, its messages taken from the session's *history*."""
-        return _replaced(self.turn, messages=tuple(history[: self.history_len]))
+        return attrs.evolve(self.turn, messages=tuple(history[: self.history_len]))
 
 
 @runtime_checkable
@@ -381,32 +378,6 @@ class Store(Protocol):
         """Release connections."""
 
 
-_BUILD: Final[dict[type, tuple[tuple[str, ...], Callable[..., object]]]] = {
-    cls: (tuple(field.name for field in attrs.fields(cls)), trusted(cls))
-    for cls in (InterruptedTurn, PendingInterrupt)
-}
-"""Each rewritten record's field names, and its builder without validators."""
-
-
-def _replaced(record: R, **changes: object) -> R:
-    """*record* with *changes*, without running its validators again.
-
-    For the store's own rewrites only: a turn's ``messages`` and an
-    interrupt's ``accepts``, whose values were checked when first built
-    (``accepts`` is an `Accepts`, its schemas checked by `Accepts` itself),
-    and a turn's ``interrupts`` replaced by the same interrupts with other
-    ``accepts`` (their validator reads ids, names and refs, which stay).
-    `attrs.evolve` would run the whole ``__init__`` again (every payload
-    walked, the interrupts compared): a few percent of a `SqliteStore`
-    cycle's work.
-    """
-    names, build = _BUILD[type(record)]
-    values = [
-        changes[name] if name in changes else getattr(record, name) for name in names
-    ]
-    return cast("R", build(*values))
-
-
 def _shown(value: object) -> str:
     """*value* for an error message: its repr, cut short."""
     text = repr(value)
@@ -627,12 +598,14 @@ def stored_turn_json(turn: InterruptedTurn) -> str:
     edited input, None for the loop's own approvals) is kept.
     """
     interrupts = tuple(
-        _replaced(pending, accepts=Accepts(replace_input=pending.accepts.replace_input))
+        attrs.evolve(
+            pending, accepts=Accepts(replace_input=pending.accepts.replace_input)
+        )
         if isinstance(pending.kind, ApprovalPending)
         else pending
         for pending in turn.interrupts
     )
-    return dumps(_replaced(turn, messages=(), interrupts=interrupts))
+    return dumps(attrs.evolve(turn, messages=(), interrupts=interrupts))
 
 
 def turn_from_json(text: str | bytes) -> InterruptedTurn:
@@ -643,12 +616,12 @@ def turn_from_json(text: str | bytes) -> InterruptedTurn:
     """
     turn = read_stored(text, InterruptedTurn)
     interrupts = tuple(
-        _replaced(pending, accepts=pending.allowed)
+        attrs.evolve(pending, accepts=pending.allowed)
         if isinstance(pending.kind, ApprovalPending)
         else pending
         for pending in turn.interrupts
     )
-    return _replaced(turn, interrupts=interrupts)
+    return attrs.evolve(turn, interrupts=interrupts)
 
 
 def read_stored(text: str | bytes, cls: type[T]) -> T:
