@@ -27,9 +27,8 @@ import attrs
 from interruption._converter import trusted
 from interruption._json import STORED_BYTES, STORED_DEPTH
 from interruption.errors import InvalidArgument
-from interruption.kinds import ApprovalPending
 from interruption.parts import Message, ToolResponse
-from interruption.resume import Accepts, InterruptedTurn, PendingInterrupt, Resume
+from interruption.resume import InterruptedTurn, PendingInterrupt, Resume
 from interruption.wire import dumps, loads, wire_digest
 
 __all__ = [
@@ -394,7 +393,7 @@ class Store(Protocol):
 
 _BUILD: Final[dict[type, tuple[tuple[str, ...], Callable[..., object]]]] = {
     cls: (tuple(field.name for field in attrs.fields(cls)), trusted(cls))
-    for cls in (InterruptedTurn, PendingInterrupt)
+    for cls in (InterruptedTurn,)
 }
 """Each rewritten record's field names, and its builder without validators."""
 
@@ -402,14 +401,10 @@ _BUILD: Final[dict[type, tuple[tuple[str, ...], Callable[..., object]]]] = {
 def _replaced(record: R, **changes: object) -> R:
     """*record* with *changes*, without running its validators again.
 
-    For the store's own rewrites only: a turn's ``messages`` and an
-    interrupt's ``accepts``, whose values were checked when first built
-    (``accepts`` is an `Accepts`, its schemas checked by `Accepts` itself),
-    and a turn's ``interrupts`` replaced by the same interrupts with other
-    ``accepts`` (their validator reads ids, names and refs, which stay).
-    `attrs.evolve` would run the whole ``__init__`` again (every payload
-    walked, the interrupts compared): a few percent of a `SqliteStore`
-    cycle's work.
+    For the store's own rewrite only: a turn's ``messages``, whose values
+    were checked when first built. `attrs.evolve` would run the whole
+    ``__init__`` again (every payload walked, the interrupts compared): a
+    few percent of a `SqliteStore` cycle's work.
     """
     names, build = _BUILD[type(record)]
     values = [
@@ -610,36 +605,23 @@ class Page:
 
 
 def stored_turn_json(turn: InterruptedTurn) -> str:
-    """A turn as stores keep it: no messages, approvals without schemas.
+    """A turn as stores keep it: its wire form without its messages.
 
-    An approval's accepted answers follow from its kind
-    (`PendingInterrupt.allowed`), so the decision schema is not copied into
-    every record; only the ``replace_input`` it declared (the schema of an
-    edited input, None for the loop's own approvals) is kept.
+    The history is kept once, apart (`StoredTurn.history_len` says where
+    the turn paused in it).
     """
-    interrupts = tuple(
-        _replaced(pending, accepts=Accepts(replace_input=pending.accepts.replace_input))
-        if isinstance(pending.kind, ApprovalPending)
-        else pending
-        for pending in turn.interrupts
-    )
-    return dumps(_replaced(turn, messages=(), interrupts=interrupts))
+    return dumps(_replaced(turn, messages=()))
 
 
 def turn_from_json(text: str | bytes) -> InterruptedTurn:
-    """Read a turn `stored_turn_json` wrote (messages empty, schemas back).
+    """Read a turn `stored_turn_json` wrote (its messages empty).
 
-    An approval's accepts are its kind's (`PendingInterrupt.allowed`), with
-    the ``replace_input`` it was stored with.
+    Records build themselves whatever reads them: a turn stored by an
+    earlier release, whose approvals were kept without their decision
+    schema, reads back with each approval's accepts as its kind makes them
+    (`accepts_of_kind`).
     """
-    turn = read_stored(text, InterruptedTurn)
-    interrupts = tuple(
-        _replaced(pending, accepts=pending.allowed)
-        if isinstance(pending.kind, ApprovalPending)
-        else pending
-        for pending in turn.interrupts
-    )
-    return _replaced(turn, interrupts=interrupts)
+    return read_stored(text, InterruptedTurn)
 
 
 def read_stored(text: str | bytes, cls: type[T]) -> T:
