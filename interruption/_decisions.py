@@ -24,12 +24,11 @@ from __future__ import annotations
 
 import typing
 from collections.abc import Callable, Mapping
-from typing import Final, TypeAlias, final
+from typing import Final, TypeAlias, cast, final
 
 import attrs
 
-from interruption._json import JSON, Mismatch, child_path, describe
-from interruption._schemacheck import JSONSchema, conforms, schema_value
+from interruption._json import JSON, Mismatch, child_path, describe, frozen
 from interruption._validators import NON_EMPTY, non_empty, optional_string
 from interruption.errors import DecodeError
 
@@ -84,6 +83,9 @@ VERBS: Final[Mapping[str, type[ApprovalDecision]]] = {
 BARE: Final = "approve"
 """The verb whose record, with every field at its default, is written bare."""
 
+
+JSONSchema: TypeAlias = dict[str, JSON]
+"""A JSON Schema, as a JSON object."""
 
 _Check: TypeAlias = Callable[[JSON], bool]
 """Whether a value fits one field of a decision's body."""
@@ -185,8 +187,8 @@ def _decision_schema() -> JSONSchema:
     }
 
 
-DECISION_SCHEMA: Final = schema_value(_decision_schema(), "restart")
-"""The JSON Schema of a decision's wire form (immutable: it decides approvals)."""
+DECISION_SCHEMA: Final = cast("JSONSchema", frozen(_decision_schema()))
+"""The JSON Schema of a decision's wire form (frozen: it decides approvals)."""
 
 
 def _body_words(fields: tuple[_Field, ...]) -> str:
@@ -247,6 +249,9 @@ def decision_from_json(data: JSON) -> ApprovalDecision:
         DecodeError: if *data* is not a decision, with every problem
             `decision_mismatches` words.
     """
+    # Imported here: `import interruption` leaves the schema engine for later.
+    from interruption._schemacheck import conforms  # noqa: PLC0415
+
     if not conforms(data, DECISION_SCHEMA):
         raise DecodeError(decision_mismatches(data))
     if not isinstance(data, dict):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Final, TypeVar, cast, final
+from typing import Final, TypeVar, final
 
 import attrs
 
@@ -160,8 +160,12 @@ class Restart:
     input: JSON = attrs.field(default=None, converter=input_json)
 
 
+_DECISION: Final = schema_value(DECISION_SCHEMA, "restart")
+"""`DECISION_SCHEMA` as `Accepts` holds it: one immutable value, shared."""
+
+
 def _approval(replace_input: JSONSchema | None) -> Accepts:
-    return Accepts(restart=DECISION_SCHEMA, replace_input=replace_input)
+    return Accepts(restart=_DECISION, replace_input=replace_input)
 
 
 APPROVAL_ONLY: Final = _approval(None)
@@ -195,22 +199,19 @@ def accepts_of_kind(kind: InterruptionKind, declared: Accepts) -> Accepts:
     if not isinstance(kind, ApprovalPending):
         return declared
     replace = declared.replace_input
-    if declared.respond is None and declared.restart is DECISION_SCHEMA:
+    if declared.respond is None and declared.restart is _DECISION:
         return declared  # already so: shared, not rebuilt
     return APPROVAL_ONLY if replace is None else _approval(replace)
 
 
-def _accepts(value: object, pending: object) -> Accepts:
-    """Convert `PendingInterrupt.accepts`: `accepts_of_kind` of its kind.
-
-    *pending* is the record being built: its kind is set already.
+def _an_accepts(_: object, attribute: attrs.Attribute[Accepts], value: object) -> None:
+    """Validate that a field holds an `Accepts`.
 
     Raises:
-        FieldTypeError: if *value* is not an `Accepts`.
+        FieldTypeError: if it does not (a `TypeError` too).
     """
     if type(value) is not Accepts:
-        raise wrong_type("accepts", "an Accepts", value)
-    return accepts_of_kind(cast("PendingInterrupt", pending).kind, value)
+        raise wrong_type(attribute.name, "an Accepts", value)
 
 
 def _tuple_of_responds(entries: Iterable[Respond]) -> tuple[Respond, ...]:
@@ -274,12 +275,15 @@ class PendingInterrupt:
     kind: InterruptionKind
     payload: JSON = attrs.field(converter=payload_json)
     tool: ToolRequest | None
-    accepts: Accepts = attrs.field(
-        # The attrs plugin of mypy does not know `attrs.Converter` yet.
-        converter=attrs.Converter(_accepts, takes_self=True)  # type: ignore[misc]
-    )
+    accepts: Accepts = attrs.field(validator=_an_accepts)
     expires_at: datetime | None = None
     on_expiry: ExpiryAnswer | None = None
+
+    def __attrs_post_init__(self) -> None:
+        """Apply the kind's rule to `accepts` (`accepts_of_kind`), whoever builds it."""
+        accepts = accepts_of_kind(self.kind, self.accepts)
+        if accepts is not self.accepts:
+            object.__setattr__(self, "accepts", accepts)  # its own field, once
 
     @property
     def name(self) -> str:
@@ -547,7 +551,7 @@ def answer_key(pending: PendingInterrupt) -> tuple[str, str]:
     return tool.name, ref if ref is not None else pending.id
 
 
-_DECISION_TEXT: Final = text_of(DECISION_SCHEMA)
+_DECISION_TEXT: Final = text_of(_DECISION)
 """The text of `DECISION_SCHEMA`: a schema spelled so is worded as a decision."""
 
 
