@@ -1088,6 +1088,44 @@ class TestTheRules:
         assert error.codes == (ProblemCode.UNKNOWN_INTERRUPT,)
         assert "belongs to 'ask_user', not 'ask_again'" in error.problems[0].message
 
+    def test_every_entry_that_answers_nothing_is_named(self) -> None:
+        """Each unknown entry is its own problem, whatever else misses."""
+        pending = ask("tu-1")
+        resume = Resume(
+            respond=[
+                Respond("ask_user", "x-1", "Yes"),
+                Respond("lookup", "done", "Yes"),
+                Respond("ask_user", "x-2", "No"),
+            ]
+        )
+        error = rejected(resume, turn_of(pending))
+        assert error.codes == (
+            ProblemCode.UNKNOWN_INTERRUPT,
+            ProblemCode.NOT_INTERRUPTED,
+            ProblemCode.UNKNOWN_INTERRUPT,
+            ProblemCode.MISSING,
+        )
+        assert [p.index for p in error.problems] == [0, 1, 2, None]
+
+    def test_a_misfit_is_worded_beside_the_other_problems(self) -> None:
+        """A value outside its schema is named in entry order with the rest."""
+        first, second = ask("tu-1"), ask("tu-2")
+        resume = Resume(
+            respond=[
+                Respond("ask_user", "tu-1", 5),
+                Respond("ask_user", "nope", "Yes"),
+                Respond("ask_user", "tu-2", "fine"),
+            ]
+        )
+        error = rejected(resume, turn_of(first, second))
+        assert error.codes == (
+            ProblemCode.SCHEMA_VIOLATION,
+            ProblemCode.UNKNOWN_INTERRUPT,
+        )
+        assert error.problems[0].message == (
+            "$.respond[0].output: expected a value of type string, got 5"
+        )
+
     def test_a_partial_resume_with_expiry_answers_leaves_the_rest(self) -> None:
         """With expiry answers on, what is neither answered nor expired stays."""
         first, second = ask("tu-1"), ask("tu-2")
