@@ -108,11 +108,7 @@ class _Field:
     schema: JSONSchema
     words: str
     required: bool
-    fits: Callable[[JSON], bool]
-
-
-def _text(value: JSON) -> bool:
-    return type(value) is str
+    fits: _Check
 
 
 def _some_text(value: JSON) -> bool:
@@ -124,7 +120,6 @@ def _text_or_null(value: JSON) -> bool:
 
 
 _SHAPES: Final[dict[tuple[object, bool], tuple[JSONSchema, str, _Check]]] = {
-    (str, False): ({"type": "string"}, "text", _text),
     (str, True): ({"type": "string", "minLength": 1}, "non-empty text", _some_text),
     (str | None, False): ({"type": ["string", "null"]}, "text or null", _text_or_null),
 }
@@ -141,8 +136,8 @@ def _fields(record: type) -> tuple[_Field, ...]:
     hints = typing.get_type_hints(record)
     found = []
     for field in attrs.fields(record):
-        non_empty = field.metadata.get("json_schema") == NON_EMPTY["json_schema"]
-        shape = _SHAPES.get((hints[field.name], non_empty))
+        filled = field.metadata.get("json_schema") == NON_EMPTY["json_schema"]
+        shape = _SHAPES.get((hints[field.name], filled))
         if shape is None:
             msg = f"{record.__name__}.{field.name}: no wire form for its type"
             raise TypeError(msg)

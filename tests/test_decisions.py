@@ -164,22 +164,6 @@ class TestTheDeclaration:
         """is_rejection tells an object keyed by reject's verb from anything else."""
         assert is_rejection(value) is rejection
 
-    def test_a_text_field_is_read_as_text(self) -> None:
-        """A plain text field of a decision record is any string, and required."""
-
-        @attrs.frozen
-        class Plain:
-            text: str
-
-        (field,) = _fields(Plain)
-        assert (field.schema, field.words, field.required) == (
-            {"type": "string"},
-            "text",
-            True,
-        )
-        assert field.fits("")
-        assert not field.fits(None)
-
     def test_a_field_of_another_type_has_no_wire_form(self) -> None:
         """A decision record with a field the wire cannot carry is refused when read."""
 
