@@ -568,23 +568,37 @@ LARGE_ENTRIES: Final = 100_000
 """Numbers in the one answer of each large resume (about 0.4 to 0.8 MB)."""
 
 
-def _large_resumes(work: Workload) -> dict[str, bytes]:
+def _large_resumes(work: Workload) -> dict[str, tuple[bytes, InterruptedTurn]]:
     """Wire-valid resumes of one entry each, far too large for its schema.
 
-    Each answers *work*'s first question (``{"enum": ["Yes", "No"]}``) with
-    an array of `LARGE_ENTRIES` numbers: it parses, and is rejected.
+    The first three answer *work*'s first question (``{"enum": ["Yes",
+    "No"]}``) with an array of `LARGE_ENTRIES` numbers; the last answers a
+    question asking for an array of strings with as many floats, every item
+    wrong. Each parses, and is rejected.
     """
     question = work.turn.interrupts[0]
     name, ref = question.name, question.ref
+    floats: list[JSON] = [
+        (index * 7919 % 99_991 + 1) / 1e5 for index in range(LARGE_ENTRIES)
+    ]
     shapes: dict[str, list[JSON]] = {
-        "floats": [(index * 7919 % 99_991 + 1) / 1e5 for index in range(LARGE_ENTRIES)],
+        "floats": floats,
         "whole floats": [float(index) for index in range(LARGE_ENTRIES)],
         "integers": list(range(LARGE_ENTRIES)),
     }
-    return {
-        shape: dumps(Resume(respond=[Respond(name, ref, numbers)])).encode()
+    cases = {
+        shape: (
+            dumps(Resume(respond=[Respond(name, ref, numbers)])).encode(),
+            work.turn,
+        )
         for shape, numbers in shapes.items()
     }
+    strings = Accepts(respond={"type": "array", "items": {"type": "string"}})
+    every_item = attrs.evolve(question, accepts=strings)
+    turn = attrs.evolve(work.turn, interrupts=(every_item, *work.turn.interrupts[1:]))
+    raw = dumps(Resume(respond=[Respond(name, ref, floats)])).encode()
+    cases["floats for strings"] = (raw, turn)
+    return cases
 
 
 def recorded_rejection(raw: bytes, turn: InterruptedTurn) -> str:
@@ -610,12 +624,12 @@ def large_rejection_table(work: Workload) -> tuple[str, float]:
     """
     rows = []
     worst = 0.0
-    for shape, raw in _large_resumes(work).items():
+    for shape, (raw, turn) in _large_resumes(work).items():
         resume = loads(raw, Resume)
         floor, parse, reject = best_us(
             functools.partial(orjson.loads, raw),
             functools.partial(loads, raw, Resume),
-            functools.partial(recorded_rejection, raw, work.turn),
+            functools.partial(recorded_rejection, raw, turn),
             repeats=max(5, REPEATS // 6),
         )
         alone = best_us(

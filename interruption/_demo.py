@@ -24,7 +24,7 @@ import attrs
 from interruption._json import JSON
 from interruption._status import ACCEPTED, REJECTED, STOPPED, UNREADABLE
 from interruption.approval import Approver, by_tool, when
-from interruption.errors import ResumeRejected
+from interruption.errors import ResumeRejected, StoreUnavailable
 from interruption.kinds import ApprovalPending
 from interruption.loop import ModelRequest, run_sync
 from interruption.parts import Message, Role, ToolRequest, ToolResponse
@@ -388,7 +388,7 @@ def run(  # noqa: PLR0913 - the command's options
         human = Human(answers, stdin, out)
         options = _Options(forged=forged, detach=detach, resuming=resume_id is not None)
         return _converse(session, human, ledger=ledger, db=db, options=options, err=err)
-    except sqlite3.Error as error:
+    except (sqlite3.Error, StoreUnavailable) as error:
         print(f"interruption demo: the database {db!r} failed: {error}", file=err)
         return UNREADABLE
     except KeyboardInterrupt:

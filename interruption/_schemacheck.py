@@ -37,7 +37,7 @@ from __future__ import annotations
 import functools
 import json
 import typing
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Final, TypeAlias
 
@@ -46,6 +46,7 @@ from jsonschema_rs import ValidationErrorKind as Kind
 
 from interruption._json import (
     JSON,
+    FrozenArray,
     FrozenObject,
     Mismatch,
     child_path,
@@ -406,14 +407,70 @@ def schema_mismatches(
         SchemaError: if *schema* cannot be run (see `check_schema`).
     """
     text = text_of(schema)
+    check = _checker(text) if text != "{}" else None
+    if check is not None and _larger_than(value, MAX_LISTED):
+        # The engine builds every error eagerly, a Python object each: a
+        # large value is checked once, by a check that stops at its first
+        # mismatch, so a rejection costs about what parsing costs.
+        try:
+            check.validate(_thawed(value))
+        except jsonschema_rs.ValidationError as error:
+            return list(_mismatches(error, _where(error, path), path))
+        return []
     if _conforms(value, text):
         return []
-    check = _checker(text)
     if check is None:
         return [Mismatch(path, "a value of type null", describe(value))]
     return _sorted(check.iter_errors(value), path) or [  # pragma: no cover
         Mismatch(path, "a value that satisfies its schema", describe(value))
     ]
+
+
+MAX_LISTED: Final = 1_000
+"""A value holding more JSON values than this (itself and everything in it)
+that fails its schema is described by its first mismatch alone; a smaller one
+by every mismatch. Listing each of 100,000 wrong items would cost about a
+hundred times what parsing them costs."""
+
+
+def _thawed(value: JSON) -> JSON:
+    """*value* with plain lists and dicts for frozen ones (the same leaves).
+
+    The engine copies a failing value into its error, and copies a `list` or
+    `dict` several times faster than a subclass of one.
+    """
+    if isinstance(value, dict):
+        if _CONTAINERS.isdisjoint(map(type, value.values())):
+            return dict(value)
+        return {key: _thawed(item) for key, item in value.items()}
+    if isinstance(value, list):
+        if _CONTAINERS.isdisjoint(map(type, value)):
+            return list(value)
+        return [_thawed(item) for item in value]
+    return value
+
+
+_CONTAINERS: Final = frozenset({dict, list, FrozenObject, FrozenArray})
+"""The types of JSON containers (a record's frozen ones, and plain ones)."""
+
+
+def _larger_than(value: JSON, limit: int) -> bool:
+    """Whether *value* holds more than *limit* JSON values; visits at most *limit*."""
+    count = 1
+    stack = [value]
+    while stack and count <= limit:
+        item = stack.pop()
+        children: Collection[JSON]
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        count += len(children)
+        if count <= limit:
+            stack.extend(children)
+    return count > limit
 
 
 def _sorted(

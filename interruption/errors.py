@@ -598,19 +598,28 @@ class TurnIdTaken(InterruptionError, ValueError):
         self.turn_id = turn_id
 
 
-StoreState: TypeAlias = Literal["closed", "schema_newer"]
-"""Why a store cannot be used: it was closed, or its database's schema is newer
-than this library's (upgrade the library)."""
+StoreState: TypeAlias = Literal["closed", "schema_newer", "busy", "unreachable"]
+"""Why a store cannot be used: it was closed; its database's schema is newer
+than this library's (upgrade the library); it is busy (no pooled connection was
+free, or SQLite's lock was not had, within the store's timeout: retry later);
+or its server cannot be reached or dropped the connection (a write in flight
+then may or may not have been committed: read the state back, or retry the
+same call, which a spent pause answers ``consumed``)."""
 
 
 @final
 class StoreUnavailable(InterruptionError, RuntimeError):
-    """A store that cannot be used: closed, or its database too new.
+    """A store that cannot be used: closed, too new, busy or unreachable.
+
+    Every failure of a store's infrastructure reaches the caller as this
+    error, whatever the driver (the driver's own error is its ``__cause__``).
 
     Attributes:
         code: ``"store_unavailable"``, stable.
         store: Which store (a SQLite file's path, a PostgreSQL schema).
-        reason: ``"closed"`` or ``"schema_newer"``.
+        reason: ``"closed"``, ``"schema_newer"``, ``"busy"`` or
+            ``"unreachable"`` (`StoreState`).
+        detail: What went wrong, without the store's name.
     """
 
     code: ClassVar[str] = "store_unavailable"
@@ -619,3 +628,4 @@ class StoreUnavailable(InterruptionError, RuntimeError):
         super().__init__(f"{store}: {message}")
         self.store = store
         self.reason: StoreState = reason
+        self.detail = message

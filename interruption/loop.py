@@ -56,6 +56,8 @@ A tool pauses by raising `Interrupted`, alone or inside an exception group
 from __future__ import annotations
 
 import asyncio
+import atexit
+import threading
 import uuid
 from collections.abc import (
     AsyncIterator,
@@ -69,6 +71,7 @@ from collections.abc import (
 from datetime import datetime, timedelta
 from typing import (
     Any,
+    Final,
     Literal,
     Protocol,
     TypeAlias,
@@ -873,13 +876,67 @@ async def resume_turn(
 def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
     """Run *coroutine* to its end for a caller without an event loop.
 
+    Every blocking twin is this call around its async original. Each thread
+    keeps one event loop for its blocking calls (made on its first, closed
+    when the thread ends or the interpreter exits), so a call does not pay
+    for a new loop, and what a store opened on it (a pooled connection)
+    serves the thread's next call. As with `asyncio.run`, tasks the call
+    left running are cancelled before it returns.
+
     Raises:
         EventLoopRunning: if called from inside a running event loop (a
             `RuntimeError`), naming the function to await instead;
             *coroutine* is closed unstarted.
     """
     refuse_running_loop(coroutine)
-    return asyncio.run(coroutine)
+    runner: _ThreadRunner | None = getattr(_RUNNERS, "runner", None)
+    if runner is None:
+        runner = _RUNNERS.runner = _ThreadRunner()
+    return runner.run(coroutine)
+
+
+class _ThreadRunner:
+    """One thread's event loop for its blocking calls; closed with the thread."""
+
+    __slots__ = ("_runner",)
+
+    def __init__(self) -> None:
+        self._runner = asyncio.Runner()
+        if threading.current_thread() is threading.main_thread():
+            atexit.register(self.close)
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        try:
+            return self._runner.run(coroutine)
+        finally:
+            self._cancel_leftovers()
+
+    def _cancel_leftovers(self) -> None:
+        """Cancel and wait for the tasks a call left, as `asyncio.run` does."""
+        loop = self._runner.get_loop()
+        left = asyncio.all_tasks(loop)
+        if not left:
+            return
+        for task in left:
+            task.cancel()
+        loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
+
+    def close(self) -> None:
+        self._runner.close()
+
+    def __del__(self) -> None:
+        # Collected wherever the thread's last reference goes, maybe inside
+        # another running loop: close the loop itself, running nothing.
+        try:
+            loop = self._runner.get_loop()
+        except RuntimeError:  # closed already (at exit)
+            return
+        if not loop.is_closed():
+            loop.close()
+
+
+_RUNNERS: Final = threading.local()
+"""Each thread's `_ThreadRunner`, made by its first blocking call."""
 
 
 def refuse_running_loop(coroutine: Coroutine[Any, Any, object]) -> None:

@@ -54,6 +54,7 @@ from interruption.validation import (
     ResolvedResume,
     ResumePolicy,
     audit_event,
+    record_paused,
     utc_now,
     validate_and_spend,
 )
@@ -400,6 +401,15 @@ class Sealer:
         )
         key = spent_key(turn)
         policy = policy or ResumePolicy(now=lambda: moment)
+        await record_paused(
+            store,
+            turn.interrupts,
+            {pending.id: f"{key}:{pending.id}" for pending in turn.interrupts},
+            session=session,
+            at=turn.created_at,
+            turn_id=turn.turn_id,
+            keep_until=keep_until,
+        )
 
         async def spend(_kept: Resume) -> bool:
             event = audit_event(turn, "accepted", policy, resume)

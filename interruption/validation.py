@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from interruption.store import Store
 
 __all__ = [
+    "PAUSED_MARK",
     "Answer",
     "Authorize",
     "ResolvedResume",
@@ -47,6 +48,7 @@ __all__ = [
     "authorize_turn",
     "interrupt_keys",
     "pause_key",
+    "record_paused",
     "refuse",
     "unspent",
     "utc_now",
@@ -478,6 +480,9 @@ async def admit(  # noqa: PLR0913 - keyword-only options
     keep_until: datetime | None = None,
     completed: Sequence[ToolResponse] = (),
     dismissed: bool = False,
+    note: str | None = None,
+    filed: Mapping[str, str] | None = None,
+    events: Sequence[AuditEvent] = (),
 ) -> ResolvedResume:
     """`validate_and_spend` for a pause another framework keeps (adapters).
 
@@ -513,6 +518,16 @@ async def admit(  # noqa: PLR0913 - keyword-only options
         completed: Results of calls that finished beside the pause.
         dismissed: The client closed the pause without answering it (MCP's
             decline): what it leaves unanswered is spent all the same.
+        note: How the answer came, kept as the ``accepted`` event's
+            ``reason`` (MCP's ``"decline"`` or ``"cancel"``, ADK's
+            ``"progress"``); None for a plain answer.
+        filed: Each interrupt's id -> the key its pause is filed under
+            (`record_paused`), when it is not its key in *keys* (a progress
+            report spends keys of its own, but answers the pause whose
+            result *keys* would spend); None: *keys*.
+        events: More audit events of this answer (an adapter's standing
+            decisions), written after the ``accepted`` one in the spend's
+            own transaction: only if it spends.
 
     Returns:
         The validated answers, in the order of *interrupts*.
@@ -523,6 +538,14 @@ async def admit(  # noqa: PLR0913 - keyword-only options
         KeyError: if *keys* lacks an interrupt's id (the adapter's bug).
     """
     policy = policy or ResumePolicy()
+    await record_paused(
+        store,
+        interrupts,
+        keys if filed is None else filed,
+        session=session,
+        at=policy.now(),
+        keep_until=keep_until,
+    )
     named = _named(resume)
     spent = await store.spent([keys[pending.id] for pending in interrupts])
     live = tuple(pending for pending in interrupts if keys[pending.id] not in spent)
@@ -545,10 +568,15 @@ async def admit(  # noqa: PLR0913 - keyword-only options
     async def spend(kept: Resume) -> bool:
         answered = _named(kept)
         chosen = [p for p in live if dismissed or answer_key(p) in answered]
-        event = audit_event(
-            turn, "accepted", policy, resume, pending=tuple(p.id for p in chosen)
+        event = attrs.evolve(
+            audit_event(
+                turn, "accepted", policy, resume, pending=tuple(p.id for p in chosen)
+            ),
+            reason=note,
         )
-        return await store.spend_all([keys[p.id] for p in chosen], keep_until, (event,))
+        return await store.spend_all(
+            [keys[p.id] for p in chosen], keep_until, (event, *events)
+        )
 
     try:
         # Whatever is spent, a refused principal learns nothing: it is
@@ -660,15 +688,75 @@ def rejected_codes(rejected: ResumeRejected) -> tuple[str, ...]:
 
 
 async def unspent(
-    interrupts: Sequence[PendingInterrupt], keys: Mapping[str, str], store: Store
+    interrupts: Sequence[PendingInterrupt],
+    keys: Mapping[str, str],
+    store: Store,
+    *,
+    session: str | None = None,
+    at: datetime | None = None,
 ) -> tuple[PendingInterrupt, ...]:
     """What of *interrupts* is still answerable: those whose key is not spent.
 
     An adapter lists only these as pending: an interrupt answered through
     any door (whose continuation may still be running) is no longer shown.
+    With *session*, a pause listed for the first time is also filed in its
+    audit trail (`record_paused`, at *at*, by default now).
     """
+    if session is not None:
+        moment = at if at is not None else utc_now()
+        await record_paused(store, interrupts, keys, session=session, at=moment)
     spent = await store.spent([keys[pending.id] for pending in interrupts])
     return tuple(pending for pending in interrupts if keys[pending.id] not in spent)
+
+
+PAUSED_MARK: Final = "paused:"
+"""What `record_paused` prefixes to an interrupt's spend key for its mark."""
+
+
+async def record_paused(  # noqa: PLR0913 - keyword-only options
+    store: Store,
+    interrupts: Sequence[PendingInterrupt],
+    keys: Mapping[str, str],
+    *,
+    session: str,
+    at: datetime,
+    turn_id: int = ADAPTER_TURN,
+    keep_until: datetime | None = None,
+) -> bool:
+    """File a ``paused`` audit event for what of *interrupts* is new to *store*.
+
+    A pause another framework keeps (or a sealed turn) never passes through
+    a store when it is made, so the library files it the first time it meets
+    it: when an adapter lists it (`unspent` with a session) or answers it
+    (`admit`), or a sealed turn is redeemed. Each interrupt is filed once,
+    whichever door, process or token meets it first: its mark (`PAUSED_MARK`
+    and its spend key) is set in the same transaction as the event
+    (`Store.spend_all`), so two doors racing file it once.
+
+    Args:
+        store: Where the audit trail and the marks are kept.
+        interrupts: What the framework shows as pending.
+        keys: Each interrupt's id -> its spend key.
+        session: Whose audit trail.
+        at: When the library met the pause (its own clock, or the sealed
+            turn's ``created_at``).
+        turn_id: The turn it is filed under (`ADAPTER_TURN` for adapters).
+        keep_until: Keep the marks at least until then; None for ever.
+
+    Returns:
+        Whether an event was filed now.
+    """
+    marks = {PAUSED_MARK + keys[pending.id]: pending.id for pending in interrupts}
+    if not marks:
+        return False
+    seen = await store.spent(list(marks))
+    new = [mark for mark in marks if mark not in seen]
+    if not new:
+        return False
+    event = AuditEvent(
+        session, turn_id, "paused", at, pending=tuple(marks[mark] for mark in new)
+    )
+    return await store.spend_all(new, keep_until, (event,))
 
 
 def pause_key(framework: str, *parts: str) -> str:

@@ -28,6 +28,7 @@ from interruption import (
     Resume,
     ResumeRejected,
     Role,
+    StoreUnavailable,
     ToolRequest,
     _demo,
     dumps,
@@ -753,6 +754,19 @@ class TestDemo:
             f"interruption demo: the database {str(db)!r} failed: "
             "attempt to write a readonly database\n"
         )
+
+    def test_a_busy_database_is_one_line(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A store that stays busy (StoreUnavailable) is one line and exit 3."""
+
+        def failing(*_: object) -> object:
+            raise StoreUnavailable("d.db", "busy", "the write lock was not had")
+
+        monkeypatch.setattr(Session, "send_sync", failing)
+        status, _, err = demo(tmp_path / "d.db", "--answers", "Yes,y")
+        assert status == 3
+        assert err.endswith("failed: d.db: the write lock was not had\n")
 
     def test_ctrl_c_outside_a_prompt_ends_cleanly(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

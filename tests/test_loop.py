@@ -1,6 +1,9 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import gc
+import threading
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
@@ -1273,6 +1276,62 @@ class TestSync:
             "generate",
         )
         assert "await generate instead" in str(caught.value)
+
+
+class TestRunSync:
+    """The blocking twins' one loop per thread."""
+
+    def test_a_thread_reuses_its_loop(self) -> None:
+        """Two blocking calls in one thread run on one loop, still open between."""
+
+        async def loop() -> asyncio.AbstractEventLoop:
+            return asyncio.get_running_loop()
+
+        first, second = run_sync(loop()), run_sync(loop())
+        assert first is second
+        assert not first.is_closed()
+
+    def test_a_call_leaves_no_task_running(self) -> None:
+        """A task the call started and left is cancelled before it returns."""
+        started: list[asyncio.Task[None]] = []
+
+        async def leave() -> None:
+            started.append(asyncio.ensure_future(asyncio.sleep(60)))
+            await asyncio.sleep(0)
+
+        run_sync(leave())
+        (task,) = started
+        assert task.cancelled()
+
+    def test_a_threads_loop_is_closed_with_the_thread(self) -> None:
+        """The loop a worker thread made is closed once the thread ends."""
+        loops: list[asyncio.AbstractEventLoop] = []
+
+        async def loop() -> None:
+            loops.append(asyncio.get_running_loop())
+
+        worker = threading.Thread(target=lambda: run_sync(loop()))
+        worker.start()
+        worker.join()
+        gc.collect()
+        (made,) = loops
+        assert made.is_closed()
+        assert made is not run_sync_loop()
+
+    def test_threads_do_not_share_a_loop(self) -> None:
+        """Each thread's calls run on a loop of its own."""
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            loops = list(pool.map(lambda _: run_sync_loop(), range(2)))
+        assert run_sync_loop() not in loops
+
+
+def run_sync_loop() -> asyncio.AbstractEventLoop:
+    """The loop `run_sync` runs this thread's calls on."""
+
+    async def loop() -> asyncio.AbstractEventLoop:
+        return asyncio.get_running_loop()
+
+    return run_sync(loop())
 
 
 class TestWire:

@@ -9,6 +9,7 @@ import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from interruption import StoreUnavailable
 from interruption.store._pool import Pool
 
 
@@ -179,13 +180,14 @@ class TestPool:
         asyncio.run(go())
 
     def test_waits_for_a_free_connection_within_timeout(self) -> None:
-        """A call that finds no free connection in time is a TimeoutError saying so."""
+        """No free connection in time is StoreUnavailable (busy), saying so."""
         pool = pool_of(Opener(), max_size=1, timeout=0.05)
 
         async def go() -> None:
             async with pool.connection():
-                with pytest.raises(TimeoutError) as raised:
+                with pytest.raises(StoreUnavailable) as raised:
                     await use(pool)
+            assert raised.value.reason == "busy"
             assert str(raised.value) == (
                 "FakeStore: no free connection within 0.05 s (max_size=1)"
             )
@@ -221,7 +223,7 @@ class TestPool:
             await waiting_for(pool, 1)
             pool.timeout = 30.0
             second = asyncio.ensure_future(use(pool))
-            with pytest.raises(TimeoutError):
+            with pytest.raises(StoreUnavailable, match="no free connection"):
                 await first
             await pool.release(held)
             assert await second == 1
@@ -239,8 +241,10 @@ class TestPool:
                 waiting = asyncio.ensure_future(use(pool))
                 await waiting_for(pool, 1)
                 await pool.close()
-                with pytest.raises(RuntimeError, match=r"^FakeStore is closed$"):
+                with pytest.raises(StoreUnavailable) as raised:
                     await waiting
+                assert raised.value.reason == "closed"
+                assert str(raised.value) == "FakeStore: the store was closed"
             assert pool.size == 0
 
         asyncio.run(go())
@@ -265,7 +269,7 @@ class TestPool:
         asyncio.run(go())
 
     def test_closed_pool_refuses_calls(self) -> None:
-        """After close a call is a RuntimeError; closing again does nothing."""
+        """After close a call is StoreUnavailable; closing again does nothing."""
         pool = pool_of(Opener())
 
         async def go() -> None:
@@ -273,8 +277,9 @@ class TestPool:
             await pool.close()
             await pool.close()
             assert pool.closed
-            with pytest.raises(RuntimeError, match="closed"):
+            with pytest.raises(StoreUnavailable, match="closed") as raised:
                 await use(pool)
+            assert raised.value.reason == "closed"
 
         asyncio.run(go())
 

@@ -19,14 +19,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from interruption import JSON, FieldError, Mismatch, PayloadError, _schemacheck
-from interruption._json import describe
+from interruption._json import FrozenArray, FrozenObject, describe, frozen
 from interruption._parse import ENCODE
 from interruption._schemacheck import (
+    MAX_LISTED,
     JSONSchema,
     SchemaError,
     SchemaGroups,
     _compiled,
     _for_all,
+    _larger_than,
+    _thawed,
     check_schema,
     conforming_groups,
     conforms,
@@ -252,6 +255,69 @@ class TestSchemaMismatches:
         assert schema_mismatches(0, {"type": "null"}) == [
             Mismatch("$", "a value of type null", "0")
         ]
+
+
+class TestLargeValues:
+    """A large failing value is described by its first mismatch, cheaply."""
+
+    def test_a_large_value_is_described_by_its_first_mismatch(self) -> None:
+        """Every item wrong, past MAX_LISTED values: one mismatch, the first."""
+        value = frozen([float(index) for index in range(MAX_LISTED)])
+        mismatches = schema_mismatches(value, {"items": {"type": "string"}})
+        assert mismatches == [Mismatch("$[0]", "a value of type string", "0.0")]
+
+    def test_a_value_at_the_bound_lists_every_mismatch(self) -> None:
+        """MAX_LISTED values in all (the array and its items): every mismatch."""
+        value = [float(index) for index in range(MAX_LISTED - 1)]
+        mismatches = schema_mismatches(value, {"items": {"type": "string"}})
+        assert len(mismatches) == MAX_LISTED - 1
+
+    def test_a_large_value_that_conforms_has_no_mismatch(self) -> None:
+        """The one check of a large value accepts what conforms."""
+        value = frozen({"items": ["x"] * MAX_LISTED})
+        schema = {"properties": {"items": {"items": {"type": "string"}}}}
+        assert schema_mismatches(value, schema) == []
+
+    @given(json_values(), st.integers(min_value=0, max_value=40))
+    def test_larger_than_counts_every_value(self, value: JSON, limit: int) -> None:
+        """`_larger_than` is the count of values (the root included) > limit."""
+
+        def count(item: JSON) -> int:
+            if isinstance(item, dict):
+                return 1 + sum(map(count, item.values()))
+            if isinstance(item, list):
+                return 1 + sum(map(count, item))
+            return 1
+
+        assert _larger_than(value, limit) == (count(value) > limit)
+        assert _larger_than(frozen(value), limit) == (count(value) > limit)
+
+    @given(json_values())
+    def test_thawed_is_the_same_json_in_plain_containers(self, value: JSON) -> None:
+        """`_thawed` keeps the value, with no frozen container left."""
+        thawed = _thawed(frozen(value))
+        assert thawed == value
+        assert FrozenArray.__name__ not in repr(type(thawed))
+
+        def plain(item: JSON) -> bool:
+            if isinstance(item, (FrozenArray, FrozenObject)):
+                return False
+            if isinstance(item, dict):
+                return all(map(plain, item.values()))
+            if isinstance(item, list):
+                return all(map(plain, item))
+            return True
+
+        assert plain(thawed)
+
+    @given(json_values(), st.sampled_from([{"type": "string"}, {"enum": [1, "a"]}]))
+    def test_the_large_path_agrees_with_the_engine(
+        self, value: JSON, schema: JSONSchema
+    ) -> None:
+        """Large or not, a value has mismatches exactly when it fails its schema."""
+        big = [value] * MAX_LISTED
+        wrapped = {"items": schema}
+        assert (schema_mismatches(big, wrapped) == []) == conforms(value, schema)
 
 
 class TestConforms:

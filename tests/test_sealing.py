@@ -778,9 +778,10 @@ class TestRedeem:
         assert len(redeem(sealer, token, any_store).answers) == 2
 
     def test_every_attempt_joins_the_audit_trail(self, any_store: Store) -> None:
-        """A refused and an accepted redeem are audited, with principal and codes."""
+        """The pause (once), a refused and an accepted redeem are audited."""
         sealer = Sealer({"k1": K1}, "k1")
-        token = sealer.seal(turn_of(), now=NOW)
+        turn = turn_of()
+        token = sealer.seal(turn, now=NOW)
         policy = ResumePolicy(principal="ana", now=lambda: NOW)
         junk = Resume(respond=[Respond("ask_user", "c-1", 42)])
         refused(sealer, token, any_store, junk, policy=policy)
@@ -788,11 +789,14 @@ class TestRedeem:
         refused(sealer, token, any_store, policy=policy)
         trail = asyncio.run(any_store.audit("s-1"))
         assert [(e.kind, e.turn_id, e.principal, e.at) for e in trail] == [
+            ("paused", 3, None, turn.created_at),
             ("rejected", 3, "ana", NOW),
             ("accepted", 3, "ana", NOW),
             ("rejected", 3, "ana", NOW),
         ]
+        assert trail[0].pending == tuple(p.id for p in turn.interrupts)
         assert [e.codes for e in trail] == [
+            (),
             ("schema_violation", "missing"),
             (),
             ("consumed",),

@@ -32,6 +32,7 @@ from interruption.store._base import (
     stored_turn_json,
     turn_from_json,
 )
+from interruption.store._sqlite import _unavailable
 from interruption.testing.store_contract import CONTRACT, Check
 from interruption.testing.store_contract import turn as contract_turn
 from psycopg import sql
@@ -244,17 +245,30 @@ class TestStore:
 
 
 class TestSqliteStore:
+    def test_a_database_sqlite_cannot_write_is_unreachable(self) -> None:
+        """SQLite refusing to begin for another reason: unreachable."""
+        store = SqliteStore(":memory:")
+        error = sqlite3.OperationalError("disk I/O error")
+        refused = _unavailable(store, error)
+        assert (refused.reason, refused.code) == ("unreachable", "store_unavailable")
+        assert (
+            str(refused)
+            == ":memory:: SQLite cannot write the database (disk I/O error)"
+        )
+
     def test_a_write_lock_held_elsewhere_fails_the_write_and_frees_the_store(
         self, tmp_path: Path
     ) -> None:
-        """A write that cannot start raises, and the store's next write works."""
+        """A write that cannot start is busy, and the store's next write works."""
         path = tmp_path / "store.db"
         store = SqliteStore(path, timeout=0.05)
         other = sqlite3.connect(path, isolation_level=None)
         try:
             other.execute("BEGIN IMMEDIATE")
-            with pytest.raises(sqlite3.OperationalError, match="locked"):
+            with pytest.raises(StoreUnavailable, match="retry later") as busy:
                 asyncio.run(store.save("s-1", turn(1).messages, turn(1)))
+            assert (busy.value.reason, busy.value.store) == ("busy", str(path))
+            assert isinstance(busy.value.__cause__, sqlite3.OperationalError)
             other.execute("ROLLBACK")
             asyncio.run(store.save("s-1", turn(1).messages, turn(1)))
             stored = asyncio.run(store.load_turn("s-1"))
@@ -593,15 +607,36 @@ class TestPostgresStore:
         asyncio.run(go())
 
     def test_unreachable_server_fails_and_retries(self, postgres_dsn: str) -> None:
-        """A server that cannot be reached fails the call; a later call tries again."""
+        """An unreachable server: StoreUnavailable (unreachable); later calls retry."""
         port = postgres_dsn.split("port=")[1].split(maxsplit=1)[0]
         dsn = postgres_dsn.replace(f"port={port}", "port=1")
         store = PostgresStore(dsn, timeout=0.2)
 
         async def go() -> None:
             for _ in range(2):
-                with pytest.raises(psycopg.OperationalError, match="refused"):
+                with pytest.raises(StoreUnavailable, match="refused") as failed:
                     await store.open()
+                assert failed.value.reason == "unreachable"
+                assert isinstance(failed.value.__cause__, psycopg.OperationalError)
+            await store.close()
+
+        asyncio.run(go())
+
+    def test_a_full_pool_is_busy(self, postgres_dsn: str, pg_schema: str) -> None:
+        """No connection free within the timeout: StoreUnavailable (busy)."""
+
+        async def go() -> None:
+            store = PostgresStore(
+                postgres_dsn, schema=pg_schema, max_size=1, timeout=0.1
+            )
+            async with store._connection():
+                with pytest.raises(
+                    StoreUnavailable, match="no free connection"
+                ) as busy:
+                    await store.load_turn("s-1")
+            assert busy.value.reason == "busy"
+            assert busy.value.store == f"PostgresStore (schema {pg_schema!r})"
+            assert await store.load_turn("s-1") is None
             await store.close()
 
         asyncio.run(go())
@@ -672,7 +707,7 @@ class TestPostgresStore:
         asyncio.run(go())
 
     def test_drops_a_broken_connection(self, postgres_dsn: str, pg_schema: str) -> None:
-        """A connection the server ended fails one call and is replaced."""
+        """A connection the server ended: one call is unreachable; it is replaced."""
         name = fresh_schema()
 
         async def go() -> None:
@@ -685,8 +720,10 @@ class TestPostgresStore:
                         "WHERE application_name = %s",
                         (name,),
                     )
-                with pytest.raises(psycopg.OperationalError):
+                with pytest.raises(StoreUnavailable, match="may or may not") as dropped:
                     await store.load_turn("s-1")
+                assert dropped.value.reason == "unreachable"
+                assert isinstance(dropped.value.__cause__, psycopg.OperationalError)
                 assert await store.load_turn("s-1") is None
 
         asyncio.run(go())

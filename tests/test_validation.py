@@ -32,6 +32,7 @@ from interruption import (
     ToolResponse,
     admit,
     generate_sync,
+    record_paused,
     resume_turn_sync,
     unspent,
     validate_and_spend,
@@ -44,7 +45,7 @@ from interruption.approval import DECISION_SCHEMA
 from interruption.kinds import tag_of
 from interruption.resume import ExpiryAnswer
 from interruption.testing import strategies as library
-from interruption.validation import utc_now
+from interruption.validation import ADAPTER_TURN, utc_now
 
 from tests.sessions import N_INPUT, OBJECT_GO, Ledger, ToolSet, mutations, resume_of
 from tests.strategies import Call, answers, batches
@@ -736,7 +737,12 @@ class TestAdmit:
                 admit(bad, pending, store, session="t", keys=keys, policy=policy)
             )
         asyncio.run(admit(good, pending, store, session="t", keys=keys, policy=policy))
-        rejected, accepted = asyncio.run(store.audit("t"))
+        paused, rejected, accepted = asyncio.run(store.audit("t"))
+        assert (paused.kind, paused.principal, paused.pending) == (
+            "paused",
+            None,
+            ("a",),
+        )
         assert (rejected.kind, rejected.principal, rejected.codes) == (
             "rejected",
             "ana",
@@ -1177,3 +1183,60 @@ class TestDecisionWords:
         assert problem.message.startswith(
             "$.restart[0].resumed.reject.reason: expected non-empty text, got nothing"
         )
+
+
+class TestRecordPaused:
+    """A pause another framework keeps is filed in the audit trail once."""
+
+    def test_each_interrupt_is_filed_once_whichever_door_meets_it(self) -> None:
+        """Listing, then answering, files one ``paused``; a new interrupt, its own."""
+        store = MemoryStore()
+        keys = {"a": "k:a", "b": "k:b"}
+        first = [ask("a")]
+        listed = asyncio.run(unspent(first, keys, store, session="t", at=NOW))
+        assert listed == tuple(first)
+        asyncio.run(unspent(first, keys, store, session="t"))
+        answer = Resume(respond=[Respond("ask_user", "a", "x")])
+        asyncio.run(admit(answer, first, store, session="t", keys=keys))
+        asyncio.run(unspent([ask("a"), ask("b")], keys, store, session="t", at=NOW))
+        trail = asyncio.run(store.audit("t"))
+        assert [(e.kind, e.pending) for e in trail] == [
+            ("paused", ("a",)),
+            ("accepted", ("a",)),
+            ("paused", ("b",)),
+        ]
+        assert trail[0].at == NOW
+
+    def test_listing_without_a_session_files_nothing(self) -> None:
+        """`unspent` without a session is a read: the trail stays empty."""
+        store = MemoryStore()
+        asyncio.run(unspent([ask("a")], {"a": "k:a"}, store))
+        assert asyncio.run(store.audit("t")) == ()
+
+    def test_racing_doors_file_the_pause_once(self) -> None:
+        """Twenty doors meeting one pause at once file one ``paused`` event."""
+        store = MemoryStore()
+        pending = [ask("a"), ask("b")]
+        keys = {"a": "k:a", "b": "k:b"}
+
+        async def race() -> list[bool]:
+            return await asyncio.gather(
+                *(
+                    record_paused(store, pending, keys, session="t", at=NOW)
+                    for _ in range(20)
+                )
+            )
+
+        assert sum(asyncio.run(race())) == 1
+        (event,) = asyncio.run(store.audit("t"))
+        assert (event.kind, event.pending, event.turn_id) == (
+            "paused",
+            ("a", "b"),
+            ADAPTER_TURN,
+        )
+
+    def test_nothing_pending_files_nothing(self) -> None:
+        """An empty pause is not filed."""
+        store = MemoryStore()
+        assert not asyncio.run(record_paused(store, [], {}, session="t", at=NOW))
+        assert asyncio.run(store.audit("t")) == ()

@@ -12,6 +12,8 @@ from interruption import JSON, MemoryStore, PendingInterrupt, Resume, ResumePoli
 from interruption.adapters.google_adk import (
     ANY_JSON,
     CONFIRMATION,
+    PROGRESS,
+    PROGRESS_KEY,
     REJECTION_KEY,
     Paused,
     RejectionReasons,
@@ -46,6 +48,24 @@ async def resuming(runner: Runner) -> None:
     await resume(runner, {}, store, user_id="a", session_id="s")  # type: ignore[arg-type]
     await resume(runner, answer, {}, user_id="a", session_id="s")  # type: ignore[arg-type]
     await resume(runner, answer, store)  # type: ignore[call-arg]
+    reports: dict[str, dict[str, JSON]] = {"ask_user": {"type": "object"}}
+    await resume(
+        runner,
+        answer,
+        store,
+        user_id="a",
+        session_id="s",
+        progress=True,
+        progress_schemas=reports,
+    )
+    await resume(
+        runner,
+        answer,
+        store,
+        user_id="a",
+        session_id="s",
+        progress="yes",  # type: ignore[arg-type]
+    )
 
 
 def constants() -> None:
@@ -54,3 +74,5 @@ def constants() -> None:
     assert_type(CONFIRMATION, Literal["adk_request_confirmation"])
     assert_type(REJECTION_KEY, Literal["interruption_rejection"])
     assert_type(ANY_JSON, dict[str, JSON])
+    assert_type(PROGRESS, dict[str, JSON])
+    assert_type(PROGRESS_KEY, Literal["interruption_progress"])

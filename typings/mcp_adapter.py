@@ -11,6 +11,7 @@ from interruption.adapters.mcp import (
     Dismiss,
     FormSchemaError,
     answer,
+    dismissal,
     elicitation_callback,
     form_of,
     mcp_tool,
@@ -33,6 +34,9 @@ def serving() -> None:
     MCPServer("s", tools=[made])
     mcp_tool(ask)  # type: ignore[call-arg]
     mcp_tool(ask, MemoryStore(), ttl=5)  # type: ignore[arg-type]
+    mcp_tool(ask, MemoryStore(), restart_dismissed=True)
+    mcp_tool(ask, MemoryStore(), restart_dismissed="yes")  # type: ignore[arg-type]
+    assert_type(dismissal(), Dismiss | None)
     assert_type(form_of({"type": "string"}), dict[str, JSON])
     assert_type(FormSchemaError("x", []).problems[0].path, str)
 

@@ -26,6 +26,10 @@ client) and answers it only with what a validated `Resume` says:
   ``ToolConfirmation(confirmed=False, payload={"interruption_rejection":
   reason})`` for a rejection, ``{"result": value}`` (or the object itself)
   for a long-running call's result, and runs the agent on with it.
+* ``resume(..., progress=True)`` sends a long-running call an interim
+  report (``{"status": ...}``, checked against its progress schema): it is
+  authorized, validated and audited, spends only a key of its own, and
+  leaves the pause open for the result, which is still spent once.
 * `RejectionReasons`, a runner plugin, answers a rejected call with its
   reason (ADK alone tells the model only ``"This tool call is rejected."``),
   so the tool never runs and the model reads why.
@@ -33,8 +37,10 @@ client) and answers it only with what a validated `Resume` says:
 
 from __future__ import annotations
 
+import contextlib
+import copy
 from collections.abc import Mapping, Sequence
-from typing import Final, final
+from typing import Final, TypeAlias, final
 
 import attrs
 
@@ -55,30 +61,44 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess
     )
     raise ImportError(_MISSING) from error
 
-from interruption._json import JSON, Mismatch, json_problems, owned
-from interruption._schemacheck import JSONSchema, check_schema
-from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
-from interruption.errors import (
+from interruption import (
+    JSON,
+    Accepts,
+    ApprovalPending,
+    Custom,
     DecodeError,
     InvalidArgument,
+    Mismatch,
+    PayloadError,
+    PendingInterrupt,
     ProblemCode,
+    Respond,
+    Restart,
+    Resume,
     ResumeRejected,
+    Store,
+    ToolRequest,
+    canonical,
 )
-from interruption.kinds import ApprovalPending, Custom
-from interruption.parts import ToolRequest
-from interruption.resume import Accepts, PendingInterrupt, Respond, Restart, Resume
-from interruption.store._base import Store
+from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
 from interruption.validation import (
     ResolvedResume,
     ResumePolicy,
     admit,
     interrupt_keys,
+    pause_key,
     refuse,
+    unspent,
 )
+
+JSONSchema: TypeAlias = dict[str, JSON]
+"""A JSON Schema, as a JSON object."""
 
 __all__ = [
     "ANY_JSON",
     "CONFIRMATION",
+    "PROGRESS",
+    "PROGRESS_KEY",
     "REJECTION_KEY",
     "Paused",
     "RejectionReasons",
@@ -94,6 +114,16 @@ REJECTION_KEY: Final = "interruption_rejection"
 
 ANY_JSON: Final[JSONSchema] = {}
 """The answer schema of a long-running tool that declared none."""
+
+PROGRESS: Final[JSONSchema] = {"type": "object", "required": ["status"]}
+"""The schema of a progress report to a long-running tool that declared none:
+an object with a ``status``, as ADK's own tests send (``{"status": "still
+waiting"}``)."""
+
+PROGRESS_KEY: Final = "interruption_progress"
+"""The key, in the state delta of the user event that carries a progress
+report, of the ids of the long-running calls it reports on: those calls stay
+open (ADK's session is what says so, whoever reads it)."""
 
 
 @final
@@ -135,17 +165,30 @@ def _damaged(path: str, expected: str, got: str) -> DecodeError:
 
 
 def _json(value: object, path: str) -> JSON:
-    """*value* if it is JSON within the library's limits; else a DecodeError."""
-    problems = json_problems(value, path=path)
-    if problems:
-        raise DecodeError(problems)
+    """*value* if it is JSON; else a DecodeError naming every spot under *path*."""
+    try:
+        canonical(value)  # type: ignore[arg-type]  # the check is the point
+    except PayloadError as error:
+        raise DecodeError(
+            [
+                Mismatch(path + problem.path[1:], problem.expected, problem.got)
+                for problem in error.problems
+            ]
+        ) from None
     return value  # type: ignore[return-value]  # checked just above
 
 
 def _schemas(answers: Mapping[str, JSONSchema] | None) -> dict[str, JSONSchema]:
+    """*answers*, each schema run once so that one that cannot run fails here."""
     schemas = dict(answers or {})
     for schema in schemas.values():
-        check_schema(schema)
+        probe = PendingInterrupt(
+            "schema", Custom(), None, None, Accepts(respond=schema)
+        )
+        # SchemaError if it cannot run; a rejection says it ran (None is
+        # only not an answer it takes).
+        with contextlib.suppress(ResumeRejected):
+            probe.respond(None)
     return schemas
 
 
@@ -220,11 +263,12 @@ def _scan(
     open_calls: list[_Call] = []
     for index, event in enumerate(session.events):
         if event.author == "user":
-            open_calls = []
+            going = _reported(event)
+            open_calls = [call for call in open_calls if call.call_id in going]
             answered.update(
                 refs[response.id]
                 for response in event.get_function_responses()
-                if response.id in refs
+                if response.id in refs and response.id not in going
             )
         waiting = event.long_running_tool_ids or set()
         for number, call in enumerate(event.get_function_calls()):
@@ -241,6 +285,14 @@ def _scan(
             refs[found.call_id] = found.interrupt.ref
             open_calls.append(found)
     return open_calls, frozenset(answered)
+
+
+def _reported(event: Event) -> frozenset[str]:
+    """The long-running calls a user event reports progress on (they stay open)."""
+    ids = event.actions.state_delta.get(PROGRESS_KEY)
+    if not isinstance(ids, list):
+        return frozenset()
+    return frozenset(call_id for call_id in ids if isinstance(call_id, str))
 
 
 async def _session(runner: Runner, user_id: str, session_id: str) -> AdkSession:
@@ -272,10 +324,12 @@ async def pending(
     """Read an ADK session's open pause from the runner's session service.
 
     A pause is open when the calls ADK marked long-running (its confirmation
-    requests included) come after the session's last user event. With
+    requests included) come after the session's last user event (a
+    progress report to them excepted). With
     *store* (the one `resume` spends in), a pause already answered is not
     open, even while its continuation still runs and ADK's session does not
-    show the answer yet.
+    show the answer yet. A progress report (``resume(..., progress=True)``)
+    leaves it open: ADK's session marks the report's user event.
 
     Args:
         runner: The runner whose session service holds the session.
@@ -325,7 +379,7 @@ def _response(call: _Call, entry: Respond | Restart) -> types.FunctionResponse:
             answer = ToolConfirmation(confirmed=True)
         response = answer.model_dump(by_alias=True, exclude_none=True)
     else:
-        output = owned(entry.output)  # ADK's own copy: the record keeps its own
+        output = copy.deepcopy(entry.output)  # ADK's copy: the record keeps its own
         response = output if isinstance(output, dict) else {"result": output}
     return types.FunctionResponse(id=call.call_id, name=call.name, response=response)
 
@@ -351,6 +405,8 @@ async def resume(  # noqa: PLR0913 - keyword-only options
     answer_schemas: Mapping[str, JSONSchema] | None = None,
     policy: ResumePolicy | None = None,
     run_config: RunConfig | None = None,
+    progress: bool = False,
+    progress_schemas: Mapping[str, JSONSchema] | None = None,
 ) -> list[Event]:
     """Answer an ADK session's open pause through ADK's own channel, once.
 
@@ -358,6 +414,24 @@ async def resume(  # noqa: PLR0913 - keyword-only options
     authorized and validated against it, the pause is spent in *store*
     (`interruption.admit`), and only then is a user message of
     ``FunctionResponse`` parts built from the validated answers and run.
+
+    With *progress*, *answer* is an interim report to long-running calls
+    (ADK lets such a call receive ``{"status": ...}`` before its result),
+    not their result. What is guaranteed:
+
+    * a report is authorized, validated (against *progress_schemas*) and
+      audited like an answer, and spends only its own progress key (one per
+      session state: two reports racing on one state, one is ``consumed``);
+      it never spends the pause, which stays pending, in ADK's session too
+      (its user event lists the calls under `PROGRESS_KEY`);
+    * it may report on some of the long-running calls only; a report to a
+      confirmation is ``answer_not_accepted``;
+    * a report to a pause whose result was already spent is ``consumed``
+      (checked before it is admitted; a report that races the result's own
+      admission may still reach the model after it);
+    * the result (without *progress*) is spent once, after any number of
+      reports; a result sent again is ``consumed`` (ADK alone would take
+      it and call the model again).
 
     Args:
         runner: The runner whose session paused (same agent and tools).
@@ -370,6 +444,9 @@ async def resume(  # noqa: PLR0913 - keyword-only options
         policy: The clock and who may answer; partial resumes are refused
             (ADK would run the answered calls and forget the pause).
         run_config: Passed to ``runner.run_async``.
+        progress: *answer* is a progress report, not the result.
+        progress_schemas: The schema of a progress report, by tool name;
+            `PROGRESS` for a tool without one.
 
     Returns:
         The events of the continued run; it may have paused again.
@@ -378,7 +455,7 @@ async def resume(  # noqa: PLR0913 - keyword-only options
         ResumeRejected: listing every problem, before anything is spent or
             run: ``unknown_session``; ``nothing_pending`` when the session
             is not paused; ``consumed`` for an answer to a pause that was
-            already answered or spent.
+            already answered or spent; for a progress report, as said above.
         DecodeError: as `pending`.
         InvalidArgument: if *policy* allows partial resumes (a `ValueError`).
         SchemaError: if a schema cannot be run (a `ValueError`).
@@ -398,23 +475,87 @@ async def resume(  # noqa: PLR0913 - keyword-only options
             rejected = ResumeRejected.of(ProblemCode.NOTHING_PENDING, message)
         raise await refuse(rejected, answer, store, session=session_id, policy=policy)
     paused = _paused(runner, session, calls)
-    resolved = await admit(
-        answer,
-        paused.interrupts,
-        store,
-        session=session_id,
-        keys=paused.keys,
-        policy=policy,
-    )
+    state_delta: dict[str, object] | None = None
+    if progress:
+        resolved = await _report(
+            answer,
+            paused,
+            calls,
+            store,
+            policy=policy,
+            schemas=_schemas(progress_schemas),
+            state=f"{runner.app_name}:{user_id}:{len(session.events)}",
+        )
+        state_delta = {PROGRESS_KEY: [a.interrupt.id for a in resolved.answers]}
+    else:
+        resolved = await admit(
+            answer,
+            paused.interrupts,
+            store,
+            session=session_id,
+            keys=paused.keys,
+            policy=policy,
+        )
     return [
         event
         async for event in runner.run_async(
             user_id=user_id,
             session_id=session_id,
             new_message=_message(calls, resolved),
+            state_delta=state_delta,
             run_config=run_config,
         )
     ]
+
+
+async def _report(  # noqa: PLR0913 - one report's parts
+    answer: Resume,
+    paused: Paused,
+    calls: Sequence[_Call],
+    store: Store,
+    *,
+    policy: ResumePolicy | None,
+    schemas: Mapping[str, JSONSchema],
+    state: str,
+) -> ResolvedResume:
+    """Admit a progress report: its own keys, the pause left unspent."""
+    session = paused.session_id
+    if len(await unspent(paused.interrupts, paused.keys, store)) < len(calls):
+        message = f"the pause of ADK session {session!r} was already answered"
+        rejected = ResumeRejected.of(ProblemCode.CONSUMED, message)
+        raise await refuse(
+            rejected,
+            answer,
+            store,
+            session=session,
+            policy=policy,
+            shown=paused.interrupts,
+        )
+    reports = tuple(
+        attrs.evolve(
+            call.interrupt,
+            accepts=(
+                Accepts()
+                if isinstance(call.interrupt.kind, ApprovalPending)
+                else Accepts(respond=schemas.get(call.name, PROGRESS))
+            ),
+        )
+        for call in calls
+    )
+    keys = {
+        report.id: pause_key("google_adk", state, session, report.id, "progress")
+        for report in reports
+    }
+    return await admit(
+        answer,
+        reports,
+        store,
+        session=session,
+        keys=keys,
+        policy=attrs.evolve(policy or ResumePolicy(), allow_partial=True),
+        note="progress",
+        filed=paused.keys,
+    )
 
 
 @final

@@ -75,6 +75,7 @@ from interruption.validation import (
     admit,
     authorize_turn,
     pause_key,
+    record_paused,
     refuse,
     unspent,
     validate_resume,
@@ -651,6 +652,15 @@ async def _admit(  # noqa: PLR0913 - keyword-only options
     """
     policy = policy or ResumePolicy()
     interrupts = pause.interrupts
+    # Filed before any refusal, as `admit` files it: the trail starts there.
+    await record_paused(
+        store,
+        interrupts,
+        pause.keys,
+        session=pause.thread_id,
+        at=policy.now(),
+        keep_until=keep_until,
+    )
     turn = InterruptedTurn(
         session=pause.thread_id,
         turn_id=1,
@@ -766,7 +776,10 @@ async def _listed(pause: Pause, store: Store | None) -> Pause | None:
     all of its calls or none.
     """
     if store is not None and pause.reviews:
-        live = {p.id for p in await unspent(pause.interrupts, pause.keys, store)}
+        shown = await unspent(
+            pause.interrupts, pause.keys, store, session=pause.thread_id
+        )
+        live = {p.id for p in shown}
         reviews = tuple(r for r in pause.reviews if r.interrupts[0].id in live)
         pause = attrs.evolve(pause, reviews=reviews)
     return pause if pause.reviews else None

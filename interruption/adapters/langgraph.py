@@ -727,7 +727,11 @@ def pending(
         EventLoopRunning: if called from a running event loop (use `apending`).
     """
     pause = _read(graph, config)
-    return run_sync(unspent(pause.interrupts, pause.keys, store))
+    return run_sync(
+        unspent(
+            pause.interrupts, pause.keys, store, session=pause.thread or "langgraph"
+        )
+    )
 
 
 async def apending(
@@ -749,7 +753,9 @@ async def apending(
         DecodeError: if an adapter-made pause in the checkpoint is damaged.
     """
     pause = await _aread(graph, config)
-    return await unspent(pause.interrupts, pause.keys, store)
+    return await unspent(
+        pause.interrupts, pause.keys, store, session=pause.thread or "langgraph"
+    )
 
 
 def _read(

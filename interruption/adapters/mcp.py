@@ -20,14 +20,18 @@ again, as often as it is sent, for the state's whole life (600 s).
 Server side, `mcp_tool` turns a `Tool` of this library (one that pauses
 with `ctx.interrupt`, asks for approval with ``ApprovalPending(ctx.ref)``,
 or an interrupt-only tool) into a tool of an ``MCPServer``. Each pause
-becomes one form: the answer schema is checked when the tool is made (a
-schema MCP cannot carry is refused, naming the part); an answer is read
-into a `Resume` and goes through `interruption.admit` against the pause the
-server itself minted (its sealed state, or its own memory in the handshake
-flow), with extra keys an error; the pause is spent once in a `Store`.
-``decline`` and ``cancel`` are the tool's declared expiry answer, or a
-rejection (an approval) or a failed call (a question) that the tool's
-caller sees.
+becomes one form: the answer schema is checked when the tool is made (what
+MCP's forms carry is carried: titled choices, multi-selects, defaults,
+optional ``X | None`` fields, a class's schema; a schema MCP cannot carry
+is refused, naming the part); an accepted answer gets the form's defaults
+filled in, as MCP's ``ctx.elicit`` does, and is read into a `Resume` that
+goes through `interruption.admit` against the pause the server itself
+minted (its sealed state, or its own memory in the handshake flow), with
+extra keys an error; the pause is spent once in a `Store`. ``decline`` and
+``cancel`` spend it too, and stay distinct: a rejection whose reason says
+which (an approval), the tool's declared expiry answer, a failed call
+whose text says which, or, with ``restart_dismissed``, a run of the tool
+that reads which from `dismissal`.
 
 Client side, `elicitation_callback` turns each request into a
 `PendingInterrupt` for the application's human handler and checks the
@@ -36,13 +40,17 @@ answer locally (`answer`) before sending it.
 
 from __future__ import annotations
 
+import copy
 import inspect
+import json
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
 from datetime import datetime, timedelta
 from typing import Any, ClassVar, Final, Literal, TypeAlias, final
 
 import attrs
+import jsonschema_rs
 
 try:
     import mcp_types
@@ -56,22 +64,21 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess
     _MISSING += "pip install 'interruption[mcp]'"
     raise ImportError(_MISSING) from error
 
-from interruption._json import (
+from interruption import (
     JSON,
     Mismatch,
-    describe,
-    is_json,
+    PayloadError,
+    Store,
+    canonical,
     json_equal,
-    json_problems,
-    owned,
 )
-from interruption._parse import ENCODE
 from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
 from interruption.errors import (
     ArgumentTypeError,
     DecodeError,
     Interrupted,
     InterruptionError,
+    InvalidArgument,
     Problem,
     ProblemCode,
     ResumeRejected,
@@ -79,8 +86,7 @@ from interruption.errors import (
 from interruption.kinds import ApprovalPending, Custom, tag_of
 from interruption.parts import ToolRequest
 from interruption.resume import Accepts, PendingInterrupt, Respond, Restart, Resume
-from interruption.store._base import Store
-from interruption.tools import NULL_ONLY, Tool, ToolContext, ToolContractError
+from interruption.tools import Tool, ToolContext, ToolContractError
 from interruption.validation import (
     ResumePolicy,
     admit,
@@ -99,6 +105,7 @@ __all__ = [
     "FormSchemaError",
     "Handler",
     "answer",
+    "dismissal",
     "elicitation_callback",
     "form_of",
     "mcp_tool",
@@ -137,10 +144,48 @@ Handler: TypeAlias = Callable[
 ]
 """The application's human: ``(pending) -> Resume | "decline" | "cancel"``."""
 
+_SHORT: Final = 40
+
+
+def _describe(value: object) -> str:
+    """*value* for a message: short JSON for a scalar, else a noun."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, str):
+        text = repr(value)
+        return text if len(text) <= _SHORT else text[: _SHORT - 4] + "...'"
+    if isinstance(value, int | float):
+        return repr(value)[:_SHORT]
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    name = type(value).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+
+
+def _problems(value: object, path: str) -> list[Mismatch]:
+    """Where *value* is not JSON, under *path* (none when it is)."""
+    try:
+        canonical(value)  # type: ignore[arg-type]  # the check is the point
+    except PayloadError as error:
+        return [
+            Mismatch(path + found.path[1:], found.expected, found.got)
+            for found in error.problems
+        ]
+    return []
+
+
+def _encode(value: JSON) -> str:
+    """Compact JSON text of *value*."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
 _FORMATS: Final = frozenset({"email", "uri", "date", "date-time"})
 _COMMON: Final = frozenset({"type", "title", "description", "default"})
 _KEYWORDS: Final[Mapping[str, frozenset[str]]] = {
-    "string": _COMMON | {"minLength", "maxLength", "format", "enum", "enumNames"},
+    "string": _COMMON
+    | {"minLength", "maxLength", "format", "enum", "enumNames", "oneOf"},
     "number": _COMMON | {"minimum", "maximum"},
     "integer": _COMMON | {"minimum", "maximum"},
     "boolean": _COMMON,
@@ -148,6 +193,14 @@ _KEYWORDS: Final[Mapping[str, frozenset[str]]] = {
 }
 _OBJECT_KEYWORDS: Final = frozenset(
     {"$schema", "type", "title", "description", "properties", "required"}
+)
+_NULL: Final[dict[str, JSON]] = {"type": "null"}
+"""The schema of no data (a tool's resume schema by default)."""
+_OPTIONAL: Final = "anyOf of one primitive schema and {'type': 'null'} (X | None)"
+_TITLED: Final = "a list of {'const': <string>, 'title': <string>} options"
+_MULTI: Final = (
+    "items of {'type': 'string', 'enum': [...]} or {'anyOf': [{'const', "
+    "'title'}, ...]} (a multi-select)"
 )
 
 
@@ -170,22 +223,71 @@ class FormSchemaError(InterruptionError, TypeError):
         super().__init__(f"{what} cannot be an MCP elicitation form: {found}")
 
 
+def _titled(options: JSON) -> bool:
+    """Whether *options* are MCP's titled choices: ``[{const, title}, ...]``."""
+    return (
+        isinstance(options, list)
+        and bool(options)
+        and all(
+            isinstance(option, dict)
+            and set(option) == {"const", "title"}
+            and isinstance(option["const"], str)
+            and isinstance(option["title"], str)
+            for option in options
+        )
+    )
+
+
+def _strings(values: JSON) -> bool:
+    return isinstance(values, list) and all(isinstance(item, str) for item in values)
+
+
+def _optional(
+    schema: dict[str, JSON], path: str
+) -> tuple[dict[str, JSON], list[Mismatch]]:
+    """``X | None`` (``anyOf`` of X and null): sent as X, as MCP sends it.
+
+    MCP's own forms write an optional field as its bare primitive, left out
+    of ``required``; the answer is still checked against the tool's schema,
+    which takes null as well.
+    """
+    choices = schema["anyOf"]
+    rest = {key: value for key, value in schema.items() if key != "anyOf"}
+    others = (
+        [choice for choice in choices if choice != _NULL]
+        if isinstance(choices, list)
+        else []
+    )
+    if (
+        not isinstance(choices, list)
+        or len(choices) != 2
+        or len(others) != 1
+        or not isinstance(others[0], dict)
+        or not set(rest) <= {"title", "description", "default"}
+    ):
+        return {}, [Mismatch(f"{path}.anyOf", _OPTIONAL, _describe(choices))]
+    merged = {**others[0], **rest}
+    if merged.get("default", 0) is None:
+        del merged["default"]  # MCP drops a None default
+    at = f"{path}.anyOf[{choices.index(others[0])}]"
+    return _primitive(merged, at)
+
+
 def _primitive(schema: JSON, path: str) -> tuple[dict[str, JSON], list[Mismatch]]:
     """One property of a form, as MCP sends it (an enum gets its type)."""
     if not isinstance(schema, dict):
-        return {}, [Mismatch(path, "a property schema (an object)", describe(schema))]
+        return {}, [Mismatch(path, "a property schema (an object)", _describe(schema))]
+    if "anyOf" in schema and "type" not in schema:
+        return _optional(schema, path)
     found = dict(schema)
-    enum = found.get("enum")
-    if (
-        "type" not in found
-        and isinstance(enum, list)
-        and all(isinstance(item, str) for item in enum)
+    if "type" not in found and (
+        _strings(found.get("enum")) or _titled(found.get("oneOf"))
     ):
         found["type"] = "string"
     kind = found.get("type")
     if not isinstance(kind, str) or kind not in _KEYWORDS:
         expected = "a type of string, number, integer, boolean or array"
-        return {}, [Mismatch(f"{path}.type", expected, describe(kind))]
+        return {}, [Mismatch(f"{path}.type", expected, _describe(kind))]
     problems = [
         Mismatch(f"{path}.{key}", f"a keyword MCP carries for a {kind}", repr(key))
         for key in found
@@ -194,23 +296,47 @@ def _primitive(schema: JSON, path: str) -> tuple[dict[str, JSON], list[Mismatch]
     fmt = found.get("format")
     if fmt is not None and fmt not in _FORMATS:
         expected = "one of 'date', 'date-time', 'email', 'uri'"
-        problems.append(Mismatch(f"{path}.format", expected, describe(fmt)))
-    if (
-        kind == "string"
-        and enum is not None
-        and not (isinstance(enum, list) and all(isinstance(item, str) for item in enum))
-    ):
-        problems.append(Mismatch(f"{path}.enum", "a list of strings", describe(enum)))
+        problems.append(Mismatch(f"{path}.format", expected, _describe(fmt)))
+    enum = found.get("enum")
+    if kind == "string" and enum is not None and not _strings(enum):
+        problems.append(Mismatch(f"{path}.enum", "a list of strings", _describe(enum)))
+    if "oneOf" in found and not _titled(found["oneOf"]):
+        problems.append(Mismatch(f"{path}.oneOf", _TITLED, _describe(found["oneOf"])))
     items = found.get("items")
     if kind == "array" and not (
         isinstance(items, dict)
-        and items.get("type") == "string"
-        and isinstance(items.get("enum"), list)
-        and set(items) <= {"type", "enum"}
+        and (
+            (
+                set(items) == {"type", "enum"}
+                and items["type"] == "string"
+                and _strings(items["enum"])
+            )
+            or (set(items) == {"anyOf"} and _titled(items["anyOf"]))
+        )
     ):
-        expected = "items of {'type': 'string', 'enum': [...]} (a multi-select)"
-        problems.append(Mismatch(f"{path}.items", expected, describe(items)))
+        problems.append(Mismatch(f"{path}.items", _MULTI, _describe(items)))
+    if not problems:
+        problems.extend(_runnable(found, path))
     return found, problems
+
+
+def _runnable(prop: dict[str, JSON], path: str) -> list[Mismatch]:
+    """A property that is no valid schema, or a default it refuses.
+
+    MCP would send either as it is; the client would then show, and fill
+    in, what no answer could ever fit.
+    """
+    # Plain JSON for the validator: a tool's schema is a frozen value.
+    check = json.loads(_encode({k: v for k, v in prop.items() if k != "default"}))
+    try:
+        validator = jsonschema_rs.validator_for(check, validate_formats=True)
+    except ValueError as error:
+        got = str(error).partition("\n")[0]
+        return [Mismatch(path, "a valid JSON Schema property", got)]
+    if "default" in prop and not validator.is_valid(prop["default"]):
+        expected = "a default the property accepts"
+        return [Mismatch(f"{path}.default", expected, _describe(prop["default"]))]
+    return []
 
 
 @final
@@ -222,18 +348,58 @@ class _Form:
         requested: The ``requestedSchema`` sent.
         answer: The schema an answer must fit (no extra keys, ever).
         wrapped: Whether the answer is the form's one `ANSWER_FIELD`.
+        defaults: What an accepted answer leaves out and the form fills
+            in, by field, as MCP's ``ctx.elicit`` does.
     """
 
     requested: dict[str, JSON]
     answer: dict[str, JSON]
     wrapped: bool
+    defaults: Mapping[str, JSON] = attrs.field(factory=dict)
+
+    def filled(self, content: dict[str, JSON]) -> dict[str, JSON]:
+        """*content* with the form's defaults for the fields it leaves out."""
+        return {**self.defaults, **content}
+
+
+def _defaults(properties: Mapping[str, JSON]) -> dict[str, JSON]:
+    return {
+        name: prop["default"]
+        for name, prop in properties.items()
+        if isinstance(prop, dict) and prop.get("default") is not None
+    }
+
+
+def _object(
+    schema: Mapping[str, JSON],
+) -> tuple[Mapping[str, JSON], str, list[Mismatch]]:
+    """The object a form is made of: *schema*, or the ``$defs`` entry it names.
+
+    `interruption.json_schema` writes a class as ``{"$ref": "#/$defs/Name",
+    "$defs": {...}}``: such a schema is a form of that one object.
+    """
+    ref = schema.get("$ref")
+    if ref is None:
+        return schema, "$", []
+    defs = schema.get("$defs")
+    name = ref.removeprefix("#/$defs/") if isinstance(ref, str) else ""
+    extra = set(schema) - {"$schema", "$ref", "$defs"}
+    found = defs.get(name) if isinstance(defs, dict) and name != ref else None
+    if not isinstance(found, dict) or extra:
+        expected = "a $ref to an object in $defs, and nothing beside it"
+        return {}, "$", [Mismatch("$.$ref", expected, _describe(ref))]
+    return found, f"$.$defs.{name}", []
 
 
 def _form(schema: Mapping[str, JSON], what: str) -> _Form:
-    if dict(schema) == NULL_ONLY:
+    if dict(schema) == _NULL:
         empty: dict[str, JSON] = {"type": "object", "properties": {}}
-        return _Form(empty, NULL_ONLY, wrapped=False)
-    if schema.get("type") != "object" and "properties" not in schema:
+        return _Form(empty, _NULL, wrapped=False)
+    if (
+        schema.get("type") != "object"
+        and "properties" not in schema
+        and "$ref" not in schema
+    ):
         prop, problems = _primitive(dict(schema), "$")
         if problems:
             raise FormSchemaError(what, problems)
@@ -242,38 +408,49 @@ def _form(schema: Mapping[str, JSON], what: str) -> _Form:
             "properties": {ANSWER_FIELD: prop},
             "required": [ANSWER_FIELD],
         }
-        return _Form(requested, dict(schema), wrapped=True)
-    problems = [
-        Mismatch(f"$.{key}", "a keyword of a flat MCP form", repr(key))
-        for key in schema
+        defaults = _defaults({ANSWER_FIELD: prop})
+        return _Form(requested, dict(schema), wrapped=True, defaults=defaults)
+    body, at, problems = _object(schema)
+    problems += [
+        Mismatch(f"{at}.{key}", "a keyword of a flat MCP form", repr(key))
+        for key in body
         if key not in _OBJECT_KEYWORDS and key != "additionalProperties"
     ]
-    if schema.get("additionalProperties", False) is not False:
-        got = describe(schema["additionalProperties"])
-        problems.append(Mismatch("$.additionalProperties", "false", got))
-    found_properties = schema.get("properties", {})
+    if body.get("additionalProperties", False) is not False:
+        got = _describe(body["additionalProperties"])
+        problems.append(Mismatch(f"{at}.additionalProperties", "false", got))
+    found_properties = body.get("properties", {})
     sent: dict[str, JSON] = {}
     properties: dict[str, JSON] = {}
     if isinstance(found_properties, dict):
         properties = found_properties
     else:
-        got = describe(found_properties)
-        problems.append(Mismatch("$.properties", "an object", got))
+        got = _describe(found_properties)
+        problems.append(Mismatch(f"{at}.properties", "an object", got))
     for name, given in properties.items():
-        carried, mismatches = _primitive(given, f"$.properties.{name}")
+        carried, mismatches = _primitive(given, f"{at}.properties.{name}")
         sent[name] = carried
         problems.extend(mismatches)
-    required = schema.get("required", [])
+    required = body.get("required", [])
     if not isinstance(required, list) or not all(
         isinstance(name, str) and name in properties for name in required
     ):
         problems.append(
-            Mismatch("$.required", "names of the form's properties", describe(required))
+            Mismatch(
+                f"{at}.required", "names of the form's properties", _describe(required)
+            )
         )
     if problems:
         raise FormSchemaError(what, problems)
     requested = {"type": "object", "properties": dict(sent), "required": required}
-    return _Form(requested, {**schema, "additionalProperties": False}, wrapped=False)
+    closed = {**body, "additionalProperties": False}
+    if at == "$":
+        answer: dict[str, JSON] = closed
+    else:
+        defs = schema["$defs"]
+        assert isinstance(defs, dict)
+        answer = {**schema, "$defs": {**defs, at.removeprefix("$.$defs."): closed}}
+    return _Form(requested, answer, wrapped=False, defaults=_defaults(sent))
 
 
 def form_of(schema: Mapping[str, JSON]) -> dict[str, JSON]:
@@ -281,7 +458,13 @@ def form_of(schema: Mapping[str, JSON]) -> dict[str, JSON]:
 
     A flat object of primitive properties is sent as it is; a single value
     (an enum, a string, a number, a boolean) becomes a form of one field,
-    `ANSWER_FIELD`; ``{"type": "null"}`` (no data) an empty form.
+    `ANSWER_FIELD`; ``{"type": "null"}`` (no data) an empty form. What MCP's
+    forms carry is carried: titled choices (``oneOf`` of ``{const,
+    title}``), multi-selects (``items`` of an ``enum`` or of titled
+    ``anyOf`` options), defaults, and optional fields written ``X | None``
+    (``anyOf`` of X and null, sent as X, as MCP sends them). A class's
+    schema from `interruption.json_schema` (a ``$ref`` into ``$defs``) is
+    the form of that class.
 
     Args:
         schema: An answer schema.
@@ -290,7 +473,10 @@ def form_of(schema: Mapping[str, JSON]) -> dict[str, JSON]:
         The form's JSON Schema.
 
     Raises:
-        FormSchemaError: naming every part MCP cannot carry.
+        FormSchemaError: naming every part MCP cannot carry (what MCP's own
+            ``ctx.elicit`` refuses: nested objects, arrays of anything but
+            choices, unions of two primitives), and a default its property
+            refuses.
     """
     return _form(schema, "the answer schema").requested
 
@@ -335,8 +521,10 @@ class _Outcome:
         if self.error is not None:
             text = mcp_types.TextContent(type="text", text=self.error)
             return mcp_types.CallToolResult(content=[text], is_error=True)
-        text = mcp_types.TextContent(type="text", text=ENCODE(self.output))
-        structured = owned(self.output) if isinstance(self.output, dict) else None
+        text = mcp_types.TextContent(type="text", text=_encode(self.output))
+        structured = (
+            copy.deepcopy(self.output) if isinstance(self.output, dict) else None
+        )
         return mcp_types.CallToolResult(content=[text], structured_content=structured)
 
 
@@ -349,7 +537,7 @@ class _Served:
     once.
     """
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - keyword-only options
         self,
         tool: Tool[Any, Any, Any],
         store: Store,
@@ -357,8 +545,13 @@ class _Served:
         message: Callable[[PendingInterrupt], str] | None,
         policy: ResumePolicy | None,
         ttl: timedelta,
+        restart_dismissed: bool,
     ) -> None:
         what = f"tool {tool.name!r}: its"
+        if restart_dismissed and tool.interrupt_only:
+            expected = "False for an interrupt-only tool (it has no body to restart)"
+            raise InvalidArgument("mcp_tool: restart_dismissed", expected, "True")
+        self.restart_dismissed = restart_dismissed
         self.tool = tool
         self.store = store
         self.message = message or _message
@@ -447,7 +640,14 @@ class _Served:
     ) -> _Outcome | _State:
         """Admit the answer to *state*'s pause, once; then go on."""
         pending = self.pending(state)
-        entries, dismissed = _read(pending, self.custom.wrapped, response)
+        entries, dismissed = _read(pending, self.custom, response)
+        if dismissed is not None and self.restart_dismissed and not state.approval:
+            # The tool is told, not given its expiry answer; any other
+            # response is still checked (and refused) as it came.
+            entries = Resume(
+                respond=[e for e in entries.respond if e.ref != pending.ref],
+                restart=entries.restart,
+            )
         try:
             resolved = await admit(
                 entries,
@@ -457,12 +657,14 @@ class _Served:
                 keys={pending.id: pause_key("mcp", state.pause)},
                 policy=self.partial if dismissed else self.policy,
                 keep_until=state.expires_at + _KEEP_SPENT,
-                dismissed=dismissed,
+                dismissed=dismissed is not None,
+                note=dismissed,
             )
         except ResumeRejected as rejected:
             raise _wire(rejected) from None
         if not resolved.answers:
-            return _Outcome(error="the user declined to answer")
+            assert dismissed is not None
+            return await self.dismissed(state, dismissed, arguments)
         entry = resolved.answers[0].entry
         if isinstance(entry, Respond):
             return _Outcome(entry.output)
@@ -482,6 +684,26 @@ class _Served:
                 approved=state.approved,
             )
         return await self.run(ctx, arguments, state)
+
+    async def dismissed(
+        self, state: _State, dismissal: Dismiss, arguments: JSON
+    ) -> _Outcome | _State:
+        """A question the human declined or cancelled (the pause is spent).
+
+        The tool is run again and told which (`dismissal`) when it was
+        served with ``restart_dismissed``; otherwise the call fails with
+        the dismissal's own text.
+        """
+        if not self.restart_dismissed:
+            return _Outcome(error=_DISMISSED[dismissal])
+        ctx: ToolContext[Any] = ToolContext(
+            self.tool.name, state.ref, restarted=True, approved=state.approved
+        )
+        told = _DISMISSAL.set(dismissal)
+        try:
+            return await self.run(ctx, arguments, state)
+        finally:
+            _DISMISSAL.reset(told)
 
     def unsealed(self, sealed: str, arguments: JSON) -> _State:
         """The pause a request state keeps, read as this tool minted it.
@@ -615,17 +837,16 @@ def rejection_of(error: MCPError) -> ResumeRejected | None:
 
 
 def _json_arguments(arguments: object) -> JSON:
-    if is_json(arguments):  # the walk that names problems only when there are
-        return arguments if arguments is not None else {}  # type: ignore[return-value]
-    raise DecodeError(  # pragma: no cover - MCP parses arguments from JSON
-        json_problems(arguments, path="$.arguments")
-    )
+    problems = _problems(arguments, "$.arguments")
+    if problems:  # pragma: no cover - MCP parses arguments from JSON
+        raise DecodeError(problems)
+    return arguments if arguments is not None else {}  # type: ignore[return-value]
 
 
 def _message(pending: PendingInterrupt) -> str:
     if isinstance(pending.kind, ApprovalPending) and pending.tool is not None:
-        return f"Approve {pending.tool.name} with {ENCODE(pending.tool.input)}?"
-    return ENCODE(pending.payload)
+        return f"Approve {pending.tool.name} with {_encode(pending.tool.input)}?"
+    return _encode(pending.payload)
 
 
 _NOT_JSON: Final[dict[str, JSON]] = {"content": "not a JSON form answer"}
@@ -638,50 +859,93 @@ def _content(result: object) -> dict[str, JSON]:
     if not isinstance(result, mcp_types.ElicitResult):
         return _NOT_JSON
     content = result.content or {}
-    return content if is_json(content) else _NOT_JSON  # type: ignore[return-value]
+    checked: dict[str, JSON] = content  # type: ignore[assignment]  # checked next
+    return _NOT_JSON if _problems(checked, "$") else checked
 
 
 def _read(
     pending: PendingInterrupt,
-    wrapped: bool,  # noqa: FBT001 - internal
+    form: _Form,
     responses: Mapping[str, object],
-) -> tuple[Resume, bool]:
-    """The responses as a `Resume` for *pending*; True when it was dismissed.
+) -> tuple[Resume, Dismiss | None]:
+    """The responses as a `Resume` for *pending*; and how it was dismissed.
 
     Every response becomes an entry, so a response to another key is an
     ``unknown_interrupt``, a missing one ``missing``, content off the form
-    a ``schema_violation``: `admit` says so, with everything else.
+    a ``schema_violation``: `admit` says so, with everything else. Accepted
+    content gets the form's defaults for the fields it leaves out, as MCP's
+    ``ctx.elicit`` fills them, and is then checked whole.
     """
     respond: list[Respond] = []
     restart: list[Restart] = []
-    dismissed = False
+    dismissed: Dismiss | None = None
     name = pending.tool.name if pending.tool is not None else pending.id
     approval = isinstance(pending.kind, ApprovalPending)
     for key, result in responses.items():
         action = getattr(result, "action", "accept")
-        if action != "accept":
-            if approval:
-                reason = f"the user chose {action}"
-                restart.append(Restart(name, key, {"reject": {"reason": reason}}))
-            elif pending.on_expiry is not None:
-                respond.append(Respond(name, key, pending.on_expiry.output))
-            else:
-                dismissed = key == pending.ref
+        if action in ("decline", "cancel"):
+            said: Dismiss = "decline" if action == "decline" else "cancel"
+            dismissed = said if key == pending.ref else dismissed
+            entry = _dismissed(pending, name, key, said)
+            if isinstance(entry, Restart):
+                restart.append(entry)
+            elif entry is not None:
+                respond.append(entry)
             continue
         content = _content(result)
         if approval:
             restart.append(Restart(name, key, _decision(content)))
             continue
+        if content is not _NOT_JSON:
+            content = form.filled(content)
         value: JSON = content
-        if wrapped and set(content) == {ANSWER_FIELD}:
+        if form.wrapped and set(content) == {ANSWER_FIELD}:
             value = content[ANSWER_FIELD]
-        elif pending.accepts.restart == NULL_ONLY and not content:
+        elif pending.accepts.restart == _NULL and not content:
             value = None
         if pending.accepts.restart is None:
             respond.append(Respond(name, key, value))
         else:
             restart.append(Restart(name, key, value))
     return Resume(respond=respond, restart=restart), dismissed
+
+
+def _dismissed(
+    pending: PendingInterrupt, name: str, key: str, action: Dismiss
+) -> Respond | Restart | None:
+    """The entry a dismissal stands for: a rejection, the expiry answer, or none."""
+    if isinstance(pending.kind, ApprovalPending):
+        reason = f"the user chose {action}"
+        return Restart(name, key, {"reject": {"reason": reason}})
+    if pending.on_expiry is not None:
+        return Respond(name, key, pending.on_expiry.output)
+    return None
+
+
+_DISMISSED: Final[Mapping[Dismiss, str]] = {
+    "decline": "the user declined to answer",
+    "cancel": "the user cancelled the form",
+}
+"""What the caller sees of a question the human declined or cancelled."""
+
+_DISMISSAL: Final[ContextVar[Dismiss | None]] = ContextVar(
+    "interruption_mcp_dismissal", default=None
+)
+
+
+def dismissal() -> Dismiss | None:
+    """How the human dismissed the form this run of the tool follows, if so.
+
+    MCP tells a tool whether its form was declined or cancelled. A tool
+    served with ``mcp_tool(..., restart_dismissed=True)`` is run again when
+    its ``ctx.interrupt`` form is dismissed, with ``ctx.restarted`` True and
+    ``ctx.resumed`` None; this says which it was. Outside such a run (a
+    first run, a restart with an answer, any other code) it is None.
+
+    Returns:
+        ``"decline"``, ``"cancel"``, or None.
+    """
+    return _DISMISSAL.get()
 
 
 def _decision(content: dict[str, JSON]) -> JSON:
@@ -702,6 +966,7 @@ def mcp_tool(  # noqa: PLR0913 - keyword-only options
     policy: ResumePolicy | None = None,
     ttl: timedelta = DEFAULT_TTL,
     title: str | None = None,
+    restart_dismissed: bool = False,
 ) -> McpTool:
     """Serve *tool* on an ``MCPServer``, its pauses as elicitations.
 
@@ -711,7 +976,17 @@ def mcp_tool(  # noqa: PLR0913 - keyword-only options
     of an interrupt-only tool its output schema; a ``ctx.interrupt`` of any
     other tool its resume schema (the answer restarts it with
     ``ctx.resumed``). The answer is admitted (`interruption.admit`)
-    against the pause the server minted, then spent once in *store*.
+    against the pause the server minted, then spent once in *store*. An
+    accepted form's defaults are filled in before it is checked, so the
+    tool gets what MCP's ``ctx.elicit`` would hand it.
+
+    A form the human declines or cancels spends the pause all the same,
+    and the two stay distinct: an approval is rejected with the reason
+    ``"the user chose decline"`` (or ``cancel``); a question with an
+    expiry answer gets it; any other question fails the call with
+    ``"the user declined to answer"`` or ``"the user cancelled the form"``,
+    or, with *restart_dismissed*, runs the tool again to decide
+    (`dismissal` says which).
 
     Args:
         tool: A tool of this library (`tool` or `define_interrupt`).
@@ -722,14 +997,26 @@ def mcp_tool(  # noqa: PLR0913 - keyword-only options
         ttl: How long a pause accepts its answer; past the life of MCP's
             request state (600 s by default), MCP refuses it first.
         title: The tool's human title.
+        restart_dismissed: Run a ``ctx.interrupt`` tool again when its form
+            is declined or cancelled (``ctx.restarted`` True, ``ctx.resumed``
+            None, `dismissal` telling which), instead of failing the call.
 
     Returns:
         The MCP tool.
 
     Raises:
         FormSchemaError: if the answer schema is not a form MCP carries.
+        InvalidArgument: *restart_dismissed* for an interrupt-only tool (a
+            `ValueError`).
     """
-    served = _Served(tool, store, message=message, policy=policy, ttl=ttl)
+    served = _Served(
+        tool,
+        store,
+        message=message,
+        policy=policy,
+        ttl=ttl,
+        restart_dismissed=restart_dismissed,
+    )
     made = McpTool.from_function(
         served.__call__,
         name=tool.name,
@@ -794,7 +1081,7 @@ def pending_of(
         single = properties[ANSWER_FIELD]
         answer_schema: dict[str, JSON] = single if isinstance(single, dict) else {}
     elif properties == {}:
-        answer_schema = NULL_ONLY
+        answer_schema = _NULL
     else:
         answer_schema = form.answer
     return PendingInterrupt(
@@ -824,7 +1111,7 @@ def answer(
         return mcp_types.ElicitResult(action=resume)
     if not isinstance(resume, Resume):
         expected = "a Resume, 'decline' or 'cancel'"
-        raise ArgumentTypeError("answer: resume", expected, describe(resume))
+        raise ArgumentTypeError("answer: resume", expected, _describe(resume))
     from interruption.resume import InterruptedTurn  # noqa: PLC0415
 
     turn = InterruptedTurn("mcp", 1, (), (pending,), (), utc_now())
@@ -839,9 +1126,11 @@ def answer(
         )
     else:
         # The SDK's own copy: the records keep theirs.
-        value = owned(entry.output if isinstance(entry, Respond) else entry.resumed)
+        value = copy.deepcopy(
+            entry.output if isinstance(entry, Respond) else entry.resumed
+        )
         schema = entry_schema(pending, entry)
-        if value is None and schema == NULL_ONLY:
+        if value is None and schema == _NULL:
             content = {}
         elif _form(schema, "the answer schema").wrapped:
             content = {ANSWER_FIELD: value}

@@ -24,6 +24,18 @@ This adapter puts the library's guarantees on that channel:
   and only then applies the decisions with ``state.approve`` /
   ``state.reject`` and runs the agent on.
 
+What the SDK's approval API says beyond a decision travels beside the
+`Resume`, as a `DecisionOptions` record (decoded strictly with
+`interruption.wire.structure`): a decision that *stands* for the tool's later
+calls in this run (``approve(always_approve=True)``,
+``reject(always_reject=True, rejection_message=...)``), and a rejection the
+model sees in the words of the run's ``tool_error_formatter`` instead of its
+reason (``reject`` without a ``rejection_message``). A standing decision is
+a security decision: it covers only the one run (it lives in that run's
+state, sealed in its next token; a new run pauses again), it is filed in the
+audit trail (an ``accepted`` event naming the call, its reason saying what
+stands), and it ends with the run.
+
 Why sealed rather than stored: a `Sealer` keeps the server stateless, as the
 SDK's own ``to_state`` flow is, and a `Store` is needed anyway only for the
 small spent marks. The token is signed, not encrypted: its holder can read
@@ -37,33 +49,49 @@ import contextvars
 import dataclasses
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeVar, final
+from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeVar, cast, final
 
 import attrs
 
-from interruption._json import JSON, MAX_DEPTH, STORED_BYTES
-from interruption._parse import parse
-from interruption._schemacheck import check_schema
-from interruption.approval import DECISION_SCHEMA, Approve, decision_from_json
-from interruption.errors import (
-    DecodeError,
-    InvalidArgument,
-    ProblemCode,
-    ResumeRejected,
-)
-from interruption.kinds import ApprovalPending, Custom
-from interruption.loop import run_sync
-from interruption.parts import Message, Role, Text, ToolRequest
-from interruption.resume import (
+from interruption import (
+    JSON,
     Accepts,
+    ApprovalPending,
+    AuditEvent,
+    Custom,
+    DecodeError,
+    FieldError,
     InterruptedTurn,
+    InvalidArgument,
+    Message,
+    PayloadError,
     PendingInterrupt,
+    Problem,
+    ProblemCode,
+    Reject,
     Respond,
+    Restart,
     Resume,
+    ResumeRejected,
+    Role,
+    Text,
+    ToolRequest,
+    canonical,
 )
-from interruption.validation import ResumePolicy, admit, utc_now
+from interruption.approval import DECISION_SCHEMA, Approve, decision_from_json
+from interruption.loop import run_sync
+from interruption.validation import (
+    ADAPTER_TURN,
+    ResolvedResume,
+    ResumePolicy,
+    admit,
+    refuse,
+    unspent,
+    utc_now,
+)
+from interruption.wire import MAX_BYTES
 
 try:
     from agents import (
@@ -91,6 +119,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AUDIENCE",
+    "DecisionOptions",
     "PausedRun",
     "QuestionTool",
     "pause",
@@ -138,6 +167,52 @@ class PausedRun:
     token: str
     interrupts: tuple[PendingInterrupt, ...]
     session: str
+
+
+def _ids(ids: Iterable[str]) -> tuple[str, ...]:
+    """Call ids, as a tuple; a single string is refused (not a list of ids)."""
+    if isinstance(ids, str) or not isinstance(ids, Iterable):
+        raise FieldError("ids", "a list of call ids", _type_name(ids))
+    return tuple(ids)
+
+
+_EACH_ID: Final = attrs.validators.deep_iterable(attrs.validators.instance_of(str))
+
+
+def _type_name(value: object) -> str:
+    """*value*'s type, for a message."""
+    return type(value).__name__
+
+
+@final
+@attrs.frozen
+class DecisionOptions:
+    """What the SDK's approval API says beyond a decision, per paused call.
+
+    Sent beside a `Resume` (the client's JSON decoded with
+    ``interruption.wire.structure(data, DecisionOptions)``) and checked
+    against it before anything is spent: each id must be an approval of
+    the pause that the resume decides (``unknown_interrupt`` otherwise), and
+    a ``formatted`` id must be rejected there (``answer_not_accepted``).
+
+    Attributes:
+        always: Call ids whose decision stands for their tool's later calls
+            in this run (the SDK's ``always_approve`` / ``always_reject``;
+            a standing rejection tells the model its reason each time). It
+            covers this run only, is filed in the audit trail, and ends
+            with the run.
+        formatted: Call ids whose rejection the model sees in the words of
+            the run's ``tool_error_formatter`` (or the SDK's default), not
+            in its reason: the SDK's ``reject`` without a
+            ``rejection_message``. The reason stays in the record.
+    """
+
+    always: tuple[str, ...] = attrs.field(
+        default=(), converter=_ids, validator=_EACH_ID
+    )
+    formatted: tuple[str, ...] = attrs.field(
+        default=(), converter=_ids, validator=_EACH_ID
+    )
 
 
 async def _no_answer(context: ToolContext[Any], arguments: str) -> str:
@@ -192,8 +267,8 @@ def question_tool(
         ValueError: if either schema is not one this library runs
             (a `SchemaError`).
     """
-    check_schema(dict(input_schema))
-    check_schema(dict(answer_schema))
+    _runnable(dict(input_schema))
+    _runnable(dict(answer_schema))
     return QuestionTool(
         name=name,
         description=description,
@@ -205,15 +280,48 @@ def question_tool(
     )
 
 
+def _runnable(schema: dict[str, JSON]) -> None:
+    """Make sure *schema* can be run, as a resume would run it.
+
+    Raises:
+        SchemaError: if it is not one this library runs (a `ValueError`).
+    """
+    probe = PendingInterrupt("probe", Custom(), None, None, Accepts(respond=schema))
+    probe.problems_with(Respond(probe.name, probe.ref, None))
+
+
+def _no_constant(name: str) -> NoReturn:
+    raise ValueError(name)  # NaN and Infinity are not JSON
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        raise ValueError(pairs)  # a key written twice: which one is meant?
+    return value
+
+
 def _arguments(item: ToolApprovalItem) -> JSON:
-    """The call's arguments as JSON; the raw text when they are not JSON."""
+    """The call's arguments as JSON; the raw text when they are not JSON.
+
+    Not JSON: not parsed by the standard library, a key written twice,
+    ``NaN`` or ``Infinity``, more than `MAX_BYTES`, or a value the library
+    does not hold for JSON (nested too deep, an integer out of range).
+    """
     text = item.arguments
     if text is None:
         return None
     try:
-        return parse(text, max_bytes=STORED_BYTES, max_depth=MAX_DEPTH)
-    except DecodeError:
+        if len(text.encode()) > MAX_BYTES:
+            return text
+        value = json.loads(
+            text, parse_constant=_no_constant, object_pairs_hook=_no_duplicates
+        )
+        canonical(value)
+        ToolRequest(item.name or "?", None, value)
+    except (ValueError, RecursionError, PayloadError, DecodeError):
         return text  # shown as the model wrote it, never as a guess
+    return cast("JSON", value)
 
 
 def _question(item: ToolApprovalItem) -> QuestionTool | None:
@@ -341,6 +449,11 @@ async def _restore(
     text: str,
     context: Mapping[str, object] | RunContextWrapper[Any] | None,
 ) -> RunState[Any, Agent[Any]]:
+    if isinstance(context, RunContextWrapper):
+        # The SDK restores the run's decisions into the wrapper it is given:
+        # a fresh one keeps them (standing ones too) in this run alone, never
+        # in an object the caller may hand to another run.
+        context = RunContextWrapper(context=context.context)
     try:
         return await RunState.from_string(agent, text, context_override=context)
     except Exception as error:  # noqa: BLE001 - any refusal of the SDK's is one answer
@@ -349,6 +462,117 @@ async def _restore(
 
 def _keep_until(expires_at: datetime | None, leeway: timedelta) -> datetime | None:
     return expires_at + leeway if expires_at is not None else None
+
+
+def _option_problems(
+    options: DecisionOptions,
+    answer: Resume,
+    interrupts: Sequence[PendingInterrupt],
+) -> list[Problem]:
+    """What of *options* the resume does not back: see `DecisionOptions`."""
+    approvals = {p.ref: p for p in interrupts if isinstance(p.kind, ApprovalPending)}
+    decided: dict[str, Restart] = {}
+    for restart in answer.restart:
+        pending = approvals.get(restart.ref)
+        if pending is not None and restart.name == pending.name:
+            decided.setdefault(restart.ref, restart)
+    problems: list[Problem] = []
+    for field, ids in (("always", options.always), ("formatted", options.formatted)):
+        for ref in ids:
+            pending = approvals.get(ref)
+            entry = decided.get(ref)
+            if pending is None or entry is None:
+                message = (
+                    f"options.{field}: expected the call id of an approval this "
+                    f"resume decides, got {ref!r}"
+                )
+                problems.append(Problem(ProblemCode.UNKNOWN_INTERRUPT, message))
+                continue
+            if field == "formatted" and not _rejects(entry):
+                message = (
+                    f"options.formatted: expected a rejection of {ref!r}, got "
+                    "another answer (only a rejection is worded by the formatter)"
+                )
+                problems.append(
+                    Problem(
+                        ProblemCode.ANSWER_NOT_ACCEPTED,
+                        message,
+                        interrupt_id=pending.id,
+                    )
+                )
+    return problems
+
+
+def _rejects(entry: Restart) -> bool:
+    try:
+        return isinstance(decision_from_json(entry.resumed), Reject)
+    except DecodeError:
+        return False  # not a decision: validation refuses it, with its path
+
+
+def _standing(
+    answer: Resume,
+    interrupts: Sequence[PendingInterrupt],
+    options: DecisionOptions,
+    *,
+    session: str,
+    policy: ResumePolicy,
+) -> tuple[AuditEvent, ...]:
+    """The audit events of *options*' standing decisions, if *answer* is admitted.
+
+    Written by `admit` in the spend's own transaction, so a decision stands
+    in the trail exactly when the answer that makes it was accepted.
+    """
+    by_ref = {pending.ref: pending for pending in interrupts}
+    events = []
+    for entry in answer.restart:
+        pending = by_ref.get(entry.ref)
+        if pending is None or entry.ref not in options.always:
+            continue
+        verb = "rejection" if _rejects(entry) else "approval"
+        reason = (
+            f"standing {verb} of {entry.name!r} (from call {entry.ref!r}) "
+            "for the rest of this run"
+        )
+        events.append(
+            AuditEvent(
+                session,
+                ADAPTER_TURN,
+                "accepted",
+                policy.now(),
+                principal=policy.principal,
+                pending=(pending.id,),
+                reason=reason,
+            )
+        )
+    return tuple(events)
+
+
+def _apply(
+    state: RunState[Any, Any],
+    items: Sequence[ToolApprovalItem],
+    resolved: ResolvedResume,
+    options: DecisionOptions,
+) -> dict[str, JSON]:
+    """Apply the validated decisions to *state*; the questions' answers."""
+    by_call = {item.call_id: item for item in items}
+    answers: dict[str, JSON] = {}
+    for each in resolved.answers:
+        ref = each.interrupt.ref
+        item = by_call[ref]
+        always = ref in options.always
+        match each.entry:
+            case Respond(output=output):
+                answers[ref] = output
+                state.approve(item)
+            case entry:
+                decision = decision_from_json(entry.resumed)
+                if isinstance(decision, Approve):
+                    state.approve(item, always_approve=always)
+                else:
+                    message = None if ref in options.formatted else decision.reason
+                    state.reject(item, always_reject=always, rejection_message=message)
+    return answers
 
 
 async def resume(  # noqa: PLR0913 - keyword-only options
@@ -362,16 +586,18 @@ async def resume(  # noqa: PLR0913 - keyword-only options
     policy: ResumePolicy | None = None,
     context: Mapping[str, object] | RunContextWrapper[TContext] | None = None,
     run_config: RunConfig | None = None,
+    options: DecisionOptions | None = None,
 ) -> RunResult:
     """Answer a sealed pause through the SDK's own channel, once.
 
     The token is opened and must carry a run of *session*; the run state is
     restored from it and what is pending is read from that state. The
-    client's *answer* is authorized and validated against it, the pause is
-    spent in *store* (`interruption.admit`), and only then are the decisions
+    client's *answer* (and *options*) is authorized and validated against
+    it, the pause is spent in *store* (`interruption.admit`), each standing
+    decision is filed in the audit trail, and only then are the decisions
     applied (``state.approve``, ``state.reject`` with the reason as the
-    message the model sees, a question call approved to return its answer)
-    and the agent run on.
+    message the model sees unless the formatter words it, a question call
+    approved to return its answer) and the agent run on.
 
     Args:
         agent: The run's starting agent, built as when it paused.
@@ -383,7 +609,13 @@ async def resume(  # noqa: PLR0913 - keyword-only options
         policy: Partial resumes, the clock, authorization; strict by default.
         context: Replaces the run context kept in the token (the SDK's
             ``context_override``), e.g. server objects rebuilt per request.
-        run_config: Passed to ``Runner.run``.
+            A `RunContextWrapper` is unwrapped into a fresh one, so the
+            run's decisions (standing ones included) never reach the
+            caller's object, or another run through it.
+        run_config: Passed to ``Runner.run`` (its ``tool_error_formatter``
+            words the rejections in ``options.formatted``).
+        options: Standing decisions and formatter-worded rejections
+            (`DecisionOptions`); None for neither.
 
     Returns:
         The continued run; it may have paused again (`pause` it).
@@ -392,7 +624,8 @@ async def resume(  # noqa: PLR0913 - keyword-only options
         ResumeRejected: ``bad_token`` or ``expired`` for a token that does
             not verify, was minted for another channel (`AUDIENCE`: a core
             sealed turn's token is refused), belongs to another session or
-            does not restore with *agent*; every problem of *answer*;
+            does not restore with *agent*; every problem of *answer*, or of
+            *options* (``unknown_interrupt``, ``answer_not_accepted``);
             ``consumed`` for a pause already resumed. Nothing ran and
             nothing was spent then, except for ``consumed``.
         Exception: whatever ``Runner.run`` raises (a model's or a tool's
@@ -400,6 +633,7 @@ async def resume(  # noqa: PLR0913 - keyword-only options
             then, so a failed continuation is not resumed again.
     """
     policy = policy or ResumePolicy()
+    options = options or DecisionOptions()
     opened = sealer.open_with_claims(token, now=policy.now(), audience=AUDIENCE)
     turn = opened.turn
     if turn.session != session:
@@ -411,29 +645,25 @@ async def resume(  # noqa: PLR0913 - keyword-only options
     state = await _restore(agent, text, context)
     items = state.get_interruptions()
     interrupts = _checked(items, turn)
+    keys = dict.fromkeys((p.id for p in interrupts), _key(session, text))
+    problems = _option_problems(options, answer, interrupts)
+    # A replay is `consumed` whatever its options: admit says so.
+    if problems and await unspent(interrupts, keys, store):
+        rejected = ResumeRejected(problems)
+        raise await refuse(
+            rejected, answer, store, session=session, policy=policy, shown=interrupts
+        )
     resolved = await admit(
         answer,
         interrupts,
         store,
         session=session,
-        keys=dict.fromkeys((p.id for p in interrupts), _key(session, text)),
+        keys=keys,
         policy=policy,
         keep_until=_keep_until(opened.expires_at, sealer.leeway),
+        events=_standing(answer, interrupts, options, session=session, policy=policy),
     )
-    by_call = {item.call_id: item for item in items}
-    answers: dict[str, JSON] = {}
-    for each in resolved.answers:
-        item = by_call[each.interrupt.ref]
-        match each.entry:
-            case Respond(output=output):
-                answers[each.interrupt.ref] = output
-                state.approve(item)
-            case entry:
-                decision = decision_from_json(entry.resumed)
-                if isinstance(decision, Approve):
-                    state.approve(item)
-                else:
-                    state.reject(item, rejection_message=decision.reason)
+    answers = _apply(state, items, resolved, options)
     bound = _ANSWERS.set(answers)
     try:
         result: RunResult = await Runner.run(agent, state, run_config=run_config)
@@ -464,6 +694,7 @@ def resume_sync(  # noqa: PLR0913 - keyword-only options
     policy: ResumePolicy | None = None,
     context: Mapping[str, object] | RunContextWrapper[TContext] | None = None,
     run_config: RunConfig | None = None,
+    options: DecisionOptions | None = None,
 ) -> RunResult:
     """`resume`, for synchronous code (runs its own event loop).
 
@@ -477,6 +708,7 @@ def resume_sync(  # noqa: PLR0913 - keyword-only options
         policy: Partial resumes, the clock, authorization.
         context: Replaces the run context kept in the token.
         run_config: Passed to ``Runner.run``.
+        options: Standing decisions and formatter-worded rejections.
 
     Returns:
         The continued run.
@@ -496,5 +728,6 @@ def resume_sync(  # noqa: PLR0913 - keyword-only options
             policy=policy,
             context=context,
             run_config=run_config,
+            options=options,
         )
     )

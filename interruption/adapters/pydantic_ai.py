@@ -22,11 +22,21 @@ This adapter closes each of those:
   answers and runs the agent on the kept conversation.
 
 An approval call is ``ApprovalPending(tool_call_id)``, answered only by
-``pending.approve()`` / ``pending.reject(reason)``; a deferred call is
+``pending.approve(note)`` / ``pending.reject(reason)``; a deferred call is
 ``Custom()``, answered by ``pending.respond(result)`` against the schema the
-application declared for its tool (any JSON by default). Both carry the
+application declared for its tool (any JSON by default), or by
+``failed(pending, message)``: pydantic-ai's own ``ToolFailed`` wire form
+(`FAILED_SCHEMA`), which the model sees as a failed call. Both carry the
 call as ``ToolRequest(tool_name, tool_call_id, args)`` and the payload
-``{"tool": tool_name, "args": args}``.
+``{"tool": tool_name, "args": args}``, with ``"metadata"`` added when the
+tool attached some (``ApprovalRequired(metadata=...)``,
+``CallDeferred(metadata=...)``), so the person deciding sees it.
+
+What an answer carries besides its decision reaches the tool as pydantic-ai
+hands it over, ``ctx.tool_call_metadata``: an approval's note as
+``{"note": note}``, with whatever the application adds for the call
+(`resume`'s ``metadata``, checked to be JSON and bounded). `resume` also
+takes a ``user_prompt`` sent alongside the results, as ``agent.run`` does.
 """
 
 from __future__ import annotations
@@ -35,7 +45,7 @@ import dataclasses
 import hashlib
 import uuid
 from collections.abc import Coroutine, Mapping
-from typing import Any, Final, TypeVar, cast, final
+from typing import Any, Final, TypeAlias, TypeVar, cast, final
 
 import attrs
 
@@ -46,6 +56,7 @@ try:
         DeferredToolResults,
         ToolApproved,
         ToolDenied,
+        ToolFailed,
         ToolReturn,
     )
     from pydantic_ai._utils import run_until_complete
@@ -60,24 +71,37 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess
     )
     raise ImportError(_MISSING) from error
 
-from interruption._json import JSON, Mismatch, owned
-from interruption._schemacheck import JSONSchema, check_schema
+from interruption import (
+    JSON,
+    Accepts,
+    ApprovalPending,
+    Custom,
+    DecodeError,
+    InvalidArgument,
+    Mismatch,
+    PendingInterrupt,
+    Respond,
+    Restart,
+    Resume,
+    ToolRequest,
+    canonical,
+)
 from interruption.adapters import _keeper
 from interruption.adapters._keeper import Keeper, MemoryKeeper
 from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
-from interruption.errors import DecodeError, InvalidArgument
-from interruption.kinds import ApprovalPending, Custom
 from interruption.loop import refuse_running_loop
-from interruption.parts import ToolRequest
-from interruption.resume import Accepts, PendingInterrupt, Restart, Resume
-from interruption.store._base import Store
+from interruption.store import Store
 from interruption.validation import ResolvedResume, ResumePolicy, admit, pause_key
 
 __all__ = [
+    "FAILED_SCHEMA",
+    "MAX_METADATA_BYTES",
     "Keeper",
     "MemoryKeeper",
+    "Metadata",
     "PausedRun",
     "SqliteKeeper",
+    "failed",
     "load_paused",
     "pause",
     "pause_sync",
@@ -89,8 +113,35 @@ DepsT = TypeVar("DepsT")
 OutputT = TypeVar("OutputT")
 T = TypeVar("T")
 
+JSONSchema: TypeAlias = dict[str, JSON]
+"""A JSON Schema (Draft 2020-12), as a JSON object."""
+
 ANY_JSON: Final[JSONSchema] = {}
 """The answer schema of a deferred call whose tool declared none."""
+
+FAILED_SCHEMA: Final[JSONSchema] = {
+    "title": "ToolFailed",
+    "type": "object",
+    "properties": {
+        "kind": {"const": "tool-failed"},
+        "message": {"type": "string", "minLength": 1},
+    },
+    "required": ["kind", "message"],
+    "additionalProperties": False,
+}
+"""A deferred call's failed result: pydantic-ai's own ``ToolFailed`` wire form.
+
+A deferred call accepts its answer schema or this one, never both: an
+object whose ``kind`` is ``"tool-failed"`` must be a whole failure, and
+reaches the model as one (``ToolFailed``), as pydantic-ai itself reads a
+result whose ``kind`` is ``"tool-failed"``. Build one with `failed`.
+"""
+
+MAX_METADATA_BYTES: Final = 65_536
+"""The most one call's `resume` ``metadata`` may take, as canonical JSON."""
+
+_NOTE: Final = "note"
+"""The key of an approval's note in the tool's ``ctx.tool_call_metadata``."""
 
 
 @final
@@ -151,17 +202,72 @@ def _run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
     return run_until_complete(coroutine)
 
 
+def failed(pending: PendingInterrupt, message: str) -> Respond:
+    """Answer a deferred call with a failure the model sees (``ToolFailed``).
+
+    Args:
+        pending: A deferred call's interrupt (`Custom`).
+        message: What the model is told went wrong; not empty.
+
+    Returns:
+        The entry for `Resume.respond`, checked against what *pending*
+        accepts.
+
+    Raises:
+        ResumeRejected: if *pending* takes no result (an approval:
+            ``answer_not_accepted``) or *message* is empty
+            (``schema_violation``).
+    """
+    return pending.respond({"kind": "tool-failed", "message": message})
+
+
+_NOT_FAILED: Final[JSONSchema] = {
+    "not": {
+        "type": "object",
+        "required": ["kind"],
+        "properties": {"kind": {"const": "tool-failed"}},
+    }
+}
+"""Anything but an object whose ``kind`` is ``"tool-failed"``."""
+
+
+def _accepted(answer: JSONSchema) -> JSONSchema:
+    """What a deferred call accepts: its answer, or a failure, never both.
+
+    An object whose ``kind`` is ``"tool-failed"`` is a failure, as pydantic-ai
+    reads one, so it must be a whole one (`FAILED_SCHEMA`): it is never taken
+    for the tool's own answer.
+    """
+    return {"anyOf": [{"allOf": [answer, _NOT_FAILED]}, FAILED_SCHEMA]}
+
+
+def _runnable(schema: JSONSchema) -> None:
+    """Make sure *schema* can be run, as a resume would run it.
+
+    Raises:
+        SchemaError: if it is not one this library runs (a `ValueError`).
+    """
+    probe = PendingInterrupt("probe", Custom(), None, None, Accepts(respond=schema))
+    probe.problems_with(Respond(probe.name, probe.ref, None))
+
+
 def _answer_schemas(answers: Mapping[str, JSONSchema] | None) -> dict[str, JSONSchema]:
     schemas = dict(answers or {})
     for schema in schemas.values():
-        check_schema(schema)
+        _runnable(schema)
     return schemas
 
 
-def _call(part: ToolCallPart) -> tuple[ToolRequest, JSON]:
+def _call(
+    part: ToolCallPart, metadata: Mapping[str, object]
+) -> tuple[ToolRequest, JSON]:
     args = cast("JSON", part.args_as_dict())
     request = ToolRequest(part.tool_name, part.tool_call_id, args)
-    return request, {"tool": part.tool_name, "args": args}
+    payload: dict[str, JSON] = {"tool": part.tool_name, "args": args}
+    if part.tool_call_id in metadata:
+        # JSON already: read back from the kept record, which is JSON.
+        payload["metadata"] = cast("JSON", metadata[part.tool_call_id])
+    return request, payload
 
 
 def _interrupts(
@@ -170,15 +276,15 @@ def _interrupts(
     """What *requests* are waiting for, as a client sees it."""
     interrupts: list[PendingInterrupt] = []
     for part in requests.approvals:
-        request, payload = _call(part)
+        request, payload = _call(part, requests.metadata)
         kind = ApprovalPending(part.tool_call_id)
         accepts = Accepts(restart=DECISION_SCHEMA)
         interrupts.append(
             PendingInterrupt(part.tool_call_id, kind, payload, request, accepts)
         )
     for part in requests.calls:
-        request, payload = _call(part)
-        accepts = Accepts(respond=answers.get(part.tool_name, ANY_JSON))
+        request, payload = _call(part, requests.metadata)
+        accepts = Accepts(respond=_accepted(answers.get(part.tool_name, ANY_JSON)))
         interrupts.append(
             PendingInterrupt(part.tool_call_id, Custom(), payload, request, accepts)
         )
@@ -290,8 +396,65 @@ async def load_paused(run_id: str, keeper: Keeper) -> PausedRun:
     return PausedRun(run_id, kept.interrupts, kept.key)
 
 
+Metadata: TypeAlias = Mapping[str, Mapping[str, JSON]]
+"""Per-call metadata for the tools, by tool call id (`resume`'s ``metadata``)."""
+
+
+def _plain(value: object) -> JSON:
+    """A plain copy of *value*, JSON (a frozen one too), sharing nothing with it.
+
+    Objects become dicts and arrays lists; scalars are kept as they are
+    (immutable), so numbers keep their type and value exactly.
+    """
+    if isinstance(value, Mapping):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return cast("JSON", value)
+
+
+def _failure(output: JSON) -> str | None:
+    """The message of a validated answer in `FAILED_SCHEMA`'s form, or None."""
+    if isinstance(output, Mapping) and output.get("kind") == "tool-failed":
+        return str(output["message"])  # validated: a non-empty string
+    return None
+
+
+def _checked_metadata(
+    metadata: Metadata | None, kept: _Kept
+) -> dict[str, dict[str, JSON]]:
+    """The application's per-call metadata: for approvals, JSON, bounded.
+
+    Raises:
+        InvalidArgument: for a call id that is no approval of this run, a
+            ``"note"`` key (an approval's note goes there), or a value over
+            `MAX_METADATA_BYTES` (a `ValueError`).
+        PayloadError: for a value that is not JSON (a `TypeError`).
+    """
+    approvals = {part.tool_call_id for part in kept.requests.approvals}
+    checked: dict[str, dict[str, JSON]] = {}
+    for ref, value in (metadata or {}).items():
+        where = f"resume: metadata[{ref!r}]"
+        if ref not in approvals:
+            expected = (
+                f"the id of an approval call of this run, one of {sorted(approvals)}"
+            )
+            raise InvalidArgument(where, expected, repr(ref))
+        if _NOTE in value:
+            expected = "no 'note' key: an approval's note is kept there"
+            raise InvalidArgument(where, expected, "a 'note' key")
+        size = len(canonical(dict(value)))
+        if size > MAX_METADATA_BYTES:
+            expected = f"at most {MAX_METADATA_BYTES} bytes of canonical JSON"
+            raise InvalidArgument(where, expected, f"{size} bytes")
+        checked[ref] = cast("dict[str, JSON]", _plain(value))
+    return checked
+
+
 def _results(
-    requests: DeferredToolRequests, resolved: ResolvedResume
+    requests: DeferredToolRequests,
+    resolved: ResolvedResume,
+    metadata: dict[str, dict[str, JSON]],
 ) -> DeferredToolResults:
     """Build pydantic-ai's results from validated answers only."""
     approvals: dict[str, ToolApproved | ToolDenied] = {}
@@ -300,30 +463,45 @@ def _results(
         ref, entry = answer.interrupt.ref, answer.entry
         if isinstance(entry, Restart):  # only approvals accept a restart
             decision = decision_from_json(entry.resumed)
-            approvals[ref] = (
-                ToolDenied(decision.reason)
-                if isinstance(decision, Reject)
-                else ToolApproved()
-            )
+            if isinstance(decision, Reject):
+                approvals[ref] = ToolDenied(decision.reason)
+            else:
+                approvals[ref] = ToolApproved()
+                if decision.note is not None:
+                    metadata[ref] = {**metadata.get(ref, {}), _NOTE: decision.note}
+        elif (message := _failure(entry.output)) is not None:
+            calls[ref] = ToolFailed(message)
         else:
-            calls[ref] = ToolReturn(owned(entry.output))  # pydantic-ai's own copy
-    return requests.build_results(approvals=approvals, calls=calls)
+            calls[ref] = ToolReturn(_plain(entry.output))  # pydantic-ai's own copy
+    return requests.build_results(
+        approvals=approvals, calls=calls, metadata=dict(metadata)
+    )
 
 
-async def _resume(  # noqa: PLR0913 - the options of `resume`
+@attrs.frozen
+class _Options:
+    """`resume`'s keyword options, declared once and passed along."""
+
+    deps: object = None
+    policy: ResumePolicy | None = None
+    user_prompt: str | None = None
+    metadata: Metadata | None = None
+
+
+async def _resume(  # noqa: PLR0913, PLR0917 - resume's arguments, options whole
     agent: AbstractAgent[DepsT, OutputT],
     run_id: str,
     answer: Resume,
     keeper: Keeper,
     store: Store,
-    *,
-    deps: DepsT | None,
-    policy: ResumePolicy | None,
+    options: _Options,
 ) -> AgentRunResult[OutputT]:
+    policy = options.policy
     if policy is not None and policy.allow_partial:
         expected = "False: pydantic-ai needs a result for every deferred call"
         raise InvalidArgument("resume: policy.allow_partial", expected, "True")
     kept = await _load(run_id, keeper)
+    metadata = _checked_metadata(options.metadata, kept)
     resolved = await admit(
         answer,
         kept.interrupts,
@@ -332,11 +510,12 @@ async def _resume(  # noqa: PLR0913 - the options of `resume`
         keys=dict.fromkeys((p.id for p in kept.interrupts), kept.key),
         policy=policy,
     )
-    results = _results(kept.requests, resolved)
+    results = _results(kept.requests, resolved, metadata)
     return await agent.run(
+        options.user_prompt,
         conversation=kept.conversation,
         deferred_tool_results=results,
-        deps=cast("DepsT", deps),
+        deps=cast("DepsT", options.deps),
     )
 
 
@@ -349,6 +528,8 @@ async def resume(  # noqa: PLR0913 - keyword-only options
     *,
     deps: DepsT | None = None,
     policy: ResumePolicy | None = None,
+    user_prompt: str | None = None,
+    metadata: Metadata | None = None,
 ) -> AgentRunResult[OutputT]:
     """Answer a paused run and continue it, at most once.
 
@@ -357,8 +538,11 @@ async def resume(  # noqa: PLR0913 - keyword-only options
     in *store* (`interruption.admit`), and only then is the agent run on the
     kept conversation with `DeferredToolResults` built from the validated
     answers (through pydantic-ai's `DeferredToolRequests.build_results`). An
-    approval runs the call with the arguments it was paused with; a
-    rejection tells the model its reason (`ToolDenied`).
+    approval runs the call with the arguments it was paused with, its note
+    (and *metadata*) in the tool's ``ctx.tool_call_metadata``; a rejection
+    tells the model its reason (`ToolDenied`); a `failed` answer reaches the
+    model as a failure (``ToolFailed``), any other answer as the call's
+    result.
 
     Args:
         agent: The agent that paused (the same tools, in this process).
@@ -369,6 +553,12 @@ async def resume(  # noqa: PLR0913 - keyword-only options
         deps: The agent's dependencies for the continued run.
         policy: The clock and who may answer; partial resumes are refused
             (pydantic-ai needs a result for every deferred call).
+        user_prompt: A new user message sent alongside the results
+            (``agent.run``'s ``user_prompt``); None for none.
+        metadata: The application's metadata for approval calls, by tool
+            call id: what the tool reads as ``ctx.tool_call_metadata`` when
+            it runs, beside the approval's ``"note"``. Each value must be
+            JSON within `MAX_METADATA_BYTES`.
 
     Returns:
         The agent's result; it may pause again (`pause` it).
@@ -378,9 +568,14 @@ async def resume(  # noqa: PLR0913 - keyword-only options
             ``unknown_interrupt`` for an unknown run id, ``consumed`` when
             the run was already resumed.
         DecodeError: if the kept record is damaged.
-        InvalidArgument: if *policy* allows partial resumes (a `ValueError`).
+        InvalidArgument: if *policy* allows partial resumes, or *metadata*
+            names a call that is no approval of this run, holds a
+            ``"note"`` key or is too large (a `ValueError`); nothing was
+            spent then.
+        PayloadError: if *metadata* is not JSON (a `TypeError`).
     """
-    return await _resume(agent, run_id, resume, keeper, store, deps=deps, policy=policy)
+    options = _Options(deps, policy, user_prompt, metadata)
+    return await _resume(agent, run_id, resume, keeper, store, options)
 
 
 def resume_sync(  # noqa: PLR0913 - keyword-only options
@@ -392,6 +587,8 @@ def resume_sync(  # noqa: PLR0913 - keyword-only options
     *,
     deps: DepsT | None = None,
     policy: ResumePolicy | None = None,
+    user_prompt: str | None = None,
+    metadata: Metadata | None = None,
 ) -> AgentRunResult[OutputT]:
     """`resume` for callers without an event loop; same arguments.
 
@@ -401,8 +598,8 @@ def resume_sync(  # noqa: PLR0913 - keyword-only options
     Raises:
         ResumeRejected: as `resume`.
         ValueError: as `resume`.
+        PayloadError: as `resume`.
         EventLoopRunning: if called from inside a running event loop.
     """
-    return _run_sync(
-        _resume(agent, run_id, resume, keeper, store, deps=deps, policy=policy)
-    )
+    options = _Options(deps, policy, user_prompt, metadata)
+    return _run_sync(_resume(agent, run_id, resume, keeper, store, options))

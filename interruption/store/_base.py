@@ -124,7 +124,8 @@ class AuditEvent:
             attempt can be matched to a request log without the trail
             keeping what was sent.
         pending: The ids of the interrupts pending when the turn paused.
-        reason: Why a turn was cancelled.
+        reason: Why a turn was cancelled; for an ``accepted`` answer that
+            came another way than a plain one, how (`admit`'s *note*).
     """
 
     session: str

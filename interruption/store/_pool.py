@@ -23,6 +23,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Generic, Protocol, TypeVar, final
 
+from interruption.errors import StoreUnavailable
+
 __all__ = ["Closable", "Pool"]
 
 
@@ -107,8 +109,9 @@ class Pool(Generic[C]):
             A connection no other call holds.
 
         Raises:
-            RuntimeError: if the pool is closed, or closes while waiting.
-            TimeoutError: if no connection was free within *timeout*.
+            StoreUnavailable: ``closed`` if the pool is closed, or closes
+                while waiting; ``busy`` if no connection was free within
+                *timeout*.
         """
         conn = await self.acquire()
         try:
@@ -123,16 +126,16 @@ class Pool(Generic[C]):
             A connection; hand it back with `release`.
 
         Raises:
-            RuntimeError: if the pool is closed, or closes while waiting.
-            TimeoutError: if no connection was free within *timeout*.
+            StoreUnavailable: ``closed`` if the pool is closed, or closes
+                while waiting; ``busy`` if no connection was free within
+                *timeout*.
         """
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.timeout
         while True:
             with self._lock:
                 if self._closed:
-                    msg = f"{self.name} is closed"
-                    raise RuntimeError(msg)
+                    raise StoreUnavailable(self.name, "closed", "the store was closed")
                 if self._idle:
                     return self._idle.pop()
                 if self._size < self.max_size:
@@ -147,10 +150,10 @@ class Pool(Generic[C]):
                     self._wake_one()
                 if isinstance(error, TimeoutError):
                     msg = (
-                        f"{self.name}: no free connection within {self.timeout} s "
+                        f"no free connection within {self.timeout} s "
                         f"(max_size={self.max_size})"
                     )
-                    raise TimeoutError(msg) from None
+                    raise StoreUnavailable(self.name, "busy", msg) from None
                 raise
         try:
             return await self._connect()
@@ -206,7 +209,8 @@ class Pool(Generic[C]):
         """Close the idle connections and refuse further calls.
 
         Connections in use close when they are released; calls waiting for
-        one fail with a RuntimeError. Closing again does nothing.
+        one fail with `StoreUnavailable` (``closed``). Closing again does
+        nothing.
         """
         with self._lock:
             self._closed = True

@@ -432,15 +432,18 @@ class PostgresStore:
         Calling it again only tops the connections up to *min_size*.
 
         Raises:
-            StoreUnavailable: if the store was closed, or the database's
-                schema is newer than this library's (a `RuntimeError`).
-            TimeoutError: if no connection was free within *timeout*.
-            psycopg.OperationalError: if the server cannot be reached (within
+            StoreUnavailable: ``closed`` if the store was closed;
+                ``schema_newer`` if the database's schema is newer than this
+                library's; ``busy`` if no connection was free within *timeout*;
+                ``unreachable`` if the server cannot be reached (within
                 *timeout*, unless the DSN sets ``connect_timeout``).
         """
         async with self._connection():
             pass
-        await self._pool.warm(self._min_size)
+        try:
+            await self._pool.warm(self._min_size)
+        except (StoreUnavailable, errors.OperationalError) as error:
+            raise self._unavailable(error) from error
 
     async def __aenter__(self) -> Self:
         await self.open()
@@ -462,11 +465,28 @@ class PostgresStore:
     async def _connection(self) -> AsyncIterator[_Connection]:
         if self._pool.closed:
             raise StoreUnavailable(self._where, "closed", "the store was closed")
-        async with self._pool.connection() as conn:
-            if not self._migrated:
-                await self._migrate(conn)
-                self._migrated = True
-            yield conn
+        try:
+            async with self._pool.connection() as conn:
+                if not self._migrated:
+                    await self._migrate(conn)
+                    self._migrated = True
+                yield conn
+        except (StoreUnavailable, errors.OperationalError) as error:
+            raise self._unavailable(error) from error
+
+    def _unavailable(
+        self, error: StoreUnavailable | errors.OperationalError
+    ) -> StoreUnavailable:
+        """The library's error for the pool's or the driver's *error*."""
+        if isinstance(error, StoreUnavailable):  # the pool's: name this store
+            return StoreUnavailable(self._where, error.reason, error.detail)
+        # Connection refused or lost: what was in flight is unknown.
+        msg = (
+            f"the server cannot be reached or dropped the connection "
+            f"({type(error).__name__}: {error}); a write in flight may or "
+            f"may not have been committed"
+        )
+        return StoreUnavailable(self._where, "unreachable", msg)
 
     async def _connect(self) -> _Connection:
         conn = await AsyncConnection.connect(self._conninfo, autocommit=True)

@@ -250,6 +250,21 @@ _SPENT: Final = "SELECT key FROM spent WHERE key IN (SELECT value FROM json_each
 _ANY_SPENT: Final = _SPENT + " LIMIT 1"
 
 
+def _unavailable(
+    store: SqliteStore, error: sqlite3.OperationalError
+) -> StoreUnavailable:
+    """The library's error for a transaction SQLite would not begin."""
+    text = str(error)
+    if "locked" in text or "busy" in text:
+        msg = (
+            f"another connection held the database's write lock for longer "
+            f"than the store's timeout ({text}); retry later"
+        )
+        return StoreUnavailable(str(store.path), "busy", msg)
+    msg = f"SQLite cannot write the database ({text})"
+    return StoreUnavailable(str(store.path), "unreachable", msg)
+
+
 @final
 class _Transaction:
     """One write transaction on a store's connection, under the store's lock.
@@ -280,6 +295,9 @@ class _Transaction:
             if self._unsynced is not None:
                 self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as error:
+            self._restore_and_release()
+            raise _unavailable(self._store, error) from error
         except BaseException:
             self._restore_and_release()
             raise

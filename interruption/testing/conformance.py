@@ -254,15 +254,17 @@ async def a_resume_after_a_restart_works(harness: Harness) -> None:
 
 
 async def attempts_are_audited(harness: Harness) -> None:
-    """An accepted answer and its replay from another process are audited."""
+    """The pause (once), an accepted answer and its replay are audited."""
     pending = _approval(await harness.pause("transfer"))
     answer = Resume(restart=[pending.approve()])
     await harness.resume(answer)
     await _refused(await harness.reopen(), answer)
-    trail = [e for e in await harness.audit() if e.kind in {"accepted", "rejected"}]
-    assert [e.kind for e in trail] == ["accepted", "rejected"], trail
-    assert trail[1].codes == (ProblemCode.CONSUMED,), trail[1]
-    assert trail[0].digest == trail[1].digest, trail
+    kinds = {"paused", "accepted", "rejected"}
+    trail = [e for e in await harness.audit() if e.kind in kinds]
+    assert [e.kind for e in trail] == ["paused", "accepted", "rejected"], trail
+    assert trail[0].pending == (pending.id,), trail[0]
+    assert trail[2].codes == (ProblemCode.CONSUMED,), trail[2]
+    assert trail[1].digest == trail[2].digest, trail
     assert harness.transfers() == 1
 
 

@@ -36,10 +36,10 @@ from interruption import (
     Resume,
     ResumePolicy,
     ResumeRejected,
+    SchemaError,
     ToolRequest,
     json_equal,
 )
-from interruption._schemacheck import SchemaError
 from interruption.adapters.google_adk import (
     ANY_JSON,
     CONFIRMATION,

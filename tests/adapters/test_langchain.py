@@ -464,11 +464,13 @@ class TestResume:
                 resume(agent, CONFIG, answer, store, policy=policy)
         trail = asyncio.run(store.audit("t-1"))
         assert [(event.kind, event.codes) for event in trail] == [
+            ("paused", ()),
             ("rejected", ("not_authorized",)),
             ("rejected", ("missing", "answer_not_accepted")),
             ("rejected", ("schema_violation",)),
         ]
-        assert [event.principal for event in trail] == ["eve", None, None]
+        assert [event.principal for event in trail] == [None, "eve", None, None]
+        assert set(trail[0].pending) == {p.id for p in calls.values()}
         assert RAN == []
 
     def test_forbidden_and_other_problems_travel_together(self) -> None:

@@ -711,6 +711,19 @@ class TestResume:
             ("not_authorized",),
         )
 
+    def test_a_listed_pause_is_filed_once_before_its_answer(self, marks: Store) -> None:
+        """Listing files the pause once (thread's trail); the answer follows it."""
+        graph = one_node(lambda: ask(CONFIRM), Log())
+        config = start(graph, {})
+        (question,) = pending(graph, config, marks)
+        pending(graph, config, marks)
+        resume(graph, config, Resume(respond=[question.respond("Yes")]), marks)
+        trail = asyncio.run(marks.audit(config["configurable"]["thread_id"]))
+        assert [(e.kind, e.pending) for e in trail] == [
+            ("paused", (question.id,)),
+            ("accepted", (question.id,)),
+        ]
+
     def test_a_pause_spent_elsewhere_is_consumed(self, marks: Store) -> None:
         """Two resumes of one pause (as two racing processes see it): one wins."""
         log = Log()

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
+import attrs
 import mcp_types
 import pytest
 from interruption import (
@@ -19,6 +20,7 @@ from interruption import (
     Custom,
     ExpiryAnswer,
     Interrupted,
+    InvalidArgument,
     MemoryStore,
     PendingInterrupt,
     Phase,
@@ -29,6 +31,7 @@ from interruption import (
     ScheduledPause,
     ToolContext,
     define_interrupt,
+    json_schema,
     tool,
 )
 from interruption.adapters.mcp import (
@@ -701,7 +704,22 @@ class TestForms:
             ({"type": "object", "properties": [], "required": []}, "$.properties"),
             ({"type": "object", "properties": {}, "required": ["x"]}, "$.required"),
             ({"type": "object", "allOf": []}, "$.allOf"),
-            ({"anyOf": [{"type": "string"}]}, "$.type"),
+            ({"anyOf": [{"type": "string"}]}, "$.anyOf"),
+            ({"anyOf": [{"type": "string"}, {"type": "integer"}]}, "$.anyOf"),
+            ({"type": "string", "oneOf": [{"const": "a"}]}, "$.oneOf"),
+            (
+                {"type": "array", "items": {"anyOf": [{"const": 1, "title": "One"}]}},
+                "$.items",
+            ),
+            ({"type": "integer", "default": "x"}, "$.default"),
+            ({"type": "string", "format": "email", "default": "nope"}, "$.default"),
+            ({"type": "string", "minLength": -1}, "$"),
+            ({"type": "integer", "minimum": "a", "default": 1}, "$"),
+            (
+                {"anyOf": [{"type": "string", "pattern": "a"}, {"type": "null"}]},
+                "$.anyOf[0].pattern",
+            ),
+            ({"$ref": "#/$defs/A"}, "$.$ref"),
         ],
     )
     def test_each_part_mcp_cannot_carry_is_named(
@@ -728,6 +746,82 @@ class TestForms:
         with pytest.raises(FormSchemaError) as caught:
             form_of({"type": "object", "properties": {"a": 1}})
         assert caught.value.problems[0].expected == "a property schema (an object)"
+
+
+@attrs.frozen
+class Shipping:
+    """A typed resume: a city, and an optional floor (``int | None``)."""
+
+    city: str
+    floor: int | None = None
+
+
+class TestTypedForms:
+    """A tool whose resume is a class: its schema's ``$ref`` is the form."""
+
+    def test_a_class_is_a_form_of_its_fields(self) -> None:
+        """The class's fields are sent; ``int | None`` as a bare integer."""
+        sent = form_of(json_schema(Shipping))
+        assert sent == {
+            "type": "object",
+            "properties": {"city": {"type": "string"}, "floor": {"type": "integer"}},
+            "required": ["city"],
+        }
+
+    def test_a_typed_tool_gets_its_class(self) -> None:
+        """An accepted form restarts the tool with an instance (floor left out)."""
+
+        @tool(input={"type": "object"}, output={"type": "string"}, resume=Shipping)
+        def ship(ctx: ToolContext[Shipping], _args: JSON) -> str:
+            """Ship somewhere the human says."""
+            if ctx.resumed is None:
+                ctx.interrupt({"ask": "where to?"})
+            return f"{ctx.resumed.city}/{ctx.resumed.floor}"
+
+        server = MCPServer("typed", tools=[mcp_tool(ship, MemoryStore())])
+
+        async def call() -> mcp_types.CallToolResult:
+            callback = _raw(_accept({"city": "Oslo"}))
+            async with Client(
+                server, mode="legacy", elicitation_callback=callback
+            ) as c:
+                return await c.call_tool("ship", {})
+
+        assert json.loads(_text(asyncio.run(call()))) == "Oslo/None"
+
+    def test_a_ref_beside_other_keywords_is_refused(self) -> None:
+        """A ``$ref`` with anything but ``$defs`` beside it is no form."""
+        schema = {**json_schema(Shipping), "title": "x"}
+        with pytest.raises(FormSchemaError) as caught:
+            form_of(schema)
+        assert [p.path for p in caught.value.problems] == ["$.$ref"]
+
+    def test_content_that_is_not_json_is_no_answer(self, bench: Bench) -> None:
+        """A NaN in a form's content is refused as schema_violation, nothing spent."""
+        paused = asyncio.run(bench.first("ask"))
+        nan = _accept({"answer": float("nan")})
+        rejected = asyncio.run(bench.retry("ask", paused, {_key(paused): nan}))
+        assert isinstance(rejected, ResumeRejected)
+        assert rejected.codes == (ProblemCode.SCHEMA_VIOLATION,)
+
+    def test_restart_dismissed_needs_a_body(self) -> None:
+        """An interrupt-only tool has nothing to restart: InvalidArgument."""
+        ask = define_interrupt("ask", "Ask.", input={"type": "object"}, output=YES_NO)
+        with pytest.raises(InvalidArgument) as caught:
+            mcp_tool(ask, MemoryStore(), restart_dismissed=True)
+        assert caught.value.code == "invalid_argument"
+
+    @pytest.mark.parametrize(
+        ("given", "got"),
+        [([1], "an array"), (1j, "a complex"), (b"x", "a bytes")],
+    )
+    def test_a_property_that_is_no_schema_is_described(
+        self, given: object, got: str
+    ) -> None:
+        """What stands where a property schema should is named by its kind."""
+        with pytest.raises(FormSchemaError) as caught:
+            form_of({"type": "object", "properties": {"a": given}})  # type: ignore[dict-item]
+        assert caught.value.problems[0].got == got
 
 
 class TestClientSide:

@@ -51,6 +51,7 @@ from interruption import (
     ResumePolicy,
     ResumeRejected,
     Role,
+    SchemaError,
     Sealer,
     SqliteStore,
     Store,
@@ -58,7 +59,6 @@ from interruption import (
     ToolRequest,
     validate_resume,
 )
-from interruption._schemacheck import SchemaError
 from interruption.adapters.openai_agents import (
     AUDIENCE,
     PausedRun,
@@ -222,6 +222,42 @@ class TestPending:
         (only,) = pending(run(world, (("transfer_money", raw, "call-1"),)))
         assert only.tool is not None
         assert only.tool.input == raw
+
+    @pytest.mark.parametrize(
+        "raw",
+        [
+            '{"amount": NaN}',
+            '{"amount": Infinity}',
+            "[" * 70 + "]" * 70,
+            '{"amount": ' + "9" * 30 + "}",
+            '{"memo": "' + "x" * 1_048_576 + '"}',
+            "not json",
+        ],
+        ids=[
+            "nan",
+            "infinity",
+            "too-deep",
+            "integer-out-of-range",
+            "too-large",
+            "text",
+        ],
+    )
+    def test_arguments_the_library_does_not_hold_for_json_are_shown_raw(
+        self, world: World, raw: str
+    ) -> None:
+        """NaN, too deep, too large, out-of-range integers: the raw text is shown."""
+        item = ToolApprovalItem(
+            agent=agent(world, ONE),
+            raw_item={
+                "type": "function_call",
+                "name": "x",
+                "call_id": "c",
+                "arguments": raw,
+            },
+        )
+        result = cast("RunResult", types.SimpleNamespace(interruptions=[item]))
+        (only,) = pending(result)
+        assert only.tool == ToolRequest("x", "c", raw)
 
     def test_every_call_of_a_batch_is_pending(self, world: World) -> None:
         """Each paused call of a batch is its own interrupt, in the SDK's order."""

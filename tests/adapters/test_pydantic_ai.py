@@ -27,16 +27,17 @@ from interruption import (
     Resume,
     ResumePolicy,
     ResumeRejected,
+    SchemaError,
     SqliteStore,
     ToolRequest,
     json_equal,
 )
-from interruption._schemacheck import SchemaError, conforms
 from interruption.adapters.pydantic_ai import (
     Keeper,
     MemoryKeeper,
     PausedRun,
     SqliteKeeper,
+    failed,
     load_paused,
     pause,
     pause_sync,
@@ -235,22 +236,37 @@ class TestPause:
         assert pending.accepts.restart == DECISION_SCHEMA
 
     def test_a_deferred_call_is_custom_with_its_declared_schema(self) -> None:
-        """A CallDeferred call is Custom, answered against its tool's schema."""
+        """A CallDeferred call is Custom, answered by its tool's schema or failed."""
         setup = paused_on([question()])
         (pending,) = setup.paused.interrupts
         assert pending.kind == Custom()
         assert pending.tool == ToolRequest(
             "ask_user", "q1", {"question": "Pay INV-7 today?"}
         )
-        assert pending.accepts.respond == ANSWER
         assert pending.accepts.restart is None
+        assert pending.respond("Yes").output == "Yes"
+        assert failed(pending, "closed").output == {
+            "kind": "tool-failed",
+            "message": "closed",
+        }
+        wrongs: list[JSON] = ["Maybe", {"kind": "tool-failed"}]
+        for wrong in wrongs:
+            with pytest.raises(ResumeRejected) as refused:
+                pending.respond(wrong)
+            assert refused.value.codes == (ProblemCode.SCHEMA_VIOLATION,)
 
     def test_an_undeclared_deferred_call_takes_any_json(self) -> None:
-        """A deferred tool without a declared schema accepts any JSON answer."""
+        """An undeclared deferred tool takes any JSON; a failure-shaped one must fit."""
         world = World([[question()]])
         paused = pause_sync(world.agent().run_sync("go"), MemoryKeeper())
         assert paused is not None
-        assert paused.interrupts[0].accepts.respond == {}
+        (pending,) = paused.interrupts
+        anythings: list[JSON] = ["Maybe", 7, {"a": [1]}, {"kind": "receipt"}, None]
+        for anything in anythings:
+            assert pending.respond(anything).output == anything
+        with pytest.raises(ResumeRejected) as refused:
+            pending.respond({"kind": "tool-failed", "message": ""})
+        assert refused.value.codes == (ProblemCode.SCHEMA_VIOLATION,)
 
     def test_string_arguments_are_shown_parsed(self) -> None:
         """Arguments a model sent as a JSON string are the call's input, parsed."""
@@ -624,11 +640,11 @@ class TestRefusals:
                 .filter(lambda v: v is not None and not json_equal(v, original))
                 .map(lambda v: Restart("transfer_money", "t1", "approve", v)),
                 json_values()
-                .filter(lambda v: not conforms(v, DECISION_SCHEMA))
-                .map(lambda v: Restart("transfer_money", "t1", v)),
+                .map(lambda v: Restart("transfer_money", "t1", v))
+                .filter(pending["t1"].problems_with),
                 json_values()
-                .filter(lambda v: v not in ("Yes", "No"))
-                .map(lambda v: Respond("ask_user", "q1", v)),
+                .map(lambda v: Respond("ask_user", "q1", v))
+                .filter(pending["q1"].problems_with),
                 st.sampled_from(["t1", "q1", "l1", "x"]).map(
                     lambda ref: Restart("lookup", ref, "approve")
                 ),
