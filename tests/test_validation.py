@@ -1132,6 +1132,20 @@ class TestTheRules:
             "$.respond[0].output: expected a value of type string, got 5"
         )
 
+    def test_an_expired_interrupt_takes_its_expiry_answer(self) -> None:
+        """With expiry answers on, an expired unanswered interrupt is answered so."""
+        late = ask("tu-1", expires_at=NOW, on_expiry=ExpiryAnswer("No"))
+        live = ask("tu-2")
+        resume = Resume(respond=[live.respond("Yes")])
+        policy = ResumePolicy(now=lambda: NOW, expiry_answers=True)
+        resolved = validate_resume(resume, turn_of(late, live), policy=policy)
+        assert [(a.interrupt, a.entry) for a in resolved.answers] == [
+            (late, Respond("ask_user", "tu-1", "No")),
+            (live, Respond("ask_user", "tu-2", "Yes")),
+        ]
+        error = rejected(resume, turn_of(late, live), policy=at(NOW))
+        assert error.codes == (ProblemCode.MISSING,)
+
     def test_a_partial_resume_with_expiry_answers_leaves_the_rest(self) -> None:
         """With expiry answers on, what is neither answered nor expired stays."""
         first, second = ask("tu-1"), ask("tu-2")
