@@ -4,9 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # Every extra, so the suite runs what users install (tests/test_packaging.py).
-EXTRAS := fast,postgres,testing,langgraph,pydantic-ai,openai-agents,mcp,genkit,google-adk
+EXTRAS := fast,postgres,testing,langgraph,pydantic-ai,openai-agents,mcp,genkit,google-adk,inbox
 
-.PHONY: test lint typecheck pytest bench demo schemas fuzz clean
+.PHONY: test check lint typecheck pytest docs package bench demo schemas fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,17 +14,55 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS)]" --group dev
 	touch $(STAMP)
 
-test: $(STAMP) lint typecheck pytest
+# About 7-10 minutes on an idle 2-core machine; starts PostgreSQL (tests/_postgres.py).
+test: $(STAMP) lint typecheck pytest docs package
 
+# Lint, format, and the import contract (pyproject's [tool.importlinter]):
+# the layers stand on their own floors, adapters use the public API.
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache
 
-# The README's python blocks, under the same mypy --strict (errors at README lines).
+# The quick gate, under 2 minutes: lint, types and the fast tests. It skips
+# PostgreSQL, the browser, the slow documents, the multi-process races, the
+# subprocess import checks and the adapters (their suites and pages import
+# every framework); hypothesis draws fewer examples. `make test` runs all.
+CHECK_TESTS := tests README.md docs --ignore=tests/adapters --ignore=docs/adapters \
+	--ignore-glob="*test_browser*"
+CHECK_SKIP := -m "not slow" \
+	-k "not Processes and not processes and not TestMissingExtras and not readme_typecheck"
+
+check: $(STAMP) lint
+	$(BIN)/mypy
+	INTERRUPTION_SKIP_POSTGRES=1 HYPOTHESIS_PROFILE=quick $(BIN)/pytest -q -x \
+		-p no:cacheprovider --no-header $(CHECK_TESTS) $(CHECK_SKIP)
+
+# The python blocks of the README and of every docs page, under the same
+# mypy --strict (errors at the documents' lines); sybil runs them in `pytest`.
+DOCUMENTS := README.md $(wildcard docs/*.md docs/*/*.md)
+
 typecheck: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/mypy scripts
-	$(BIN)/python -m scripts.readme_typecheck README.md
+	$(BIN)/python -m scripts.readme_typecheck $(DOCUMENTS)
+
+# The site, offline (no fonts or assets from a CDN); --strict fails on a
+# broken link, a page missing from the nav or a reference that does not resolve.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
+# The sdist and the wheel, checked by twine; the wheel installed into a clean
+# virtual environment (no extras) and imported there, outside this tree.
+package: $(STAMP)
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
+	$(BIN)/twine check --strict dist/*
+	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+		$(BIN)/python -m venv "$$tmp/venv" && \
+		"$$tmp/venv/bin/python" -m pip install --quiet dist/*.whl && \
+		cd "$$tmp" && "$$tmp/venv/bin/python" -c \
+		"import interruption, interruption.store; print('installed interruption', interruption.__version__)"
 
 # The second pass runs as an install without the [fast] extra (no orjson):
 # verdicts must not depend on it; coverage adds up over both passes.
@@ -42,6 +80,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/store.py
 	$(BIN)/python benchmarks/adapters.py
 	$(BIN)/python benchmarks/import_time.py
+	$(BIN)/python benchmarks/inbox.py
 
 schemas: $(STAMP)
 	$(BIN)/python -m interruption._schemas schemas
@@ -58,4 +97,4 @@ fuzz: $(STAMP)
 	$(BIN)/python fuzz/sealer_target.py fuzz/corpus/sealer -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=fuzz/crashes/
 
 clean:
-	rm -rf $(VENV) .coverage .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) .coverage .mypy_cache .ruff_cache .pytest_cache site dist

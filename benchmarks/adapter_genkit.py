@@ -9,9 +9,9 @@ restarted; the tool runs and the model answers.
   wire JSON (what a server would keep), read back, and ``generate`` is
   called on it with ``resume_restart=[restart_tool(...)]``.
 * *with the adapter* — `pause` (dump the history, mint refs, derive the
-  interrupts from the record, keep it in a `MemoryKeeper`) and `resume`
+  interrupts from the record, keep it in a `MemoryStore`) and `resume`
   (load the record, validate the `Resume` against it, spend the turn id
-  once in a `MemoryStore`, build the restart part, continue).
+  once in the same store, build the restart part, continue).
 
 Both run on one event loop, interleaved, best of several repeats; before
 timing, each must pause, finish and run the tool exactly once per cycle.
@@ -36,7 +36,6 @@ from genkit import (
 )
 from interruption import MemoryStore, Resume
 from interruption.adapters.genkit import (
-    MemoryKeeper,
     approved,
     needs_approval,
     pause,
@@ -78,7 +77,6 @@ class Bench(Cycle):
             return n
 
         self.tools = [ping]
-        self.keeper = MemoryKeeper()
         self.store = MemoryStore()
 
     async def _first(self) -> ModelResponse[object]:
@@ -107,14 +105,13 @@ class Bench(Cycle):
         return done.text
 
     async def _adapted(self) -> str:
-        paused = await pause(await self._first(), self.keeper, tools=self.tools)
+        paused = await pause(await self._first(), self.store, tools=self.tools)
         assert paused is not None
         answer = Resume(restart=[pending.approve() for pending in paused.interrupts])
         done = await resume(
             self.ai,
             paused.id,
             answer,
-            self.keeper,
             self.store,
             model="scripted",
             tools=self.tools,

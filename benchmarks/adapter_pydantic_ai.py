@@ -10,9 +10,9 @@ runs and the model answers.
   read back, answered with ``requests.build_results(approvals={id: True})``
   and continued with ``agent.run(conversation=..., deferred_tool_results=...)``.
 * *with the adapter* — `pause` (serialize the conversation, derive the
-  interrupts from the record, keep it in a `MemoryKeeper`) and `resume`
+  interrupts from the record, keep it in a `MemoryStore`) and `resume`
   (load the record, validate the `Resume` against it, spend the run id once
-  in a `MemoryStore`, build the results, continue).
+  in the same store, build the results, continue).
 
 Both run on one event loop, interleaved, best of several repeats; before
 timing, each must pause, finish and run the tool exactly once per cycle.
@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Final
 
 from interruption import MemoryStore, Resume
-from interruption.adapters.pydantic_ai import MemoryKeeper, pause, resume
+from interruption.adapters.pydantic_ai import pause, resume
 from pydantic_ai import Agent, DeferredToolRequests
 from pydantic_ai.conversation import ConversationTypeAdapter
 from pydantic_ai.messages import (
@@ -64,7 +64,6 @@ class Bench(Cycle):
             return n
 
         del ping
-        self.keeper = MemoryKeeper()
         self.store = MemoryStore()
 
     async def _alone(self) -> str:
@@ -81,10 +80,10 @@ class Bench(Cycle):
         return str(done.output)
 
     async def _adapted(self) -> str:
-        paused = await pause(await self.agent.run("go"), self.keeper)
+        paused = await pause(await self.agent.run("go"), self.store)
         assert paused is not None
         answer = Resume(restart=[pending.approve() for pending in paused.interrupts])
-        done = await resume(self.agent, paused.id, answer, self.keeper, self.store)
+        done = await resume(self.agent, paused.id, answer, self.store)
         return str(done.output)
 
 

@@ -5,7 +5,7 @@ expected and what was got. Run it with ``make fuzz``, or by hand::
 
     .venv/bin/python fuzz/loads_target.py fuzz/corpus/loads -max_total_time=60
 
-An input's first byte picks the type (`examples.TYPES`), its second byte how
+An input's first byte picks the type (`wire_examples.TYPES`), its second byte how
 the rest is handed over (bit 0: as text, decoded with ``surrogateescape`` so
 lone surrogates reach `loads`; bit 1: with ``max_bytes`` raised to 16 MiB).
 An empty first corpus directory is filled with one valid document per type.
@@ -27,7 +27,7 @@ with atheris.instrument_imports():
     from interruption._parse import _exact, _fast_loads
     from interruption.wire import MAX_BYTES
 
-from examples import EXAMPLES, TYPES, write_seeds
+from wire_examples import EXAMPLES, TYPES, write_seeds
 
 RAISED = 16 * 1_048_576
 

@@ -33,7 +33,7 @@ with atheris.instrument_imports():
     from interruption import ResumeRejected
     from interruption.sealing import Sealer
 
-from examples import TURN, write_seeds
+from wire_examples import TURN, write_seeds
 
 KEYS = {"old": b"\x00" * 32, "new": bytes(range(32))}
 SEALER = Sealer(KEYS, "new")

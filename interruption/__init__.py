@@ -31,6 +31,7 @@ from interruption.errors import (
     ContinuationUnfinished,
     DecodeError,
     EventLoopRunning,
+    ExtraMissing,
     FieldError,
     FieldTypeError,
     Interrupted,
@@ -77,6 +78,7 @@ from interruption.wire import (
 )
 
 if TYPE_CHECKING:
+    from interruption.audit import AuditEvent
     from interruption.loop import (
         Finished,
         FinishReason,
@@ -110,7 +112,7 @@ if TYPE_CHECKING:
     )
     from interruption.sealing import Opened, Sealer
     from interruption.session import Session
-    from interruption.store import AuditEvent, MemoryStore, SqliteStore, Store
+    from interruption.store import MemoryStore, SqliteStore, Store
     from interruption.tools import (
         Tool,
         ToolContext,
@@ -165,7 +167,7 @@ _LAZY: dict[str, str] = {
     "Opened": "interruption.sealing",
     "Sealer": "interruption.sealing",
     "Session": "interruption.session",
-    "AuditEvent": "interruption.store",
+    "AuditEvent": "interruption.audit",
     "MemoryStore": "interruption.store",
     "SqliteStore": "interruption.store",
     "Store": "interruption.store",
@@ -209,6 +211,7 @@ __all__ = [
     "DecodeError",
     "EventLoopRunning",
     "ExpiryAnswer",
+    "ExtraMissing",
     "FieldError",
     "FieldTypeError",
     "FinishReason",

@@ -11,13 +11,14 @@ session paused, to be resumed with ``--resume``.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import shlex
 import sqlite3
 import sys
-from collections.abc import Iterator
-from typing import Final, TextIO, final
+from collections.abc import Awaitable, Callable, Iterator
+from typing import TYPE_CHECKING, Final, TextIO, final
 
 import attrs
 
@@ -41,6 +42,11 @@ from interruption.store import SqliteStore
 from interruption.testing import ScriptedModel
 from interruption.tools import Tool, ToolContext, define_interrupt, tool
 from interruption.validation import validate_resume
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
+    from interruption.inbox import OpenSession
 
 LIMIT_CENTS: Final = 10_000
 MAX_ROUNDS: Final = 10
@@ -499,3 +505,113 @@ def _converse(  # noqa: PLR0913 - the demo's parts, passed along
         f"finished: {reason}; transfers made by this process: {len(ledger)}", file=out
     )
     return ACCEPTED
+
+
+def open_demo_session(store: SqliteStore, ledger: list[Transfer]) -> OpenSession:
+    """Open the demo's sessions by id (its model, tools and approver), to answer."""
+
+    def open_session(session: str) -> Session:
+        return Session(
+            store,
+            ScriptedModel(script),
+            make_tools(ledger),
+            id=session,
+            approver=approver(),
+        )
+
+    return open_session
+
+
+def run_inbox(  # noqa: PLR0913 - the command's options
+    *,
+    db: str,
+    host: str,
+    port: int,
+    out: TextIO = sys.stdout,
+    err: TextIO = sys.stderr,
+    serve: Callable[[Starlette, str, int, Callable[[], Awaitable[bool]]], None]
+    | None = None,
+) -> int:
+    """Pause the demo at the approval and serve it in the inbox until answered.
+
+    The invoice question is answered for the human (``Yes``); the transfer's
+    approval waits in the inbox at ``http://HOST:PORT/s/<session>``. The
+    server stops once the session finished (approved or rejected there).
+
+    Returns:
+        0 when the session finished, 3 when *db* cannot be used, 130 on
+        Ctrl-C (the session stays paused).
+    """
+    from interruption.inbox import create_app  # noqa: PLC0415 - the [inbox] extra
+
+    try:
+        store = SqliteStore(db)
+    except (sqlite3.Error, RuntimeError) as error:
+        print(f"interruption demo: cannot open --db {db!r}: {error}", file=err)
+        return UNREADABLE
+    ledger: list[Transfer] = []
+    opener = open_demo_session(store, ledger)
+    session = Session(
+        store, ScriptedModel(script), make_tools(ledger), approver=approver()
+    )
+    try:
+        opening = f"Please pay invoice {INVOICE['id']} from {INVOICE['to']}."
+        print(f"session {session.id} (kept in {db})\nuser: {opening}", file=out)
+        result = session.send_sync(opening)
+        human = Human([QUESTION_DEFAULT], None, out)
+        turn = result.turn
+        while turn is not None and not any(
+            isinstance(p.kind, ApprovalPending) for p in turn.interrupts
+        ):
+            entries = [answer_for(pending, human, out) for pending in turn.interrupts]
+            resume = Resume(
+                respond=tuple(e for e in entries if isinstance(e, Respond)),
+                restart=tuple(e for e in entries if isinstance(e, Restart)),
+            )
+            result = session.resume_sync(resume, turn_id=turn.turn_id, principal="demo")
+            turn = result.turn
+        _print_history(result.messages, 1, out)
+        if turn is None:  # pragma: no cover - the script always asks for approval
+            return ACCEPTED
+        url = f"http://{host}:{port}/s/{session.id}"
+        print(f"the transfer awaits your approval in the inbox: open {url}", file=out)
+        out.flush()
+
+        async def finished() -> bool:
+            stored = await store.load_turn(session.id)
+            return stored is not None and stored.state == "completed"
+
+        app = create_app(store, opener, principal=lambda _request: "demo-user")
+        (serve or _serve)(app, host, port, finished)
+        history = run_sync(store.load_history(session.id)) or ()
+        _print_history(tuple(history), len(result.messages), out)
+        done = run_sync(finished())
+        state = "finished" if done else "stopped; the session stays paused"
+        print(f"{state}: transfers made by this process: {len(ledger)}", file=out)
+        return ACCEPTED if done else STOPPED
+    finally:
+        run_sync(store.close())
+
+
+def _serve(
+    app: Starlette, host: str, port: int, finished: Callable[[], Awaitable[bool]]
+) -> None:
+    import uvicorn  # noqa: PLC0415 - the [inbox] extra
+
+    server = uvicorn.Server(
+        uvicorn.Config(app, host=host, port=port, log_level="warning")
+    )
+
+    async def main() -> None:
+        async def watch() -> None:
+            while not await finished():  # noqa: ASYNC110 - another process may answer
+                await asyncio.sleep(0.5)
+            server.should_exit = True
+
+        watcher = asyncio.create_task(watch())
+        try:
+            await server.serve()
+        finally:
+            watcher.cancel()
+
+    asyncio.run(main())

@@ -11,8 +11,9 @@ import sys
 from pathlib import Path
 from typing import Final
 
+from interruption._decisions import DECISION_SCHEMA
 from interruption._json import JSON
-from interruption.approval import DECISION_SCHEMA
+from interruption.audit import AuditEvent
 from interruption.errors import Interrupted, ResumeRejected
 from interruption.kinds import ApprovalPending, Custom, ScheduledPause
 from interruption.parts import Message, ToolRequest, ToolResponse
@@ -25,7 +26,6 @@ from interruption.resume import (
     Restart,
     Resume,
 )
-from interruption.store._base import AuditEvent
 from interruption.wire import json_schema
 
 WIRE_TYPES: Final[dict[str, type]] = {

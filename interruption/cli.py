@@ -20,10 +20,11 @@ import csv
 import errno
 import importlib.metadata
 import json
+import sqlite3
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Final, TextIO, TypeVar, cast, final
+from typing import TYPE_CHECKING, Final, TextIO, TypeVar, cast, final
 
 import attrs
 
@@ -43,10 +44,13 @@ from interruption._status import (
     UNREADABLE,
     USAGE,
 )
-from interruption.errors import DecodeError, ResumeRejected
+from interruption.errors import DecodeError, InterruptionError, ResumeRejected
 from interruption.resume import Accepts, InterruptedTurn, Resume
 from interruption.validation import ResolvedResume, ResumePolicy, validate_resume
 from interruption.wire import MAX_BYTES, loads, unstructure
+
+if TYPE_CHECKING:
+    from interruption.session import Session
 
 __all__ = ["main"]
 
@@ -54,6 +58,8 @@ _Record = TypeVar("_Record", InterruptedTurn, Resume)
 
 STDIN: Final = "-"
 DEMO_DB: Final = "interruption-demo.sqlite3"
+INBOX_PORT: Final = 8400
+"""The inbox's port by default (``interruption inbox``, ``demo --inbox``)."""
 """Where the demo keeps its sessions unless ``--db`` says otherwise."""
 _STDIN_NAME: Final = "<stdin>"
 
@@ -180,6 +186,53 @@ def _parser() -> argparse.ArgumentParser:
         "--db",
         default=DEMO_DB,
         help=f"the SQLite file that keeps the session (default {DEMO_DB})",
+    )
+    demo.add_argument(
+        "--inbox",
+        action="store_true",
+        help=(
+            "pause at the approval and serve it in the web inbox until it is "
+            "answered there (needs the [inbox] extra)"
+        ),
+    )
+    demo.add_argument(
+        "--port", type=int, default=INBOX_PORT, help="the inbox's port (--inbox)"
+    )
+    inbox = commands.add_parser(
+        "inbox",
+        help="serve the approval inbox over a SQLite store",
+        description=(
+            "Serve the web inbox where people answer the pauses kept in a\n"
+            "SQLite store (needs the [inbox] extra). Each answer goes\n"
+            "through Session.resume, so the sessions' model and tools must\n"
+            "be known: --agent names a function (store) -> open_session;\n"
+            "without it, the demo's agent."
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    inbox.add_argument("--db", required=True, help="the SQLite file of the sessions")
+    inbox.add_argument(
+        "--host", default="127.0.0.1", help="the address to listen on (127.0.0.1)"
+    )
+    inbox.add_argument(
+        "--port", type=int, default=INBOX_PORT, help=f"the port ({INBOX_PORT})"
+    )
+    inbox.add_argument(
+        "--agent",
+        metavar="MODULE:FUNCTION",
+        help="a function (store) -> open_session for your sessions",
+    )
+    who = inbox.add_mutually_exclusive_group()
+    who.add_argument(
+        "--principal-header",
+        default="X-Remote-User",
+        metavar="HEADER",
+        help="the header an authenticating proxy puts the user in (X-Remote-User)",
+    )
+    who.add_argument(
+        "--user",
+        metavar="NAME",
+        help="answer as NAME, whoever asks (one person, on 127.0.0.1)",
     )
     where = demo.add_mutually_exclusive_group()
     where.add_argument(
@@ -417,6 +470,55 @@ def _schema(name: str | None, out: TextIO) -> int:
     return ACCEPTED
 
 
+def _has_inbox(err: TextIO) -> bool:
+    """Whether the [inbox] extra is installed; says how to get it if not."""
+    try:
+        importlib.import_module("interruption.inbox")
+    except ImportError as error:
+        print(
+            f"interruption: the inbox needs the [inbox] extra ({error.name} is "
+            "missing): pip install 'interruption[inbox]'",
+            file=err,
+        )
+        return False
+    return True
+
+
+def _inbox(args: argparse.Namespace, err: TextIO) -> int:
+    """Serve the inbox over ``--db`` until stopped."""
+    if not _has_inbox(err):
+        return USAGE
+    import uvicorn  # noqa: PLC0415 - the [inbox] extra
+
+    from interruption.inbox import create_app, from_header  # noqa: PLC0415
+    from interruption.store import SqliteStore  # noqa: PLC0415
+
+    if args.agent is None:
+        from interruption._demo import open_demo_session  # noqa: PLC0415
+
+        def opener(store: SqliteStore) -> Callable[[str], Session]:
+            return open_demo_session(store, [])
+    else:
+        module, _, name = args.agent.partition(":")
+        try:
+            opener = getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError, ValueError) as error:
+            print(f"interruption inbox: --agent {args.agent!r}: {error}", file=err)
+            return USAGE
+    try:
+        store = SqliteStore(args.db)
+    except (sqlite3.Error, InterruptionError) as error:
+        print(f"interruption inbox: cannot open --db {args.db!r}: {error}", file=err)
+        return UNREADABLE
+    user = args.user
+    principal = (
+        from_header(args.principal_header) if user is None else lambda _request: user
+    )
+    app = create_app(store, opener(store), principal=principal)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    return ACCEPTED
+
+
 def _parse(
     argv: Sequence[str] | None, out: TextIO, err: TextIO
 ) -> argparse.Namespace | int:
@@ -471,8 +573,16 @@ def main(
         return _check(args, stdin, out)
     if args.command == "schema":
         return _schema(args.name, out)
+    if args.command == "inbox":
+        return _inbox(args, err)
     from interruption import _demo  # noqa: PLC0415 - only the demo needs its imports
 
+    if args.inbox:
+        if not _has_inbox(err):
+            return USAGE
+        return _demo.run_inbox(
+            db=args.db, host="127.0.0.1", port=args.port, out=out, err=err
+        )
     return _demo.run(
         args.answers,
         forged=args.forge,

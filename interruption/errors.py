@@ -24,6 +24,7 @@
         ├── TurnIdTaken (+ ValueError)    a store holds this turn id already
         ├── StoreUnavailable (+ RuntimeError) a store that was closed, or
         │                                 whose database is newer than this library
+        ├── ExtraMissing (+ ImportError)  a name used without the extra it needs
         └── EventLoopRunning (+ RuntimeError) a blocking twin called inside a
                                           running event loop
 
@@ -64,6 +65,7 @@ __all__ = [
     "ArgumentTypeError",
     "DecodeError",
     "EventLoopRunning",
+    "ExtraMissing",
     "FieldError",
     "FieldTypeError",
     "Interrupted",
@@ -629,3 +631,27 @@ class StoreUnavailable(InterruptionError, RuntimeError):
         self.store = store
         self.reason: StoreState = reason
         self.detail = message
+
+
+@final
+class ExtraMissing(InterruptionError, ImportError):
+    """A name used without the optional dependency (the extra) it needs.
+
+    `PostgresStore` without psycopg raises it when it is constructed; the
+    name itself can be imported and probed (``hasattr``) on any install.
+
+    Attributes:
+        code: ``"extra_missing"``, stable.
+        needed_by: What needs the extra (``"interruption.store.PostgresStore"``).
+        extra: The extra to install (``"postgres"``).
+    """
+
+    code: ClassVar[str] = "extra_missing"
+
+    def __init__(self, needed_by: str, extra: str, cause: str) -> None:
+        super().__init__(
+            f"{needed_by} needs the [{extra}] extra: "
+            f"pip install 'interruption[{extra}]' ({cause})"
+        )
+        self.needed_by = needed_by
+        self.extra = extra

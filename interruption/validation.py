@@ -19,6 +19,7 @@ import attrs
 
 from interruption._json import digest
 from interruption._schemacheck import SchemaGroups, conforming_groups
+from interruption.audit import AuditEvent
 from interruption.errors import Problem, ProblemCode, ResumeRejected
 from interruption.parts import ToolResponse
 from interruption.resume import (
@@ -29,7 +30,6 @@ from interruption.resume import (
     Resume,
     answer_key,
 )
-from interruption.store._base import AuditEvent
 from interruption.wire import wire_digest
 
 if TYPE_CHECKING:

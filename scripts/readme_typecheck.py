@@ -1,11 +1,13 @@
-"""Type-check the README's Python examples under the project's mypy --strict.
+"""Type-check the Python examples of Markdown documents under mypy --strict.
 
-Sybil runs the README's ``python`` code blocks in order, in one namespace.
-This script writes them, in the same order, into one module and runs mypy on
-it with the project's configuration, reporting each error at its README
-line, so whoever wrote the block can find it::
+Sybil runs each document's ``python`` code blocks in order, in one namespace
+per document (the README, and every page of ``docs/``). This script writes
+each document's blocks, in the same order, into modules and runs mypy once
+on all of them with the project's configuration, reporting each error at its
+document's line, so whoever wrote the block can find it::
 
     README.md:123: error: Unsupported operand types for > ... [operator]
+    docs/sessions.md:40: error: Name "store" is not defined  [name-defined]
 
 The blocks form one module, as they share one namespace at run time. A
 self-contained example (an adapter's, which imports everything it uses)
@@ -20,9 +22,11 @@ defines is then unknown to the blocks after it)::
 
     <!-- typecheck: skip, the reason -->
 
-``make typecheck`` runs ``python -m scripts.readme_typecheck``; it exits 0 when
-every block type-checks, 1 when mypy reports errors, and 2 when the README
-cannot be read (an unclosed block, a skip marker without a reason).
+``make typecheck`` runs ``python -m scripts.readme_typecheck README.md docs/...``;
+it exits 0 when every block type-checks, 1 when mypy reports errors, and 2
+when a document cannot be read (an unclosed block, a skip marker without a
+reason). The configuration is the ``pyproject.toml`` nearest above the first
+document.
 """
 
 from __future__ import annotations
@@ -37,7 +41,16 @@ from typing import Final, final
 import attrs
 from mypy import api
 
-__all__ = ["Block", "Generated", "check", "extract", "generate", "main", "relocate"]
+__all__ = [
+    "Block",
+    "Generated",
+    "check",
+    "check_all",
+    "extract",
+    "generate",
+    "main",
+    "relocate",
+]
 
 OPENING: Final = re.compile(r"^```python\s*$")
 CLOSING: Final = re.compile(r"^```\s*$")
@@ -162,7 +175,10 @@ def generate(blocks: Sequence[Block], name: str = "README.md") -> tuple[Generate
 
 
 def relocate(
-    output: str, modules: Mapping[str, Sequence[int]], name: str = "README.md"
+    output: str,
+    modules: Mapping[str, Sequence[int]],
+    name: str = "README.md",
+    names: Mapping[str, str] | None = None,
 ) -> tuple[str, ...]:
     """Rewrite mypy's report on the generated modules into document lines.
 
@@ -171,22 +187,32 @@ def relocate(
         modules: Each generated module's path, as mypy names it, with the
             document line of each of its lines (`Generated.origins`).
         name: The document's name.
+        names: The document of each module's path, where the modules come
+            from several documents (a path it does not name is *name*'s).
 
     Returns:
         mypy's lines about the modules, each at its document line; other
         lines (about imported modules, the summary) as they were.
     """
-    by_path = {Path(path): origins for path, origins in modules.items()}
+    by_path = {
+        Path(path): ((names or {}).get(path, name), origins)
+        for path, origins in modules.items()
+    }
     relocated: list[str] = []
     for line in output.splitlines():
         found = ERROR_LINE.match(line)
-        origins = None if found is None else by_path.get(Path(found["path"]))
-        if found is None or origins is None:
+        module = None if found is None else by_path.get(Path(found["path"]))
+        if found is None or module is None:
             relocated.append(line)
             continue
+        document, origins = module
         number = int(found["line"])
         origin = origins[number - 1] if 0 < number <= len(origins) else 0
-        where = f"{name}:{origin}" if origin else f"{name} (generated line {number})"
+        where = (
+            f"{document}:{origin}"
+            if origin
+            else f"{document} (generated line {number})"
+        )
         relocated.append(f"{where}:{found['rest']}")
     return tuple(relocated)
 
@@ -212,34 +238,72 @@ def check(readme: Path, config: Path) -> tuple[int, tuple[str, ...]]:
     Raises:
         ValueError: if the document's blocks cannot be read (`extract`).
     """
-    name = readme.name
-    generated = generate(extract(readme.read_text(encoding="utf-8"), name), name)
+    return check_all((readme,), config, names=(readme.name,))
+
+
+def check_all(
+    documents: Sequence[Path], config: Path, names: Sequence[str] | None = None
+) -> tuple[int, tuple[str, ...]]:
+    """Type-check the ``python`` blocks of *documents* in one run of mypy.
+
+    Each document's blocks make modules of their own (`generate`), as each
+    document runs in a namespace of its own.
+
+    Args:
+        documents: The Markdown documents.
+        config: The mypy configuration (the project's ``pyproject.toml``).
+        names: Each document's name in the report (its path by default).
+
+    Returns:
+        mypy's exit status (0 when every block type-checks) and its report,
+        at the documents' lines.
+
+    Raises:
+        ValueError: if a document's blocks cannot be read (`extract`).
+    """
+    labels = [str(path) for path in documents] if names is None else list(names)
+    texts = [path.read_text(encoding="utf-8") for path in documents]
     with tempfile.TemporaryDirectory() as folder:
         modules: dict[str, Sequence[int]] = {}
-        for number, module in enumerate(generated, start=1):
-            path = Path(folder) / f"{STEM}{number}.py"
-            path.write_text(module.text, encoding="utf-8")
-            modules[str(path)] = module.origins
+        owners: dict[str, str] = {}
+        for index, (label, text) in enumerate(zip(labels, texts, strict=True)):
+            generated = generate(extract(text, label), label)
+            for number, module in enumerate(generated, start=1):
+                path = Path(folder) / f"{STEM}{index}_{number}.py"
+                path.write_text(module.text, encoding="utf-8")
+                modules[str(path)] = module.origins
+                owners[str(path)] = label
+        if not modules:
+            return 0, ()
         stdout, stderr, status = api.run(["--config-file", str(config), *modules])
-    report = relocate(stdout, modules, name)
+    report = relocate(stdout, modules, names=owners)
     hint = (HINT,) if status else ()
     return status, report + tuple(stderr.splitlines()) + hint
 
 
+def _config_for(document: Path) -> Path:
+    """The ``pyproject.toml`` nearest above *document*, else the current one."""
+    for folder in document.absolute().parents:
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return Path("pyproject.toml")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Check the README named in *argv* (``README.md`` by default).
+    """Check the documents named in *argv* (``README.md`` by default).
 
     Args:
         argv: The command line's arguments, without the program's name.
 
     Returns:
         0 when every block type-checks, 1 when mypy reports errors, 2 when
-        the document cannot be read.
+        a document cannot be read.
     """
     arguments = sys.argv[1:] if argv is None else list(argv)
-    readme = Path(arguments[0] if arguments else "README.md")
+    documents = [Path(argument) for argument in arguments or ["README.md"]]
     try:
-        status, report = check(readme, readme.parent / "pyproject.toml")
+        status, report = check_all(documents, _config_for(documents[0]))
     except (OSError, ValueError) as error:
         sys.stderr.write(f"{error}\n")
         return 2

@@ -21,6 +21,12 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile(
+    "quick",  # `make check`: each law still runs, on fewer examples
+    max_examples=10,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
     "ci",
     max_examples=400,
     deadline=None,

@@ -358,6 +358,7 @@ class TestCodes:
             "ContinuationUnfinished": "continuation_unfinished",
             "DecodeError": "decode_error",
             "EventLoopRunning": "event_loop_running",
+            "ExtraMissing": "extra_missing",
             "FieldError": "field_error",
             "FieldTypeError": "field_type_error",
             "InterruptionError": "interruption_error",

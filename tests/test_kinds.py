@@ -227,7 +227,7 @@ class TestKindText:
 
 
 class TestEntelixDifferences:
-    """The README states where this library is stricter than entelix, exactly."""
+    """The docs state where this library is stricter than entelix, exactly."""
 
     SENTENCE = (
         "The tags and field names are entelix's; two rules are this library's own. "
@@ -237,10 +237,12 @@ class TestEntelixDifferences:
         "`max_bytes`."
     )
 
-    def test_the_readme_says_it_in_the_pause_section(self) -> None:
-        """The pause section of the README carries the sentence, word for word."""
-        readme = (Path(__file__).parent.parent / "README.md").read_text("utf-8")
-        section = readme.split("## The pause", 1)[1].split("\n## ", 1)[0]
+    def test_the_concepts_page_says_it_in_the_pause_section(self) -> None:
+        """The pause section of docs/concepts.md carries the sentence, word for word."""
+        page = Path(__file__).parent.parent / "docs" / "concepts.md"
+        section = (
+            page.read_text("utf-8").split("## The pause", 1)[1].split("\n## ", 1)[0]
+        )
         assert self.SENTENCE in " ".join(section.split())
 
     @pytest.mark.parametrize(

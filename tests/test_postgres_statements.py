@@ -81,6 +81,9 @@ class TestRoundTrips:
                     "finish": await count(store.finish(first, later, second)),
                     "close": await count(store.finish(second, later, close=RESUME)),
                     "save again": await count(store.save("s-1", (*later, step))),
+                    "keep": await count(store.keep("run-1", b"state", None)),
+                    "kept": await count(store.kept("run-1")),
+                    "expire": await count(store.expire(NOW)),
                 }
 
         assert asyncio.run(go()) == {
@@ -92,6 +95,9 @@ class TestRoundTrips:
             "finish": 1,
             "close": 1,
             "save again": 1,
+            "keep": 1,
+            "kept": 1,
+            "expire": 1,
         }
 
 

@@ -6,7 +6,9 @@ import pytest
 from scripts.readme_typecheck import (
     Block,
     Generated,
+    _config_for,
     check,
+    check_all,
     extract,
     generate,
     main,
@@ -116,6 +118,16 @@ class TestRelocate:
             "Found 3 errors in 2 files (checked 1 source file)",
         )
 
+    def test_each_module_is_moved_to_its_own_document(self) -> None:
+        """With several documents, each module's lines name its own document."""
+        output = "a/m_0_1.py:2: error: One  [misc]\nb/m_1_1.py:1: error: Two  [misc]\n"
+        modules = {"a/m_0_1.py": (0, 7), "b/m_1_1.py": (9,)}
+        names = {"a/m_0_1.py": "README.md", "b/m_1_1.py": "docs/x.md"}
+        assert relocate(output, modules, names=names) == (
+            "README.md:7: error: One  [misc]",
+            "docs/x.md:9: error: Two  [misc]",
+        )
+
 
 class TestCheck:
     def test_errors_at_document_lines(self, tmp_path: Path) -> None:
@@ -146,6 +158,34 @@ class TestCheck:
         assert "BAD.md:1: expected '<!-- typecheck: skip, <reason> -->'" in (
             capsys.readouterr().err
         )
+
+    def test_documents_are_checked_in_one_run_each_in_its_own_modules(
+        self, tmp_path: Path
+    ) -> None:
+        """Names of one document are unknown in another; errors name each file."""
+        config = tmp_path / "pyproject.toml"
+        config.write_text(f'[tool.mypy]\nstrict = true\ncache_dir = "{tmp_path}/c"\n')
+        first = tmp_path / "ONE.md"
+        first.write_text(f"{FENCE}python\nx: int = 1\n{FENCE}\n")
+        second = tmp_path / "TWO.md"
+        second.write_text(f"{FENCE}python\ny: str = 'a'\nprint(x)\n{FENCE}\n")
+        status, report = check_all([first, second], config, names=["ONE.md", "TWO.md"])
+        assert status == 1
+        assert report[0] == 'TWO.md:3: error: Name "x" is not defined  [name-defined]'
+
+    def test_documents_without_blocks_need_no_run(self, tmp_path: Path) -> None:
+        """Documents with no python block pass without running mypy."""
+        page = tmp_path / "PAGE.md"
+        page.write_text("# Nothing to run\n")
+        assert check_all([page], tmp_path / "missing.toml") == (0, ())
+
+    def test_the_nearest_configuration_is_used(self, tmp_path: Path) -> None:
+        """A document's configuration is the pyproject.toml nearest above it."""
+        (tmp_path / "pyproject.toml").write_text("")
+        (tmp_path / "docs" / "adapters").mkdir(parents=True)
+        page = tmp_path / "docs" / "adapters" / "x.md"
+        assert _config_for(page) == tmp_path / "pyproject.toml"
+        assert _config_for(Path("/no/such/x.md")) == Path("pyproject.toml")
 
     def test_main_passes_a_clean_document(
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str]

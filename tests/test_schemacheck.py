@@ -268,14 +268,14 @@ class TestLargeValues:
 
     def test_a_value_at_the_bound_lists_every_mismatch(self) -> None:
         """MAX_LISTED values in all (the array and its items): every mismatch."""
-        value = [float(index) for index in range(MAX_LISTED - 1)]
+        value: list[JSON] = [float(index) for index in range(MAX_LISTED - 1)]
         mismatches = schema_mismatches(value, {"items": {"type": "string"}})
         assert len(mismatches) == MAX_LISTED - 1
 
     def test_a_large_value_that_conforms_has_no_mismatch(self) -> None:
         """The one check of a large value accepts what conforms."""
         value = frozen({"items": ["x"] * MAX_LISTED})
-        schema = {"properties": {"items": {"items": {"type": "string"}}}}
+        schema: JSONSchema = {"properties": {"items": {"items": {"type": "string"}}}}
         assert schema_mismatches(value, schema) == []
 
     @given(json_values(), st.integers(min_value=0, max_value=40))
@@ -315,8 +315,8 @@ class TestLargeValues:
         self, value: JSON, schema: JSONSchema
     ) -> None:
         """Large or not, a value has mismatches exactly when it fails its schema."""
-        big = [value] * MAX_LISTED
-        wrapped = {"items": schema}
+        big: list[JSON] = [value] * MAX_LISTED
+        wrapped: JSONSchema = {"items": schema}
         assert (schema_mismatches(big, wrapped) == []) == conforms(value, schema)
 
 

@@ -484,6 +484,14 @@ class Wrapped:
         """Delegate."""
         return await self.inner.spent(keys)
 
+    async def keep(self, key: str, record: bytes, keep_until: datetime | None) -> None:
+        """Delegate."""
+        await self.inner.keep(key, record, keep_until)
+
+    async def kept(self, key: str) -> bytes | None:
+        """Delegate."""
+        return await self.inner.kept(key)
+
     async def expire(self, now: datetime) -> int:
         """Delegate."""
         return await self.inner.expire(now)

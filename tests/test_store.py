@@ -3,6 +3,7 @@ import concurrent.futures
 import json
 import sqlite3
 from collections.abc import Callable, Coroutine
+from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -279,14 +280,14 @@ class TestSqliteStore:
             asyncio.run(store.close())
 
     def test_schema_is_versioned(self, tmp_path: Path) -> None:
-        """A new database migrates to version 5, and is not migrated again."""
+        """A new database migrates to version 6, and is not migrated again."""
         path = tmp_path / "store.db"
         store = SqliteStore(path)
-        assert store.schema_version == 5
+        assert store.schema_version == 6
         asyncio.run(store.save("s-1", turn(1).messages, turn(1)))
         asyncio.run(store.close())
         store = SqliteStore(path)  # a second migration would fail or lose the turn
-        assert store.schema_version == 5
+        assert store.schema_version == 6
         stored = asyncio.run(store.load_turn("s-1"))
         assert stored is not None
         assert stored.state == "open"
@@ -352,6 +353,28 @@ class TestSqliteStore:
         assert sqlite_synchronous(store) == before
         runner.run(store.close())
 
+    def test_a_version_5_file_gains_kept_records(
+        self, tmp_path: Path, runner: asyncio.Runner
+    ) -> None:
+        """A file as version 5 left it (no kept table) migrates; its rows stay."""
+        path = tmp_path / "v5.db"
+        store = SqliteStore(path)
+        runner.run(store.save("s-1", turn(1).messages, turn(1)))
+        assert runner.run(store.spend("mark", None))
+        runner.run(store.close())
+        with closing(sqlite3.connect(path)) as db, db:  # back to version 5
+            db.execute("DROP TABLE kept")
+            db.execute("DELETE FROM schema_version WHERE version = 6")
+        store = SqliteStore(path)
+        try:
+            assert store.schema_version == 6
+            assert runner.run(store.load_turn("s-1")) is not None
+            assert runner.run(store.spent(("mark",))) == {"mark"}
+            runner.run(store.keep("run-1", b"state", None))
+            assert runner.run(store.kept("run-1")) == b"state"
+        finally:
+            runner.run(store.close())
+
     def test_a_version_1_file_is_migrated_with_its_data(self, tmp_path: Path) -> None:
         """History, turns, results of version 1 read back after the migration."""
         path = tmp_path / "v1.db"
@@ -361,7 +384,7 @@ class TestSqliteStore:
         sqlite_version_1(path, history, old, (RESUME, (result,)))
         store = SqliteStore(path)
         try:
-            assert store.schema_version == 5
+            assert store.schema_version == 6
             assert asyncio.run(store.load_history("s-1")) == history
             stored = asyncio.run(store.load_turn("s-1"))
             assert stored is not None
@@ -394,7 +417,7 @@ class TestSqliteStore:
         store = SqliteStore(path)
 
         async def go() -> None:
-            assert store.schema_version == 5
+            assert store.schema_version == 6
             assert await store.load_history("s-1") == history
             done = await store.load_turn("s-1", 1)
             assert done is not None
@@ -460,11 +483,11 @@ class TestSqliteStore:
 
 class TestPostgresStore:
     def test_schema_is_versioned(self, postgres_dsn: str, pg_schema: str) -> None:
-        """A new schema is migrated to version 4, and is not migrated again."""
+        """A new schema is migrated to version 5, and is not migrated again."""
 
         async def go() -> int:
             async with PostgresStore(postgres_dsn, schema=pg_schema) as store:
-                assert await store.schema_version() == 4
+                assert await store.schema_version() == 5
                 await store.save("s-1", turn(1).messages, turn(1))
             async with PostgresStore(postgres_dsn, schema=pg_schema) as store:
                 stored = await store.load_turn("s-1")
@@ -472,7 +495,7 @@ class TestPostgresStore:
                 assert stored.state == "open"
                 return await store.schema_version()
 
-        assert asyncio.run(go()) == 4
+        assert asyncio.run(go()) == 5
 
     def test_a_version_1_schema_is_migrated_with_its_data(
         self, postgres_dsn: str, pg_schema: str
@@ -484,12 +507,38 @@ class TestPostgresStore:
 
         async def go() -> None:
             async with PostgresStore(postgres_dsn, schema=pg_schema) as store:
-                assert await store.schema_version() == 4
+                assert await store.schema_version() == 5
                 assert await store.load_history("s-1") == history
                 stored = await store.load_turn("s-1")
                 assert stored is not None
                 assert stored.with_history(history) == old
                 assert stored.state == "open"
+
+        asyncio.run(go())
+
+    def test_a_version_4_schema_gains_kept_records(
+        self, postgres_dsn: str, pg_schema: str
+    ) -> None:
+        """A schema as version 4 left it (no kept table) migrates; its rows stay."""
+
+        async def go() -> None:
+            async with PostgresStore(postgres_dsn, schema=pg_schema) as store:
+                await store.save("s-1", turn(1).messages, turn(1))
+                assert await store.spend("mark", None)
+            with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+                schema = sql.Identifier(pg_schema)
+                conn.execute(sql.SQL("DROP TABLE {}.kept").format(schema))
+                conn.execute(
+                    sql.SQL("DELETE FROM {}.schema_version WHERE version = 5").format(
+                        schema
+                    )
+                )
+            async with PostgresStore(postgres_dsn, schema=pg_schema) as store:
+                assert await store.schema_version() == 5
+                assert await store.load_turn("s-1") is not None
+                assert await store.spent(("mark",)) == {"mark"}
+                await store.keep("run-1", b"state", None)
+                assert await store.kept("run-1") == b"state"
 
         asyncio.run(go())
 

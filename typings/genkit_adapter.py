@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import assert_type
 
 from genkit import Genkit, Interrupt, ModelResponse, Tool, ToolRunContext
@@ -12,12 +13,10 @@ from interruption import (
     Resume,
     ResumePolicy,
     SqliteStore,
+    Store,
 )
 from interruption.adapters.genkit import (
-    Keeper,
-    MemoryKeeper,
     PausedTurn,
-    SqliteKeeper,
     approved,
     from_parts,
     load_paused,
@@ -29,13 +28,6 @@ from interruption.adapters.genkit import (
 )
 
 
-def keepers() -> None:
-    keeper: Keeper = MemoryKeeper()
-    keeper = SqliteKeeper("turns.db")
-    keeper = SqliteStore(":memory:")  # type: ignore[assignment]
-    del keeper
-
-
 def tools(ctx: ToolRunContext) -> None:
     assert_type(needs_approval({"amount": 5}), Interrupt)
     assert_type(approved(ctx), bool)
@@ -43,28 +35,34 @@ def tools(ctx: ToolRunContext) -> None:
     needs_approval({1, 2})  # type: ignore[arg-type]
 
 
-async def pausing(response: ModelResponse[object], keeper: Keeper, ask: Tool) -> None:
-    paused = await pause(response, keeper, tools=[ask, "lookup"])
+async def pausing(response: ModelResponse[object], store: Store, ask: Tool) -> None:
+    paused = await pause(response, store, tools=[ask, "lookup"])
     assert_type(paused, PausedTurn | None)
     assert paused is not None
     assert_type(paused.id, str)
     assert_type(paused.interrupts, tuple[PendingInterrupt, ...])
     assert_type(paused.parts, tuple[dict[str, JSON], ...])
-    assert_type(await load_paused(paused.id, keeper), PausedTurn)
+    assert_type(await load_paused(paused.id, store), PausedTurn)
+    assert_type(await load_paused(paused.id, SqliteStore("app.db")), PausedTurn)
     assert_type(spent_key(paused.id), str)
-    await pause(response, keeper, answer_schemas={"ask_user": "any"})  # type: ignore[dict-item]
-    await pause(response.message, keeper)  # type: ignore[arg-type]
+    until = datetime(2030, 1, 1, tzinfo=UTC)
+    assert_type(await pause(response, store, keep_until=until), PausedTurn | None)
+    await pause(response, store, keep_until="2030-01-01")  # type: ignore[arg-type]
+    await pause(response, store, answer_schemas={"ask_user": "any"})  # type: ignore[dict-item]
+    await pause(response.message, store)  # type: ignore[arg-type]
+    await pause(response, "turns.db")  # type: ignore[arg-type]
 
 
-async def resuming(ai: Genkit, keeper: Keeper, ask: Tool) -> None:
+async def resuming(ai: Genkit, ask: Tool) -> None:
     store = MemoryStore()
     answer = from_parts(respond=[{"toolResponse": {"name": "a", "ref": "r"}}])
     assert_type(answer, Resume)
     policy = ResumePolicy(principal="alice")
     done = await resume(
-        ai, "turn", answer, keeper, store, policy=policy, model="m", tools=[ask]
+        ai, "turn", answer, store, policy=policy, model="m", tools=[ask]
     )
     assert_type(done, ModelResponse[object])
-    await resume(ai, "turn", answer, keeper, store, prompt="hi")  # type: ignore[call-arg]
-    await resume(ai, "turn", answer, keeper, "store")  # type: ignore[arg-type]
-    await resume(ai, "turn", {"restart": []}, keeper, store)  # type: ignore[arg-type]
+    await resume(ai, "turn", answer, store, prompt="hi")  # type: ignore[call-arg]
+    await resume(ai, "turn", answer, "store")  # type: ignore[arg-type]
+    await resume(ai, "turn", {"restart": []}, store)  # type: ignore[arg-type]
+    await resume(ai, "turn", answer, store, store)  # type: ignore[arg-type, call-arg]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import assert_type
 
 from interruption import (
@@ -10,12 +11,10 @@ from interruption import (
     Resume,
     ResumePolicy,
     SqliteStore,
+    Store,
 )
 from interruption.adapters.pydantic_ai import (
-    Keeper,
-    MemoryKeeper,
     PausedRun,
-    SqliteKeeper,
     load_paused,
     pause,
     pause_sync,
@@ -28,39 +27,36 @@ from pydantic_ai.run import AgentRunResult
 Output = str | DeferredToolRequests
 
 
-def keepers() -> None:
-    keeper: Keeper = MemoryKeeper()
-    keeper = SqliteKeeper("runs.db")
-    keeper = SqliteStore(":memory:")  # type: ignore[assignment]
-    del keeper
-
-
-async def pausing(result: AgentRunResult[Output], keeper: Keeper) -> None:
-    paused = await pause(result, keeper, answer_schemas={"ask_user": {"enum": ["Y"]}})
+async def pausing(result: AgentRunResult[Output], store: Store) -> None:
+    paused = await pause(result, store, answer_schemas={"ask_user": {"enum": ["Y"]}})
     assert_type(paused, PausedRun | None)
     assert paused is not None
     assert_type(paused.id, str)
     assert_type(paused.interrupts, tuple[PendingInterrupt, ...])
-    assert_type(await load_paused(paused.id, keeper), PausedRun)
-    assert_type(pause_sync(result, keeper), PausedRun | None)
+    assert_type(await load_paused(paused.id, store), PausedRun)
+    assert_type(await load_paused(paused.id, SqliteStore("app.db")), PausedRun)
+    assert_type(pause_sync(result, store), PausedRun | None)
+    until = datetime(2030, 1, 1, tzinfo=UTC)
+    assert_type(pause_sync(result, store, keep_until=until), PausedRun | None)
     assert_type(paused.key, str)
-    await pause(result, keeper, answer_schemas={"ask_user": "any"})  # type: ignore[dict-item]
-    await pause(result.output, keeper)  # type: ignore[arg-type]
+    await pause(result, store, keep_until="2030-01-01")  # type: ignore[arg-type]
+    await pause(result, store, answer_schemas={"ask_user": "any"})  # type: ignore[dict-item]
+    await pause(result.output, store)  # type: ignore[arg-type]
+    await pause(result, "runs.db")  # type: ignore[arg-type]
 
 
-async def resuming(
-    agent: Agent[None, Output], typed: Agent[int, Output], keeper: Keeper
-) -> None:
+async def resuming(agent: Agent[None, Output], typed: Agent[int, Output]) -> None:
     store = MemoryStore()
     answer = Resume()
-    result = await resume(agent, "run", answer, keeper, store)
+    result = await resume(agent, "run", answer, store)
     assert_type(result, AgentRunResult[Output])
     assert_type(result.output, Output)
     policy = ResumePolicy(principal="alice")
     assert_type(
-        resume_sync(typed, "run", answer, keeper, store, deps=3, policy=policy),
+        resume_sync(typed, "run", answer, store, deps=3, policy=policy),
         AgentRunResult[Output],
     )
-    await resume(typed, "run", answer, keeper, store, deps="three")  # type: ignore[misc]
-    await resume(agent, "run", answer, keeper, "store")  # type: ignore[arg-type]
-    await resume(agent, "run", {"restart": []}, keeper, store)  # type: ignore[arg-type]
+    await resume(typed, "run", answer, store, deps="three")  # type: ignore[misc]
+    await resume(agent, "run", answer, "store")  # type: ignore[arg-type]
+    await resume(agent, "run", {"restart": []}, store)  # type: ignore[arg-type]
+    await resume(agent, "run", answer, store, store)  # type: ignore[misc]

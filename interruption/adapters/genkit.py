@@ -14,16 +14,17 @@ schema; and two ref-less calls of one tool are both answered by one entry.
 
 This adapter closes each of those:
 
-* `pause` keeps the paused history server-side in a `Keeper` (Genkit's own
-  wire JSON, byte for byte, with a ref minted for every paused call the
-  model gave none or a repeated one), under a fresh id, and returns that id
-  with the interrupts a client sees: `PendingInterrupt` records for this
-  library's clients and the paused parts in Genkit's wire shape
-  (``toolRequest`` with ``metadata.interrupt``) for Genkit's.
+* `pause` keeps the paused history server-side in the `Store`
+  (`Store.keep`: Genkit's own wire JSON, byte for byte, with a ref minted
+  for every paused call the model gave none or a repeated one), under a
+  fresh id, and returns that id with the interrupts a client sees:
+  `PendingInterrupt` records for this library's clients and the paused
+  parts in Genkit's wire shape (``toolRequest`` with
+  ``metadata.interrupt``) for Genkit's.
 * `from_parts` reads what a Genkit client sends back (``respond_to_interrupt``
   and ``restart_tool`` parts, as JSON) into a `Resume`, strictly.
 * `resume` loads the kept history, validates the `Resume` against the
-  interrupts derived from it and spends the id once in a `Store`
+  interrupts derived from it and spends the id once in the same `Store`
   (`interruption.admit`), and only then builds Genkit's respond and restart
   parts from the kept tool requests (never from anything the client sent)
   and calls ``ai.generate`` on the kept history.
@@ -41,6 +42,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Final, TypedDict, Unpack, cast, final
 
 import attrs
@@ -70,8 +72,7 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess
 from interruption._json import JSON, Mismatch, describe, owned
 from interruption._parse import ENCODE
 from interruption._schemacheck import JSONSchema, check_schema
-from interruption.adapters import _keeper
-from interruption.adapters._keeper import Keeper, MemoryKeeper
+from interruption.adapters import _kept
 from interruption.approval import Reject, decision_from_json
 from interruption.errors import DecodeError, InvalidArgument
 from interruption.kinds import ApprovalPending, Custom
@@ -92,10 +93,7 @@ __all__ = [
     "APPROVAL",
     "RESUMED_SCHEMA",
     "GenerateOptions",
-    "Keeper",
-    "MemoryKeeper",
     "PausedTurn",
-    "SqliteKeeper",
     "approved",
     "from_parts",
     "load_paused",
@@ -164,23 +162,6 @@ def rejection(reason: str) -> dict[str, JSON]:
 
 
 @final
-class SqliteKeeper(_keeper.SqliteKeeper):
-    """A `Keeper` in one SQLite file, shared by the processes of one machine.
-
-    Commits are durable (WAL, ``synchronous=FULL``): once `pause` returned,
-    the paused turn survives a crash. The file may be the one a
-    `SqliteStore` uses (the table is ``interruption_genkit_turns``).
-
-    Args:
-        path: The database file (created if missing), or ``":memory:"``.
-        timeout: Seconds to wait for another process's write lock.
-    """
-
-    TABLE = "interruption_genkit_turns"
-    COLUMN = "turn_id"
-
-
-@final
 @attrs.frozen
 class PausedTurn:
     """A Genkit turn that paused, as the server hands it to a client.
@@ -216,7 +197,7 @@ class GenerateOptions(TypedDict, total=False):
 
 @attrs.frozen
 class _Kept:
-    """A paused turn as read back from its keeper: the authoritative state."""
+    """A paused turn as read back from the store: the authoritative state."""
 
     messages: list[Message]
     by_ref: dict[str, Part]
@@ -305,7 +286,7 @@ def _pending(
 
 def _decode(turn_id: str, record: bytes) -> _Kept:
     """Read a kept record: the answer schemas, a newline, the history."""
-    schemas, body = _keeper.decode_schemas(record)
+    schemas, body = _kept.decode_schemas(record)
     history = read_stored(body, list[dict[str, JSON]])
     try:
         messages = [Message.model_validate(message) for message in history]
@@ -364,15 +345,16 @@ def _answer_schemas(
 
 async def pause(
     response: ModelResponse[object],
-    keeper: Keeper,
+    store: Store,
     *,
     tools: Sequence[str | Tool] = (),
     answer_schemas: Mapping[str, JSONSchema] | None = None,
+    keep_until: datetime | None = None,
 ) -> PausedTurn | None:
     """Keep a turn that paused on tool interrupts; say what is pending.
 
     The turn's history (``response.messages``, in Genkit's wire JSON) is
-    kept in *keeper* under a fresh id, with a ref minted for every tool
+    kept in *store* (`Store.keep`) under a fresh id, with a ref minted for every tool
     request of the paused message that had none or a repeated one. The
     interrupts returned are derived from that record, as a resume derives
     them.
@@ -383,12 +365,16 @@ async def pause(
             message is marked so: ``metadata.interrupt`` true or an object
             (``{}`` included, as Genkit JS writes ``interrupt({})``), and no
             ``pendingOutput`` (a result, as Genkit reads it when resuming).
-        keeper: Where the paused turn is kept.
+        store: Where the paused turn is kept: the store `resume` spends it
+            in, shared by every process that resumes.
         tools: The tools the turn ran with; a ``Custom`` pause's answer must
             fit its tool's declared output schema (any JSON if none).
         answer_schemas: Answer schemas by tool name, over the tools' own
             (for a ``define_interrupt`` tool, which declares none). Kept
             with the turn, so a resume checks against what the client saw.
+        keep_until: Keep the turn at least until then (`Store.expire`
+            forgets it afterwards, and a resume of it is
+            ``unknown_interrupt``); None keeps it for ever.
 
     Returns:
         The paused turn (its id, interrupts and Genkit parts), or None if
@@ -417,25 +403,25 @@ async def pause(
     schemas = _answer_schemas(tools, answer_schemas)
     turn_id = uuid.uuid4().hex
     _mint(turn_id, content)
-    record = _keeper.encode(schemas, ENCODE(cast("JSON", history)).encode())
+    record = _kept.encode(schemas, ENCODE(cast("JSON", history)).encode())
     kept = _decode(turn_id, record)  # what the client sees is what resume checks
-    await keeper.keep(turn_id, record)
+    await store.keep(_kept.key("genkit", turn_id), record, keep_until)
     return PausedTurn(turn_id, kept.interrupts, kept.parts)
 
 
-async def _load(turn_id: object, keeper: Keeper) -> _Kept:
-    return _decode(*await _keeper.read_back(keeper, turn_id, "Genkit turn"))
+async def _load(turn_id: object, store: Store) -> _Kept:
+    return _decode(*await _kept.read_back(store, "genkit", turn_id, "Genkit turn"))
 
 
-async def load_paused(turn_id: str, keeper: Keeper) -> PausedTurn:
-    """Read a paused turn back from its keeper (in any process).
+async def load_paused(turn_id: str, store: Store) -> PausedTurn:
+    """Read a paused turn back from the store (in any process).
 
     It lists what was paused; whether it was already resumed is known to
     the `Store` only, and a resume of a spent turn is ``consumed``.
 
     Args:
         turn_id: A `PausedTurn.id`.
-        keeper: Where it was kept.
+        store: Where it was kept.
 
     Returns:
         The paused turn, derived from the kept state.
@@ -444,7 +430,7 @@ async def load_paused(turn_id: str, keeper: Keeper) -> PausedTurn:
         ResumeRejected: ``unknown_interrupt`` if no turn has this id.
         DecodeError: if the kept record is damaged.
     """
-    kept = await _load(turn_id, keeper)
+    kept = await _load(turn_id, store)
     return PausedTurn(turn_id, kept.interrupts, kept.parts)
 
 
@@ -476,11 +462,10 @@ def _genkit_parts(
     return respond, restart
 
 
-async def resume(  # noqa: PLR0913 - keyword-only options
+async def resume(
     ai: Genkit,
     turn_id: str,
     resume: Resume,
-    keeper: Keeper,
     store: Store,
     *,
     policy: ResumePolicy | None = None,
@@ -488,7 +473,7 @@ async def resume(  # noqa: PLR0913 - keyword-only options
 ) -> ModelResponse[object]:
     """Answer a paused turn and continue it, at most once.
 
-    The kept turn is loaded from *keeper*, *resume* is authorized and
+    The kept turn is loaded from *store*, *resume* is authorized and
     validated against the interrupts derived from it (completed sibling
     calls are ``not_interrupted``), the turn id is spent in *store*
     (`interruption.admit`), and only then is ``ai.generate`` called on the
@@ -499,8 +484,7 @@ async def resume(  # noqa: PLR0913 - keyword-only options
         ai: The Genkit app (the model and tools the turn paused with).
         turn_id: The `PausedTurn.id` the client answers.
         resume: The client's answers, one per interrupt.
-        keeper: Where the turn was kept.
-        store: Where resumed turns are spent.
+        store: Where the turn was kept (`pause`), and where it is spent.
         policy: The clock and who may answer; partial resumes are refused
             (Genkit needs every interrupt answered).
         **options: What ``ai.generate`` continues with (`GenerateOptions`).
@@ -518,7 +502,7 @@ async def resume(  # noqa: PLR0913 - keyword-only options
     if policy is not None and policy.allow_partial:
         expected = "False: Genkit needs an answer for every interrupted tool request"
         raise InvalidArgument("resume: policy.allow_partial", expected, "True")
-    kept = await _load(turn_id, keeper)
+    kept = await _load(turn_id, store)
     resolved = await admit(
         resume,
         kept.interrupts,

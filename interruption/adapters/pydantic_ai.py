@@ -12,11 +12,11 @@ This adapter closes each of those:
 
 * `pause` keeps the paused run (its `Conversation`: messages and deferred
   requests, serialized by pydantic-ai's own ``ConversationTypeAdapter``)
-  server-side in a `Keeper`, under a fresh id, and returns the
+  server-side in the `Store` (`Store.keep`), under a fresh id, and returns the
   interrupts a client sees. The client sends back only that id
   and a `Resume`, never history.
 * `resume` loads the kept run, validates the resume against the interrupts
-  derived from it and spends the id once in a `Store`
+  derived from it and spends the id once in the same `Store`
   (`interruption.admit`), and only then builds `DeferredToolResults` (with
   pydantic-ai's own `DeferredToolRequests.build_results`) from the validated
   answers and runs the agent on the kept conversation.
@@ -45,6 +45,7 @@ import dataclasses
 import hashlib
 import uuid
 from collections.abc import Coroutine, Mapping
+from datetime import datetime
 from typing import Any, Final, TypeAlias, TypeVar, cast, final
 
 import attrs
@@ -86,8 +87,7 @@ from interruption import (
     ToolRequest,
     canonical,
 )
-from interruption.adapters import _keeper
-from interruption.adapters._keeper import Keeper, MemoryKeeper
+from interruption.adapters import _kept
 from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
 from interruption.loop import refuse_running_loop
 from interruption.store import Store
@@ -96,11 +96,8 @@ from interruption.validation import ResolvedResume, ResumePolicy, admit, pause_k
 __all__ = [
     "FAILED_SCHEMA",
     "MAX_METADATA_BYTES",
-    "Keeper",
-    "MemoryKeeper",
     "Metadata",
     "PausedRun",
-    "SqliteKeeper",
     "failed",
     "load_paused",
     "pause",
@@ -145,23 +142,6 @@ _NOTE: Final = "note"
 
 
 @final
-class SqliteKeeper(_keeper.SqliteKeeper):
-    """A `Keeper` in one SQLite file, shared by the processes of one machine.
-
-    Commits are durable (WAL, ``synchronous=FULL``): once `pause` returned,
-    the paused run survives a crash. The file may be the one a
-    `SqliteStore` uses (the table is ``interruption_pydantic_ai_runs``).
-
-    Args:
-        path: The database file (created if missing), or ``":memory:"``.
-        timeout: Seconds to wait for another process's write lock.
-    """
-
-    TABLE = "interruption_pydantic_ai_runs"
-    COLUMN = "run_id"
-
-
-@final
 @attrs.frozen
 class PausedRun:
     """A pydantic-ai run that paused, as the server hands it to a client.
@@ -183,7 +163,7 @@ class PausedRun:
 
 @attrs.frozen
 class _Kept:
-    """A paused run as read back from its keeper: the authoritative state."""
+    """A paused run as read back from the store: the authoritative state."""
 
     conversation: Conversation
     requests: DeferredToolRequests
@@ -296,7 +276,7 @@ def _damaged(run_id: str, expected: str, got: str) -> DecodeError:
 
 
 def _decode(run_id: str, record: bytes) -> _Kept:
-    answers, body = _keeper.decode_schemas(record)
+    answers, body = _kept.decode_schemas(record)
     try:
         conversation = ConversationTypeAdapter.validate_json(body)
     except pydantic.ValidationError as error:
@@ -312,25 +292,30 @@ def _decode(run_id: str, record: bytes) -> _Kept:
 
 async def pause(
     result: AgentRunResult[OutputT],
-    keeper: Keeper,
+    store: Store,
     *,
     answer_schemas: Mapping[str, JSONSchema] | None = None,
+    keep_until: datetime | None = None,
 ) -> PausedRun | None:
     """Keep a run that paused on deferred tool calls; say what is pending.
 
     The run's `Conversation` (messages, deferred requests, usage) is kept in
-    *keeper* under a fresh id, as bytes: nothing the caller still holds can
-    change what a resume runs. The interrupts returned are derived from that
-    record, exactly as a resume derives them.
+    *store* (`Store.keep`) under a fresh id, as bytes: nothing the caller
+    still holds can change what a resume runs. The interrupts returned are
+    derived from that record, exactly as a resume derives them.
 
     Args:
         result: What ``agent.run`` returned; it paused when its output is a
             `DeferredToolRequests` (the agent's ``output_type`` must allow
             one).
-        keeper: Where the paused run is kept.
+        store: Where the paused run is kept: the store `resume` spends it
+            in, shared by every process that resumes.
         answer_schemas: The answer schema of each deferred (``CallDeferred``)
             tool, by tool name; a tool without one takes any JSON. Kept with
             the run, so a resume checks against what the client was shown.
+        keep_until: Keep the run at least until then (`Store.expire`
+            forgets it afterwards, and a resume of it is
+            ``unknown_interrupt``); None keeps it for ever.
 
     Returns:
         The paused run (its id and interrupts), or None if the run finished.
@@ -347,17 +332,18 @@ async def pause(
         result.conversation, deferred_tool_requests=requests
     )
     run_id = uuid.uuid4().hex
-    record = _keeper.encode(schemas, ConversationTypeAdapter.dump_json(conversation))
+    record = _kept.encode(schemas, ConversationTypeAdapter.dump_json(conversation))
     kept = _decode(run_id, record)  # what the client sees is what resume checks
-    await keeper.keep(run_id, record)
+    await store.keep(_kept.key("pydantic_ai", run_id), record, keep_until)
     return PausedRun(run_id, kept.interrupts, kept.key)
 
 
 def pause_sync(
     result: AgentRunResult[OutputT],
-    keeper: Keeper,
+    store: Store,
     *,
     answer_schemas: Mapping[str, JSONSchema] | None = None,
+    keep_until: datetime | None = None,
 ) -> PausedRun | None:
     """`pause` for callers without an event loop; same arguments.
 
@@ -368,22 +354,25 @@ def pause_sync(
         ValueError: as `pause`.
         EventLoopRunning: if called from inside a running event loop.
     """
-    return _run_sync(pause(result, keeper, answer_schemas=answer_schemas))
+    return _run_sync(
+        pause(result, store, answer_schemas=answer_schemas, keep_until=keep_until)
+    )
 
 
-async def _load(run_id: object, keeper: Keeper) -> _Kept:
-    return _decode(*await _keeper.read_back(keeper, run_id, "pydantic-ai run"))
+async def _load(run_id: object, store: Store) -> _Kept:
+    read = await _kept.read_back(store, "pydantic_ai", run_id, "pydantic-ai run")
+    return _decode(*read)
 
 
-async def load_paused(run_id: str, keeper: Keeper) -> PausedRun:
-    """Read a paused run back from its keeper (in any process).
+async def load_paused(run_id: str, store: Store) -> PausedRun:
+    """Read a paused run back from the store (in any process).
 
     It lists what was paused; whether it was already resumed is known to
     the `Store` only, and a resume of a spent run is ``consumed``.
 
     Args:
         run_id: A `PausedRun.id`.
-        keeper: Where it was kept.
+        store: Where it was kept.
 
     Returns:
         The paused run, with the interrupts derived from the kept state.
@@ -392,7 +381,7 @@ async def load_paused(run_id: str, keeper: Keeper) -> PausedRun:
         ResumeRejected: ``unknown_interrupt`` if no run has this id.
         DecodeError: if the kept record is damaged.
     """
-    kept = await _load(run_id, keeper)
+    kept = await _load(run_id, store)
     return PausedRun(run_id, kept.interrupts, kept.key)
 
 
@@ -488,11 +477,10 @@ class _Options:
     metadata: Metadata | None = None
 
 
-async def _resume(  # noqa: PLR0913, PLR0917 - resume's arguments, options whole
+async def _resume(
     agent: AbstractAgent[DepsT, OutputT],
     run_id: str,
     answer: Resume,
-    keeper: Keeper,
     store: Store,
     options: _Options,
 ) -> AgentRunResult[OutputT]:
@@ -500,7 +488,7 @@ async def _resume(  # noqa: PLR0913, PLR0917 - resume's arguments, options whole
     if policy is not None and policy.allow_partial:
         expected = "False: pydantic-ai needs a result for every deferred call"
         raise InvalidArgument("resume: policy.allow_partial", expected, "True")
-    kept = await _load(run_id, keeper)
+    kept = await _load(run_id, store)
     metadata = _checked_metadata(options.metadata, kept)
     resolved = await admit(
         answer,
@@ -523,7 +511,6 @@ async def resume(  # noqa: PLR0913 - keyword-only options
     agent: AbstractAgent[DepsT, OutputT],
     run_id: str,
     resume: Resume,
-    keeper: Keeper,
     store: Store,
     *,
     deps: DepsT | None = None,
@@ -533,7 +520,7 @@ async def resume(  # noqa: PLR0913 - keyword-only options
 ) -> AgentRunResult[OutputT]:
     """Answer a paused run and continue it, at most once.
 
-    The kept run is loaded from *keeper*, *resume* is authorized and
+    The kept run is loaded from *store*, *resume* is authorized and
     validated against the interrupts derived from it, the run id is spent
     in *store* (`interruption.admit`), and only then is the agent run on the
     kept conversation with `DeferredToolResults` built from the validated
@@ -548,8 +535,7 @@ async def resume(  # noqa: PLR0913 - keyword-only options
         agent: The agent that paused (the same tools, in this process).
         run_id: The `PausedRun.id` the client answers.
         resume: The client's answers, one per interrupt.
-        keeper: Where the run was kept.
-        store: Where resumed runs are spent.
+        store: Where the run was kept (`pause`), and where it is spent.
         deps: The agent's dependencies for the continued run.
         policy: The clock and who may answer; partial resumes are refused
             (pydantic-ai needs a result for every deferred call).
@@ -575,14 +561,13 @@ async def resume(  # noqa: PLR0913 - keyword-only options
         PayloadError: if *metadata* is not JSON (a `TypeError`).
     """
     options = _Options(deps, policy, user_prompt, metadata)
-    return await _resume(agent, run_id, resume, keeper, store, options)
+    return await _resume(agent, run_id, resume, store, options)
 
 
 def resume_sync(  # noqa: PLR0913 - keyword-only options
     agent: AbstractAgent[DepsT, OutputT],
     run_id: str,
     resume: Resume,
-    keeper: Keeper,
     store: Store,
     *,
     deps: DepsT | None = None,
@@ -602,4 +587,4 @@ def resume_sync(  # noqa: PLR0913 - keyword-only options
         EventLoopRunning: if called from inside a running event loop.
     """
     options = _Options(deps, policy, user_prompt, metadata)
-    return _run_sync(_resume(agent, run_id, resume, keeper, store, options))
+    return _run_sync(_resume(agent, run_id, resume, store, options))

@@ -4,14 +4,21 @@
 safe across processes on one machine) and `PostgresStore` (many processes
 or machines; needs the ``[postgres]`` extra). Each store's module (with
 asyncio, sqlite3 or psycopg) is imported when its name is first used.
+
+Without psycopg, ``from interruption.store import PostgresStore`` and
+``hasattr(interruption.store, "PostgresStore")`` still work, so a module
+that only names the store imports on any install: constructing the store
+raises `ExtraMissing` (an `ImportError`), which names the ``postgres`` extra.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
-from interruption.store._base import MAX_REJECTED, AuditEvent, AuditKind, Listed, Store
+from interruption.audit import AuditEvent, AuditKind
+from interruption.errors import ExtraMissing
+from interruption.store._base import MAX_RECORD_BYTES, MAX_REJECTED, Listed, Store
 
 if TYPE_CHECKING:
     from interruption.store._memory import MemoryStore
@@ -19,6 +26,7 @@ if TYPE_CHECKING:
     from interruption.store._sqlite import SqliteStore
 
 __all__ = [
+    "MAX_RECORD_BYTES",
     "MAX_REJECTED",
     "AuditEvent",
     "AuditKind",
@@ -36,6 +44,20 @@ _LAZY: dict[str, str] = {
 }
 """The stores imported when first used, and the module of each."""
 
+_EXTRAS: dict[str, tuple[str, str]] = {"PostgresStore": ("postgres", "psycopg")}
+"""The stores that need an extra: the extra, and the top module it installs."""
+
+
+def _unavailable(name: str, extra: str, cause: ImportError) -> type:
+    """A stand-in for *name* whose construction raises `ExtraMissing`."""
+    needed_by = f"{__name__}.{name}"
+
+    def refuse(*_args: object, **_kwargs: object) -> NoReturn:
+        raise ExtraMissing(needed_by, extra, str(cause)) from cause
+
+    doc = f"Unavailable on this install: needs the [{extra}] extra ({cause})."
+    return type(name, (), {"__new__": refuse, "__doc__": doc, "__module__": __name__})
+
 
 if not TYPE_CHECKING:  # a type checker sees the imports above instead
 
@@ -44,7 +66,13 @@ if not TYPE_CHECKING:  # a type checker sees the imports above instead
         if module is None:
             msg = f"module {__name__!r} has no attribute {name!r}"
             raise AttributeError(msg)
-        value = getattr(importlib.import_module(module), name)
+        try:
+            value = getattr(importlib.import_module(module), name)
+        except ImportError as error:
+            extra, top = _EXTRAS.get(name, ("", ""))
+            if not top or (error.name or top).partition(".")[0] != top:
+                raise
+            value = _unavailable(name, extra, error)
         globals()[name] = value
         return value
 

@@ -26,6 +26,7 @@ import attrs
 
 from interruption._converter import trusted
 from interruption._json import STORED_BYTES, STORED_DEPTH
+from interruption.audit import AuditEvent, AuditKind
 from interruption.errors import InvalidArgument
 from interruption.parts import Message, ToolResponse
 from interruption.resume import InterruptedTurn, PendingInterrupt, Resume
@@ -35,6 +36,7 @@ __all__ = [
     "MAX_ID",
     "MAX_KEY_BYTES",
     "MAX_PAGE",
+    "MAX_RECORD_BYTES",
     "MAX_REJECTED",
     "MAX_TURN_ID",
     "AuditEvent",
@@ -50,6 +52,7 @@ __all__ = [
     "check_int",
     "check_key",
     "check_principal",
+    "check_record",
     "check_turn",
     "listed",
     "read_stored",
@@ -75,18 +78,6 @@ answered; a turn nobody can answer any more, not closed yet (what
 `Session.expire` closes); a continuation that is running or was cut short
 by a crash."""
 
-AuditKind: TypeAlias = Literal[
-    "paused", "accepted", "rejected", "cancelled", "expired", "recovered"
-]
-"""What happened to a turn.
-
-``paused``: it was kept, with what was pending; ``accepted``: a resume
-consumed it; ``rejected``: a resume or a cancel was refused (nothing
-changed); ``cancelled`` and ``expired``: it was closed without a
-continuation; ``recovered``: a continuation cut short by a crash was taken
-up again.
-"""
-
 MAX_ID: Final = 256
 """The longest session id or principal a store takes, in characters."""
 
@@ -97,46 +88,17 @@ MAX_TURN_ID: Final = 2**63 - 1
 """The largest turn id (or message number) a store keeps: a signed 64-bit
 integer, as SQLite and PostgreSQL hold it."""
 
+MAX_RECORD_BYTES: Final = 64 * 2**20
+"""The largest record `Store.keep` takes, in bytes (64 MiB): an adapter's
+paused run, far below what SQLite (1 GB) or PostgreSQL (1 GB) holds in one
+value, so every record kept reads back."""
+
 MAX_PAGE: Final = 1000
 """The most session ids one `Store.sessions` call returns."""
 
 MAX_REJECTED: Final = 100
 """How many rejected attempts a store keeps per turn; later ones are not
 kept, so refused clients cannot grow storage without limit."""
-
-
-@final
-@attrs.frozen
-class AuditEvent:
-    """One entry of a session's audit trail: what happened to one turn.
-
-    Attributes:
-        session: The session.
-        turn_id: The turn it happened to (for a rejected attempt at a turn
-            the session never had, its latest turn).
-        kind: What happened (`AuditKind`).
-        at: When, by the session's clock.
-        principal: Who acted, when known.
-        codes: The distinct problem codes of a rejected attempt, in the
-            order they were first reported.
-        digest: The SHA-256 of the wire form of the resume that was
-            accepted or rejected (`interruption.wire_digest`), so an
-            attempt can be matched to a request log without the trail
-            keeping what was sent.
-        pending: The ids of the interrupts pending when the turn paused.
-        reason: Why a turn was cancelled; for an ``accepted`` answer that
-            came another way than a plain one, how (`admit`'s *note*).
-    """
-
-    session: str
-    turn_id: int
-    kind: AuditKind
-    at: datetime
-    principal: str | None = None
-    codes: tuple[str, ...] = ()
-    digest: str | None = None
-    pending: tuple[str, ...] = ()
-    reason: str | None = None
 
 
 @final
@@ -168,7 +130,7 @@ class StoredTurn:
 
 @runtime_checkable
 class Store(Protocol):
-    """Durable pending state for sessions: thirteen calls, each one transaction.
+    """Durable pending state for sessions: each call is one transaction.
 
     A session's *history* is append-only. Each interrupted turn is saved
     once, under a turn id the session never used before, and *consumed* at
@@ -179,7 +141,9 @@ class Store(Protocol):
     `Session.recover`. `finish` ends a turn's continuation (or closes an
     expired or cancelled turn) and saves what followed, in one transaction.
     Turns are never deleted. Sealed turns and adapters' pauses, which live
-    elsewhere, are spent with `spend`.
+    elsewhere, are spent with `spend`. A paused run an adapter keeps
+    server-side (its framework's own state, opaque bytes) is kept with
+    `keep`, insert-once under a fresh key, and read back with `kept`.
 
     Every store keeps an append-only *audit trail* per session: the events
     passed to `save`, `consume` and `finish` are written in the same
@@ -381,11 +345,35 @@ class Store(Protocol):
     async def spent(self, keys: Sequence[str]) -> frozenset[str]:
         """Return those of *keys* already spent (and not yet expired)."""
 
+    async def keep(self, key: str, record: bytes, keep_until: datetime | None) -> None:
+        """Keep *record* under *key*, once: an adapter's paused run.
+
+        The record is opaque bytes (any bytes, the empty record included),
+        read back exactly by `kept`; it is kept at least until *keep_until*
+        (forever when None), then `expire` forgets it. Of any number of
+        concurrent `keep` calls under one key, exactly one succeeds.
+
+        Raises:
+            InvalidArgument: if *key* is out of range (`check_key`), *record*
+                is not bytes of at most `MAX_RECORD_BYTES`, or a record is
+                already kept under *key* (it is left as it was).
+        """
+
+    async def kept(self, key: str) -> bytes | None:
+        """Return the record kept under *key*, or None if there is none.
+
+        Raises:
+            InvalidArgument: if *key* is out of range (`check_key`).
+        """
+
     async def expire(self, now: datetime) -> int:
-        """Forget spent marks whose *keep_until* passed before *now*.
+        """Forget spent marks and kept records whose *keep_until* passed.
+
+        Those kept until *now* or before go; those kept until later, or
+        forever, stay.
 
         Returns:
-            How many were forgotten.
+            How many were forgotten (marks and records together).
         """
 
     async def close(self) -> None:
@@ -488,6 +476,26 @@ def check_key(where: str, value: object) -> str:
     if not text or size > MAX_KEY_BYTES:
         raise InvalidArgument(where, expected, f"{size} bytes")
     return text
+
+
+def check_record(where: str, value: object) -> bytes:
+    """*value* as a record to keep: bytes of at most `MAX_RECORD_BYTES`.
+
+    Raises:
+        InvalidArgument: otherwise.
+    """
+    expected = f"bytes, at most {MAX_RECORD_BYTES}"
+    if type(value) is not bytes:
+        raise InvalidArgument(where, expected, type(value).__name__)
+    if len(value) > MAX_RECORD_BYTES:
+        raise InvalidArgument(where, expected, f"{len(value)} bytes")
+    return value
+
+
+def taken(key: str) -> InvalidArgument:
+    """The error of a `Store.keep` under a key already kept."""
+    got = f"{_shown(key)}, under which a record is already kept"
+    return InvalidArgument("keep: key", "a key no record is kept under", got)
 
 
 def check_int(where: str, value: object, low: int, high: int = MAX_TURN_ID) -> int:

@@ -24,10 +24,13 @@ from interruption.store._base import (
     check_events,
     check_id,
     check_int,
+    check_key,
     check_keys,
     check_principal,
+    check_record,
     check_turn,
     digested,
+    taken,
 )
 
 __all__ = ["MemoryStore"]
@@ -65,6 +68,7 @@ class MemoryStore:
         self._audit: dict[str, list[AuditEvent]] = {}
         self._rejected: dict[tuple[str, int], int] = {}
         self._leases: dict[str, tuple[str, datetime]] = {}
+        self._kept: dict[str, tuple[bytes, datetime | None]] = {}
 
     def _note(self, events: Sequence[AuditEvent]) -> None:
         for event in events:
@@ -313,16 +317,41 @@ class MemoryStore:
         keys = check_keys("spent: keys", keys)
         return frozenset(key for key in keys if key in self._spent)
 
+    async def keep(self, key: str, record: bytes, keep_until: datetime | None) -> None:
+        """Keep *record* under *key*, once.
+
+        Raises:
+            InvalidArgument: for a bad key or record, or a key already kept.
+        """
+        check_key("keep: key", key)
+        check_record("keep: record", record)
+        if key in self._kept:
+            raise taken(key)
+        self._kept[key] = (record, keep_until)
+
+    async def kept(self, key: str) -> bytes | None:
+        """Return the record kept under *key*, or None."""
+        check_key("kept: key", key)
+        found = self._kept.get(key)
+        return found[0] if found is not None else None
+
     async def expire(self, now: datetime) -> int:
-        """Forget spent marks kept until before *now*; return how many."""
-        gone = [
+        """Forget marks and records kept until before *now*; return how many."""
+        spent = [
             key
             for key, until in self._spent.items()
             if until is not None and until <= now
         ]
-        for key in gone:
+        for key in spent:
             del self._spent[key]
-        return len(gone)
+        records = [
+            key
+            for key, (_, until) in self._kept.items()
+            if until is not None and until <= now
+        ]
+        for key in records:
+            del self._kept[key]
+        return len(spent) + len(records)
 
     async def close(self) -> None:
         """Nothing to release."""

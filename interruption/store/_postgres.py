@@ -49,12 +49,15 @@ from interruption.store._base import (
     check_events,
     check_id,
     check_int,
+    check_key,
     check_keys,
     check_principal,
+    check_record,
     check_turn,
     digested,
     read_stored,
     stored_turn_json,
+    taken,
     turn_from_json,
 )
 from interruption.store._pool import Pool
@@ -62,7 +65,7 @@ from interruption.wire import dumps
 
 __all__ = ["PostgresStore"]
 
-SCHEMA_VERSION: Final = 4
+SCHEMA_VERSION: Final = 5
 
 _MIGRATIONS: Final[dict[int, LiteralString]] = {
     1: """
@@ -153,10 +156,18 @@ _MIGRATIONS: Final[dict[int, LiteralString]] = {
     CREATE INDEX turns_unfinished ON turns (session COLLATE "C")
         WHERE completed_at IS NULL;
     """,
+    5: """
+    CREATE TABLE kept (
+        key TEXT PRIMARY KEY,
+        record BYTEA NOT NULL,
+        keep_until TIMESTAMPTZ
+    );
+    """,
 }
 """Schema changes by version; a store migrates its schema on open (version 4
 adds the sessions' leases, `Store.lease`, and keeps the unfinished turns in
-code point order, as `Store.sessions` lists them whatever the locale)."""
+code point order, as `Store.sessions` lists them whatever the locale;
+version 5 adds the records adapters keep, `Store.keep`)."""
 
 _MIGRATION_LOCK: Final = "interruption.store"
 """Hashed into the advisory lock that serialises concurrent migrations."""
@@ -1063,21 +1074,72 @@ class PostgresStore:
             rows = await cursor.fetchall()
         return frozenset(str(key) for (key,) in rows)
 
+    async def keep(self, key: str, record: bytes, keep_until: datetime | None) -> None:
+        """Keep *record* under *key*, once, whichever machine asks.
+
+        One ``INSERT ... ON CONFLICT DO NOTHING``: of concurrent calls under
+        one key, PostgreSQL lets the first insert win and the others insert
+        nothing.
+
+        Args:
+            key: A fresh key (`check_key`).
+            record: Opaque bytes, at most `MAX_RECORD_BYTES`.
+            keep_until: Keep it at least until then; None for ever.
+
+        Raises:
+            InvalidArgument: for a bad key or record, or a key already kept.
+        """
+        check_key("keep: key", key)
+        check_record("keep: record", record)
+        async with self._connection() as conn:
+            cursor = await conn.execute(
+                "INSERT INTO kept (key, record, keep_until) VALUES (%s, %s, %s) "
+                "ON CONFLICT (key) DO NOTHING",
+                (key, record, _utc(keep_until)),
+            )
+        if cursor.rowcount != 1:
+            raise taken(key)
+
+    async def kept(self, key: str) -> bytes | None:
+        """Return the record kept under *key*.
+
+        Args:
+            key: The key it was kept under.
+
+        Returns:
+            The record, or None if none is kept under *key*.
+
+        Raises:
+            InvalidArgument: for a key out of range (`check_key`).
+        """
+        check_key("kept: key", key)
+        async with self._connection() as conn:
+            cursor = await conn.execute(
+                "SELECT record FROM kept WHERE key = %s", (key,)
+            )
+            row = await cursor.fetchone()
+        return bytes(row[0]) if row is not None else None
+
     async def expire(self, now: datetime) -> int:
-        """Forget spent marks kept until before *now*.
+        """Forget spent marks and kept records kept until before *now*.
 
         Args:
             now: The moment to compare with (a naive one is local time).
 
         Returns:
-            How many marks were forgotten.
+            How many marks and records were forgotten.
         """
         async with self._connection() as conn:
             cursor = await conn.execute(
-                "DELETE FROM spent WHERE keep_until IS NOT NULL AND keep_until <= %s",
-                (_utc(now),),
+                "WITH marks AS (DELETE FROM spent WHERE keep_until IS NOT NULL "
+                "AND keep_until <= %(now)s RETURNING 1), "
+                "records AS (DELETE FROM kept WHERE keep_until IS NOT NULL "
+                "AND keep_until <= %(now)s RETURNING 1) "
+                "SELECT (SELECT count(*) FROM marks) + (SELECT count(*) FROM records)",
+                {"now": _utc(now)},
             )
-            return cursor.rowcount
+            row = await cursor.fetchone()
+        return int(row[0]) if row is not None else 0
 
     async def close(self) -> None:
         """Close the store's connections; it cannot be used afterwards.

@@ -36,19 +36,22 @@ from interruption.store._base import (
     check_events,
     check_id,
     check_int,
+    check_key,
     check_keys,
     check_principal,
+    check_record,
     check_turn,
     digested,
     read_stored,
     stored_turn_json,
+    taken,
     turn_from_json,
 )
 from interruption.wire import dumps
 
 __all__ = ["SqliteStore"]
 
-SCHEMA_VERSION: Final = 5
+SCHEMA_VERSION: Final = 6
 
 _MIGRATIONS: Final[dict[int, str]] = {
     1: """
@@ -197,6 +200,13 @@ _MIGRATIONS: Final[dict[int, str]] = {
         until TEXT NOT NULL
     ) WITHOUT ROWID;
     """,
+    6: """
+    CREATE TABLE kept (
+        key TEXT PRIMARY KEY,
+        record BLOB NOT NULL,
+        keep_until TEXT
+    ) WITHOUT ROWID;
+    """,
 }
 """Schema changes by version; a store migrates itself on open.
 
@@ -207,7 +217,7 @@ rewrote its ``updated_at`` on every save, and carried it over as
 ``created_at``); the audit trail is numbered per session, so it needs
 neither AUTOINCREMENT's counter row nor a second index, only a partial one
 for counting a turn's rejected attempts. Version 5 adds the sessions'
-leases (`Store.lease`).
+leases (`Store.lease`); version 6 the records adapters keep (`Store.keep`).
 """
 
 
@@ -776,14 +786,45 @@ class SqliteStore:
             rows = self._db.execute(_SPENT, (json.dumps(keys),)).fetchall()
         return frozenset(key for (key,) in rows)
 
-    async def expire(self, now: datetime) -> int:
-        """Forget spent marks kept until before *now*; return how many."""
+    async def keep(self, key: str, record: bytes, keep_until: datetime | None) -> None:
+        """Keep *record* under *key*, once, across processes.
+
+        Raises:
+            InvalidArgument: for a bad key or record, or a key already kept.
+        """
+        check_key("keep: key", key)
+        check_record("keep: record", record)
         with self._write() as db:
-            cursor = db.execute(
-                "DELETE FROM spent WHERE keep_until IS NOT NULL AND keep_until <= ?",
-                (_iso(now),),
-            )
-            return cursor.rowcount
+            try:
+                db.execute(
+                    "INSERT INTO kept (key, record, keep_until) VALUES (?, ?, ?)",
+                    (key, record, _iso(keep_until)),
+                )
+            except sqlite3.IntegrityError as error:
+                raise taken(key) from error
+
+    async def kept(self, key: str) -> bytes | None:
+        """Return the record kept under *key*, or None."""
+        check_key("kept: key", key)
+        with self._lock:
+            self._check_open()
+            row = self._db.execute(
+                "SELECT record FROM kept WHERE key = ?", (key,)
+            ).fetchone()
+        return bytes(row[0]) if row is not None else None
+
+    async def expire(self, now: datetime) -> int:
+        """Forget marks and records kept until before *now*; return how many."""
+        with self._write() as db:
+            forgotten = 0
+            for table in ("spent", "kept"):
+                cursor = db.execute(
+                    f"DELETE FROM {table} "  # noqa: S608 - the two names above
+                    "WHERE keep_until IS NOT NULL AND keep_until <= ?",
+                    (_iso(now),),
+                )
+                forgotten += cursor.rowcount
+            return forgotten
 
     async def close(self) -> None:
         """Close the connection; every later call raises `StoreUnavailable`."""

@@ -22,10 +22,10 @@ from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, Final, Literal, Protocol, TypeAlias
 
 from interruption._json import JSON
+from interruption.audit import AuditEvent
 from interruption.errors import ProblemCode, ResumeRejected
 from interruption.kinds import ApprovalPending
 from interruption.resume import PendingInterrupt, Respond, Restart, Resume
-from interruption.store._base import AuditEvent
 
 __all__ = [
     "ANSWER_SCHEMA",

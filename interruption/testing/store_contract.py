@@ -35,6 +35,7 @@ from interruption.store._base import (
     MAX_ID,
     MAX_KEY_BYTES,
     MAX_PAGE,
+    MAX_RECORD_BYTES,
     MAX_REJECTED,
     MAX_TURN_ID,
     AuditEvent,
@@ -284,6 +285,77 @@ async def expire_forgets_only_marks_past_their_time(store: Store) -> None:
     assert await store.load_turn("s-1") is not None
 
 
+async def a_record_is_kept_once(store: Store) -> None:
+    """Keep is insert-once: a second keep raises and leaves the first record.
+
+    Of twenty concurrent keeps under one key exactly one succeeds, and its
+    record is what reads back; every other raises `InvalidArgument`.
+    """
+    assert await store.kept("run-1") is None
+    await store.keep("run-1", b"first", None)
+    again = await _raised(store.keep("run-1", b"second", None))
+    assert isinstance(again, InvalidArgument), f"got {again!r}"
+    assert again.code == "invalid_argument"
+    assert again.where == "keep: key"
+    assert await store.kept("run-1") == b"first"
+    assert await store.kept("run-2") is None  # never another key's record
+    outcomes = await asyncio.gather(
+        *(store.keep("race", f"r{n}".encode(), None) for n in range(RACERS)),
+        return_exceptions=True,
+    )
+    winners = [n for n, outcome in enumerate(outcomes) if outcome is None]
+    assert len(winners) == 1, f"winners: {winners}"
+    losers = [outcome for outcome in outcomes if outcome is not None]
+    assert all(isinstance(error, InvalidArgument) for error in losers), losers
+    assert await store.kept("race") == f"r{winners[0]}".encode()
+
+
+async def kept_records_read_back_exactly(store: Store) -> None:
+    """Any bytes up to MAX_RECORD_BYTES read back as kept; more is refused.
+
+    Every byte value (NUL and bytes that are no UTF-8 included), the empty
+    record (not None) and a 2 MiB record; an oversized record or one that
+    is not bytes raises `InvalidArgument` and keeps nothing.
+    """
+    records = {
+        "every-byte": bytes(range(256)) * 3,
+        "empty": b"",
+        "large": b"\x00\xff" * 1_048_576,
+    }
+    for key, record in records.items():
+        await store.keep(key, record, None)
+    for key, record in records.items():
+        assert await store.kept(key) == record, key
+    refused: tuple[tuple[str, object], ...] = (
+        ("too-large", b"x" * (MAX_RECORD_BYTES + 1)),
+        ("text", "not bytes"),
+        ("buffer", bytearray(b"not bytes either")),
+    )
+    for key, wrong in refused:
+        error = await _raised(store.keep(key, wrong, None))  # type: ignore[arg-type]
+        assert isinstance(error, InvalidArgument), f"{key}: got {error!r}"
+        assert error.where == "keep: record"
+        assert await store.kept(key) is None
+
+
+async def expire_forgets_only_records_past_their_time(store: Store) -> None:
+    """Records kept until a past moment go, with spent marks; the rest stay.
+
+    An expired record's key may be kept again.
+    """
+    await store.keep("old", b"1", NOW)
+    await store.keep("live", b"2", NOW + timedelta(hours=1))
+    await store.keep("forever", b"3", None)
+    assert await store.spend("old-mark", NOW)
+    assert await store.expire(NOW - timedelta(seconds=1)) == 0
+    assert await store.expire(NOW) == 2  # one record, one mark
+    assert await store.kept("old") is None
+    assert await store.kept("live") == b"2"
+    assert await store.kept("forever") == b"3"
+    await store.keep("old", b"again", None)
+    assert await store.kept("old") == b"again"
+
+
 async def whatever_was_built_reads_back(store: Store) -> None:
     """JSON at the deepest a record accepts, and a large result, read back."""
     deep: JSON = 0
@@ -440,6 +512,11 @@ async def arguments_no_database_holds_are_invalid(store: Store) -> None:
         lambda: store.spend_all("kk", None),
         lambda: store.spend_all(("ok",), None, (_event("accepted", session=nul),)),
         lambda: store.spent(("ok", "k" * (MAX_KEY_BYTES + 1))),
+        lambda: store.keep("k\x00", b"", None),
+        lambda: store.keep("k" * (MAX_KEY_BYTES + 1), b"", None),
+        lambda: store.keep("", b"", None),
+        lambda: store.kept("k\x00"),
+        lambda: store.kept(""),
         lambda: store.lease(nul, "a", NOW, NOW),
         lambda: store.release("s-1", ""),
         lambda: store.sessions("open", after=nul),
@@ -455,6 +532,7 @@ async def arguments_no_database_holds_are_invalid(store: Store) -> None:
         assert error.where
         assert error.expected
     assert await store.spent(("ok",)) == frozenset()  # a refused batch spent none
+    assert await store.kept("k") is None
     stored = await store.load_turn("s-1")
     assert stored is not None
     assert stored.state == "open"
@@ -532,6 +610,9 @@ CONTRACT: Final[tuple[Check, ...]] = (
     a_key_is_spent_once,
     keys_are_spent_all_or_none,
     expire_forgets_only_marks_past_their_time,
+    a_record_is_kept_once,
+    kept_records_read_back_exactly,
+    expire_forgets_only_records_past_their_time,
     whatever_was_built_reads_back,
     events_join_the_trail_with_their_change,
     rejected_attempts_are_bounded_per_turn,

@@ -23,7 +23,6 @@ from genkit import (
 )
 from interruption import JSON, AuditEvent, PendingInterrupt, Resume, SqliteStore
 from interruption.adapters.genkit import (
-    SqliteKeeper,
     approved,
     needs_approval,
     pause,
@@ -108,12 +107,11 @@ def _app(world: World) -> tuple[Genkit, list[Tool]]:
 
 
 class GenkitHarness:
-    """One process: a fresh app, keeper and store over the same files."""
+    """One process: a fresh app and store over the same file."""
 
     def __init__(self, world: World) -> None:
         self.world = world
         self.ai, self.tools = _app(world)
-        self.keeper = SqliteKeeper(world.where / "turns.db")
         self.store = SqliteStore(world.where / "store.db")
 
     async def pause(self, plan: Plan) -> Sequence[PendingInterrupt]:
@@ -121,7 +119,7 @@ class GenkitHarness:
         response = await self.ai.generate(
             model="scripted", prompt=plan, tools=self.tools
         )
-        paused = await pause(response, self.keeper, tools=self.tools)
+        paused = await pause(response, self.store, tools=self.tools)
         assert paused is not None, "the turn did not pause"
         self.world.turn_id = paused.id
         return paused.interrupts
@@ -133,7 +131,6 @@ class GenkitHarness:
             self.ai,
             self.world.turn_id,
             resume_,
-            self.keeper,
             self.store,
             model="scripted",
             tools=self.tools,

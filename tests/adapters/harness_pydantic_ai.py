@@ -8,7 +8,7 @@ from typing import cast
 
 import attrs
 from interruption import JSON, AuditEvent, PendingInterrupt, Resume, SqliteStore
-from interruption.adapters.pydantic_ai import SqliteKeeper, pause, resume
+from interruption.adapters.pydantic_ai import pause, resume
 from interruption.testing.conformance import (
     ANSWER_SCHEMA,
     QUESTION,
@@ -87,19 +87,18 @@ def _agent(world: World) -> Agent[None, str | DeferredToolRequests]:
 
 
 class PydanticAIHarness:
-    """One process: a fresh agent, keeper and store over the same files."""
+    """One process: a fresh agent and store over the same file."""
 
     def __init__(self, world: World) -> None:
         self.world = world
         self.agent = _agent(world)
-        self.keeper = SqliteKeeper(world.where / "runs.db")
         self.store = SqliteStore(world.where / "store.db")
 
     async def pause(self, plan: Plan) -> Sequence[PendingInterrupt]:
         """Run the plan until it pauses; keep the paused run."""
         result = await self.agent.run(plan)
         paused = await pause(
-            result, self.keeper, answer_schemas={"ask_user": ANSWER_SCHEMA}
+            result, self.store, answer_schemas={"ask_user": ANSWER_SCHEMA}
         )
         assert paused is not None, "the run did not pause"
         self.world.run_id = paused.id
@@ -109,7 +108,7 @@ class PydanticAIHarness:
     async def resume(self, resume_: Resume) -> None:
         """Resume the kept run through the adapter."""
         assert self.world.run_id is not None
-        await resume(self.agent, self.world.run_id, resume_, self.keeper, self.store)
+        await resume(self.agent, self.world.run_id, resume_, self.store)
 
     def transfers(self) -> int:
         """How often the transfer ran."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 import attrs
@@ -40,11 +41,10 @@ from interruption import (
     ResumeRejected,
 )
 from interruption._schemacheck import SchemaError
+from interruption.adapters import _kept
 from interruption.adapters.genkit import (
     ANY_JSON,
     RESUMED_SCHEMA,
-    Keeper,
-    MemoryKeeper,
     PausedTurn,
     approved,
     from_parts,
@@ -147,7 +147,6 @@ class App:
         self,
         turn_id: str,
         answer: Resume,
-        keeper: Keeper,
         store: MemoryStore,
         policy: ResumePolicy | None = None,
     ) -> ModelResponse[object]:
@@ -156,7 +155,6 @@ class App:
             self.ai,
             turn_id,
             answer,
-            keeper,
             store,
             policy=policy,
             model="scripted",
@@ -166,11 +164,10 @@ class App:
 
 @attrs.define
 class Setup:
-    """An app paused on its first batch, with its keeper and store."""
+    """An app paused on its first batch, with the store it was kept in."""
 
     app: App
     paused: PausedTurn
-    keeper: MemoryKeeper
     store: MemoryStore
 
     def by_name(self) -> dict[str, PendingInterrupt]:
@@ -179,9 +176,7 @@ class Setup:
 
     def resume(self, answer: Resume) -> ModelResponse[object]:
         """Resume through the adapter."""
-        return asyncio.run(
-            self.app.resume(self.paused.id, answer, self.keeper, self.store)
-        )
+        return asyncio.run(self.app.resume(self.paused.id, answer, self.store))
 
     def refused(self, answer: Resume) -> tuple[ProblemCode, ...]:
         """The codes a refused resume carries; nothing may have run."""
@@ -197,15 +192,15 @@ def paused_on(
 ) -> Setup:
     """An app whose model makes *batches*, paused on the first."""
     app = App(list(batches))
-    keeper = MemoryKeeper()
+    store = MemoryStore()
 
     async def run() -> PausedTurn | None:
         response = await app.generate()
-        return await pause(response, keeper, tools=app.tools, answer_schemas=schemas)
+        return await pause(response, store, tools=app.tools, answer_schemas=schemas)
 
     paused = asyncio.run(run())
     assert paused is not None
-    return Setup(app, paused, keeper, MemoryStore())
+    return Setup(app, paused, store)
 
 
 def transfer(ref: str | None = "t1") -> Part:
@@ -229,10 +224,10 @@ class TestPause:
     def test_a_finished_turn_is_not_paused(self) -> None:
         """A turn that did not pause keeps nothing."""
         app = App([])
-        keeper = MemoryKeeper()
+        store = MemoryStore()
 
         async def run() -> PausedTurn | None:
-            return await pause(await app.generate(), keeper)
+            return await pause(await app.generate(), store)
 
         assert asyncio.run(run()) is None
 
@@ -306,7 +301,7 @@ class TestPause:
         app = App([[question()]])
 
         async def run() -> PausedTurn | None:
-            return await pause(await app.generate(), MemoryKeeper(), tools=["ask_user"])
+            return await pause(await app.generate(), MemoryStore(), tools=["ask_user"])
 
         paused = asyncio.run(run())
         assert paused is not None
@@ -335,7 +330,7 @@ class TestPause:
             response = await app.ai.generate(
                 model="scripted", prompt="go", tools=[shout]
             )
-            return await pause(response, MemoryKeeper())
+            return await pause(response, MemoryStore())
 
         with pytest.raises(DecodeError) as error:
             asyncio.run(run())
@@ -343,10 +338,30 @@ class TestPause:
         assert problem.path.endswith(".content[0].metadata.interrupt")
         assert problem.got == "'x'"
 
+    def test_the_turn_is_kept_in_the_store_until_asked(self) -> None:
+        """keep_until: the store keeps the turn until then; expired, it is unknown."""
+        app = App([[transfer()]])
+        store = MemoryStore()
+        until = datetime(2030, 1, 1, tzinfo=UTC)
+
+        async def run() -> PausedTurn | None:
+            response = await app.generate()
+            return await pause(response, store, tools=app.tools, keep_until=until)
+
+        paused = asyncio.run(run())
+        assert paused is not None
+        assert asyncio.run(store.kept(_kept.key("genkit", paused.id))) is not None
+        assert asyncio.run(store.expire(until - timedelta(seconds=1))) == 0
+        assert asyncio.run(load_paused(paused.id, store)) == paused
+        assert asyncio.run(store.expire(until)) == 1
+        with pytest.raises(ResumeRejected) as rejected:
+            asyncio.run(load_paused(paused.id, store))
+        assert rejected.value.codes == (ProblemCode.UNKNOWN_INTERRUPT,)
+
     def test_load_paused_reads_the_same(self) -> None:
         """A kept turn reads back as what pause returned."""
         setup = paused_on([transfer(), question(None)])
-        assert asyncio.run(load_paused(setup.paused.id, setup.keeper)) == setup.paused
+        assert asyncio.run(load_paused(setup.paused.id, setup.store)) == setup.paused
 
 
 def written_by_js(*content: dict[str, JSON]) -> ModelResponse[object]:
@@ -373,7 +388,7 @@ class TestMarks:
 
     @staticmethod
     def _pause(response: ModelResponse[object]) -> PausedTurn | None:
-        return asyncio.run(pause(response, MemoryKeeper(), tools=App([]).tools))
+        return asyncio.run(pause(response, MemoryStore(), tools=App([]).tools))
 
     def test_an_empty_mark_is_a_pause(self) -> None:
         """interrupt({}) in Genkit JS writes {}: a Custom pause with payload {}."""
@@ -424,44 +439,44 @@ class TestMarks:
     def test_a_turn_genkit_js_paused_resumes(self) -> None:
         """An interrupt({}) call is answered and reaches the model, once."""
         app = App([])
-        keeper, store = MemoryKeeper(), MemoryStore()
+        store = MemoryStore()
         response = written_by_js(
             js_part("ask_user", "Pay?", "q1", {}), js_part("note", "x", "n1", {})
         )
-        paused = asyncio.run(pause(response, keeper, tools=app.tools))
+        paused = asyncio.run(pause(response, store, tools=app.tools))
         assert paused is not None
         asked, noted = paused.interrupts
         answer = Resume(respond=[asked.respond("Yes"), noted.respond("noted")])
-        asyncio.run(app.resume(paused.id, answer, keeper, store))
+        asyncio.run(app.resume(paused.id, answer, store))
         assert app.seen == ["Yes", "noted"]
         with pytest.raises(ResumeRejected) as rejected:
-            asyncio.run(app.resume(paused.id, answer, keeper, store))
+            asyncio.run(app.resume(paused.id, answer, store))
         assert rejected.value.codes == (ProblemCode.CONSUMED,)
         assert app.seen == ["Yes", "noted"]
 
     def test_a_sibling_answered_before_a_new_pause_is_a_result(self) -> None:
         """Genkit Python keeps interrupt: {} on a call it answered; it is no pause."""
         app = App([])
-        keeper, store = MemoryKeeper(), MemoryStore()
+        store = MemoryStore()
         response = written_by_js(
             js_part("note", "x", "n1", {}),
             js_part("ask_user", "Pay?", "q1", {"question": "Pay?"}),
         )
-        paused = asyncio.run(pause(response, keeper, tools=app.tools))
+        paused = asyncio.run(pause(response, store, tools=app.tools))
         assert paused is not None
         noted, asked = paused.interrupts
         answer = Resume(respond=[noted.respond("noted")], restart=[asked.restart()])
-        again = asyncio.run(app.resume(paused.id, answer, keeper, store))
+        again = asyncio.run(app.resume(paused.id, answer, store))
         first = again.message.content[0] if again.message is not None else None
         assert first is not None
         assert first.metadata is not None
         assert first.metadata["interrupt"] == {}
         assert first.metadata["pendingOutput"] == "noted"
-        repaused = asyncio.run(pause(again, keeper, tools=app.tools))
+        repaused = asyncio.run(pause(again, store, tools=app.tools))
         assert repaused is not None
         assert [p.ref for p in repaused.interrupts] == ["q1"]
         final = Resume(respond=[repaused.interrupts[0].respond("No")])
-        asyncio.run(app.resume(repaused.id, final, keeper, store))
+        asyncio.run(app.resume(repaused.id, final, store))
         assert app.seen == ["noted", "No"]
 
 
@@ -505,11 +520,11 @@ class TestResume:
         (pending,) = setup.paused.interrupts
         again = setup.resume(Resume(restart=[pending.restart()]))
         assert setup.app.resumed == [{}]
-        paused = asyncio.run(pause(again, setup.keeper, tools=setup.app.tools))
+        paused = asyncio.run(pause(again, setup.store, tools=setup.app.tools))
         assert paused is not None
         assert [p.ref for p in paused.interrupts] == ["q1"]
         answer = Resume(respond=[paused.interrupts[0].respond("No")])
-        asyncio.run(setup.app.resume(paused.id, answer, setup.keeper, setup.store))
+        asyncio.run(setup.app.resume(paused.id, answer, setup.store))
         assert setup.app.seen == ["No"]
 
     def test_a_replay_is_consumed(self) -> None:
@@ -522,13 +537,13 @@ class TestResume:
         assert rejected.value.codes == (ProblemCode.CONSUMED,)
         assert len(setup.app.transfers) == 1
 
-    @pytest.mark.parametrize("turn_id", ["nope", ""])
+    @pytest.mark.parametrize("turn_id", ["nope", "", "n\x00ul", "x" * 3000])
     def test_an_unknown_turn_is_refused(self, turn_id: str) -> None:
-        """An id no turn was kept under is unknown_interrupt."""
+        """An id no turn was kept under, or no store holds, is unknown_interrupt."""
         setup = paused_on([transfer()])
         answer = Resume(restart=[setup.paused.interrupts[0].approve()])
         with pytest.raises(ResumeRejected) as rejected:
-            asyncio.run(setup.app.resume(turn_id, answer, setup.keeper, setup.store))
+            asyncio.run(setup.app.resume(turn_id, answer, setup.store))
         assert rejected.value.codes == (ProblemCode.UNKNOWN_INTERRUPT,)
 
     def test_partial_resumes_are_not_supported(self) -> None:
@@ -537,9 +552,7 @@ class TestResume:
         policy = ResumePolicy(allow_partial=True)
         with pytest.raises(ValueError, match="allow_partial"):
             asyncio.run(
-                setup.app.resume(
-                    setup.paused.id, Resume(), setup.keeper, setup.store, policy
-                )
+                setup.app.resume(setup.paused.id, Resume(), setup.store, policy)
             )
 
     def test_partial_resumes_are_an_invalid_argument(self) -> None:
@@ -548,9 +561,7 @@ class TestResume:
         policy = ResumePolicy(allow_partial=True)
         with pytest.raises(InvalidArgument) as caught:
             asyncio.run(
-                setup.app.resume(
-                    setup.paused.id, Resume(), setup.keeper, setup.store, policy
-                )
+                setup.app.resume(setup.paused.id, Resume(), setup.store, policy)
             )
         error = caught.value
         assert (error.code, error.where, error.got) == (
@@ -571,30 +582,9 @@ class TestResume:
 
         policy = ResumePolicy(authorize=authorize, principal="eve")
         with pytest.raises(ResumeRejected) as rejected:
-            asyncio.run(
-                setup.app.resume(
-                    setup.paused.id, answer, setup.keeper, setup.store, policy
-                )
-            )
+            asyncio.run(setup.app.resume(setup.paused.id, answer, setup.store, policy))
         assert rejected.value.codes == (ProblemCode.NOT_AUTHORIZED,)
         assert asyncio.run(setup.store.spend(spent_key(setup.paused.id), None))
-
-
-class _Fixed:
-    """A keeper that returns one record, whatever the id."""
-
-    def __init__(self, record: bytes) -> None:
-        self.record = record
-
-    async def keep(self, turn_id: str, record: bytes) -> None:
-        """Refuse to keep."""
-        del record
-        raise AssertionError(turn_id)
-
-    async def load(self, turn_id: str) -> bytes | None:
-        """The record."""
-        del turn_id
-        return self.record
 
 
 class TestDamage:
@@ -617,10 +607,11 @@ class TestDamage:
     def test_a_damaged_record_is_a_decode_error(self, record: bytes) -> None:
         """A damaged kept record is a DecodeError; nothing is spent or run."""
         store = MemoryStore()
+        asyncio.run(store.keep(_kept.key("genkit", "r1"), record, None))
         app = App([])
         answer = Resume(restart=[Restart("transfer_money", "t1", "approve")])
         with pytest.raises(DecodeError):
-            asyncio.run(app.resume("r1", answer, _Fixed(record), store))
+            asyncio.run(app.resume("r1", answer, store))
         assert asyncio.run(store.spend(spent_key("r1"), None))
         assert app.transfers == []
 

@@ -243,6 +243,7 @@ class TestLongRunning:
             ("accepted", "progress"),
             ("accepted", None),
         ]
+        assert paused is not None
         assert audit[0].pending == tuple(p.id for p in paused.interrupts)
 
     def test_the_session_marks_the_report(self, bench: Bench) -> None:

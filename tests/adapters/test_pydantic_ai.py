@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import copy
 from collections.abc import Coroutine, Iterator, Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -29,14 +30,13 @@ from interruption import (
     ResumeRejected,
     SchemaError,
     SqliteStore,
+    Store,
     ToolRequest,
     json_equal,
 )
+from interruption.adapters import _kept
 from interruption.adapters.pydantic_ai import (
-    Keeper,
-    MemoryKeeper,
     PausedRun,
-    SqliteKeeper,
     failed,
     load_paused,
     pause,
@@ -166,12 +166,11 @@ class World:
 
 @attrs.define
 class Setup:
-    """A world, its agent, a keeper and a store, paused on the first batch."""
+    """A world, its agent and the store it paused in, paused on the first batch."""
 
     world: World
     agent: Agent[None, Output]
-    keeper: Keeper
-    store: MemoryStore
+    store: Store
     result: AgentRunResult[Output]
     paused: PausedRun
 
@@ -180,26 +179,26 @@ class Setup:
     ) -> AgentRunResult[Output]:
         """Resume the paused run (sync)."""
         return resume_sync(
-            self.agent, self.paused.id, answer, self.keeper, self.store, policy=policy
+            self.agent, self.paused.id, answer, self.store, policy=policy
         )
 
     def refused(self, answer: Resume, run_id: str | None = None) -> tuple[str, ...]:
         """Resume, expecting a refusal; return its problem codes."""
         run = self.paused.id if run_id is None else run_id
         with pytest.raises(ResumeRejected) as refused:
-            resume_sync(self.agent, run, answer, self.keeper, self.store)
+            resume_sync(self.agent, run, answer, self.store)
         return tuple(code.value for code in refused.value.codes)
 
 
-def paused_on(*batches: Sequence[ToolCallPart], keeper: Keeper | None = None) -> Setup:
+def paused_on(*batches: Sequence[ToolCallPart], store: Store | None = None) -> Setup:
     """Run a fresh world until it pauses on its first batch."""
     world = World(batches)
     agent = world.agent()
-    keeper = keeper or MemoryKeeper()
+    store = store or MemoryStore()
     result = agent.run_sync("Pay INV-7")
-    paused = pause_sync(result, keeper, answer_schemas=SCHEMAS)
+    paused = pause_sync(result, store, answer_schemas=SCHEMAS)
     assert paused is not None
-    return Setup(world, agent, keeper, MemoryStore(), result, paused)
+    return Setup(world, agent, store, result, paused)
 
 
 def by_id(paused: PausedRun) -> dict[str, PendingInterrupt]:
@@ -219,10 +218,10 @@ class TestPause:
     def test_a_finished_run_is_not_paused(self) -> None:
         """A run that ends with text keeps nothing and returns None."""
         world = World([])
-        keeper = MemoryKeeper()
+        store = MemoryStore()
         result = world.agent().run_sync("hi")
         assert result.output == "done"
-        assert pause_sync(result, keeper) is None
+        assert pause_sync(result, store) is None
 
     def test_an_approval_is_approval_pending(self) -> None:
         """A requires_approval call is ApprovalPending bound to its exact call."""
@@ -258,7 +257,7 @@ class TestPause:
     def test_an_undeclared_deferred_call_takes_any_json(self) -> None:
         """An undeclared deferred tool takes any JSON; a failure-shaped one must fit."""
         world = World([[question()]])
-        paused = pause_sync(world.agent().run_sync("go"), MemoryKeeper())
+        paused = pause_sync(world.agent().run_sync("go"), MemoryStore())
         assert paused is not None
         (pending,) = paused.interrupts
         anythings: list[JSON] = ["Maybe", 7, {"a": [1]}, {"kind": "receipt"}, None]
@@ -286,31 +285,31 @@ class TestPause:
     def test_an_unrunnable_schema_is_refused_at_pause(self) -> None:
         """A declared answer schema that cannot run fails at pause, not at resume."""
         world = World([[question()]])
-        keeper = MemoryKeeper()
+        store = MemoryStore()
         result = world.agent().run_sync("go")
         with pytest.raises(SchemaError):
-            pause_sync(result, keeper, answer_schemas={"ask_user": {"type": "nope"}})
+            pause_sync(result, store, answer_schemas={"ask_user": {"type": "nope"}})
 
     def test_every_pause_gets_a_fresh_id(self) -> None:
         """Pausing the same result twice keeps two runs under different ids."""
         setup = paused_on([transfer()])
-        again = pause_sync(setup.result, setup.keeper, answer_schemas=SCHEMAS)
+        again = pause_sync(setup.result, setup.store, answer_schemas=SCHEMAS)
         assert again is not None
         assert again.id != setup.paused.id
         assert again.interrupts == setup.paused.interrupts
 
     def test_a_fresh_process_reads_the_same_interrupts(self, tmp_path: Path) -> None:
         """load_paused over the same SQLite file gives back what pause returned."""
-        setup = paused_on([transfer(), question()], keeper=SqliteKeeper(tmp_path / "k"))
-        fresh = SqliteKeeper(tmp_path / "k")
+        setup = paused_on([transfer(), question()], store=SqliteStore(tmp_path / "k"))
+        fresh = SqliteStore(tmp_path / "k")
         loaded = drive(load_paused(setup.paused.id, fresh))
         assert loaded == setup.paused
 
     def test_an_unknown_run_has_nothing_to_load(self) -> None:
         """load_paused of an unknown or malformed id is unknown_interrupt."""
-        for run_id in ("nope", "", cast("str", 7)):
+        for run_id in ("nope", "", "n\x00ul", "x" * 3000, cast("str", 7)):
             with pytest.raises(ResumeRejected) as refused:
-                drive(load_paused(run_id, MemoryKeeper()))
+                drive(load_paused(run_id, MemoryStore()))
             assert refused.value.codes == (ProblemCode.UNKNOWN_INTERRUPT,)
 
 
@@ -343,23 +342,23 @@ class TestResume:
         """An answer shaped like a pydantic-ai result kind is still just data."""
         world = World([[question()]])
         agent = world.agent()
-        keeper, store = MemoryKeeper(), MemoryStore()
-        paused = pause_sync(agent.run_sync("go"), keeper)
+        store = MemoryStore()
+        paused = pause_sync(agent.run_sync("go"), store)
         assert paused is not None
         forged_kind: JSON = {"kind": "model-retry", "message": "try again"}
         answer = Resume(respond=[paused.interrupts[0].respond(forged_kind)])
-        resume_sync(agent, paused.id, answer, keeper, store)
+        resume_sync(agent, paused.id, answer, store)
         assert world.seen == [forged_kind]
 
     def test_the_model_sees_a_plain_copy_of_an_answer(self) -> None:
         """pydantic-ai gets a plain dict it may change; the answer keeps its own."""
         world = World([[question()]])
         agent = world.agent()
-        keeper, store = MemoryKeeper(), MemoryStore()
-        paused = pause_sync(agent.run_sync("go"), keeper)
+        store = MemoryStore()
+        paused = pause_sync(agent.run_sync("go"), store)
         assert paused is not None
         answer = paused.interrupts[0].respond({"answer": ["Yes"]})
-        resume_sync(agent, paused.id, Resume(respond=[answer]), keeper, store)
+        resume_sync(agent, paused.id, Resume(respond=[answer]), store)
         (seen,) = world.seen
         assert type(seen) is dict
         assert type(seen["answer"]) is list
@@ -384,14 +383,13 @@ class TestResume:
         """A resumed run that pauses again is paused under a new id; both spend once."""
         setup = paused_on([transfer("t1")], [transfer("t2")])
         first = setup.resume(Resume(restart=[setup.paused.interrupts[0].approve()]))
-        again = pause_sync(first, setup.keeper)
+        again = pause_sync(first, setup.store)
         assert again is not None
         assert [p.id for p in again.interrupts] == ["t2"]
         resume_sync(
             setup.agent,
             again.id,
             Resume(restart=[again.interrupts[0].approve()]),
-            setup.keeper,
             setup.store,
         )
         assert len(setup.world.transfers) == 2
@@ -417,11 +415,11 @@ class TestResume:
             used.append(ctx.deps)
             return "wiped"
 
-        keeper = MemoryKeeper()
-        paused = pause_sync(agent.run_sync("go", deps="first"), keeper)
+        store = MemoryStore()
+        paused = pause_sync(agent.run_sync("go", deps="first"), store)
         assert paused is not None
         answer = Resume(restart=[paused.interrupts[0].approve()])
-        resume_sync(agent, paused.id, answer, keeper, MemoryStore(), deps="ops")
+        resume_sync(agent, paused.id, answer, store, deps="ops")
         assert used == ["ops"]
         del wipe
 
@@ -446,14 +444,12 @@ class TestResume:
             wiped.append(disk)
             return "wiped"
 
-        keeper, store = MemoryKeeper(), MemoryStore()
-        paused = pause_sync(agent.run_sync("go"), keeper)
+        store = MemoryStore()
+        paused = pause_sync(agent.run_sync("go"), store)
         assert paused is not None
         (pending,) = paused.interrupts
         assert pending.kind == ApprovalPending("w1")
-        resume_sync(
-            agent, paused.id, Resume(restart=[pending.approve()]), keeper, store
-        )
+        resume_sync(agent, paused.id, Resume(restart=[pending.approve()]), store)
         assert wiped == ["d1"]
         del wipe
 
@@ -463,15 +459,15 @@ class TestResume:
         agent = world.agent()
 
         async def cycle() -> None:
-            keeper, store = MemoryKeeper(), MemoryStore()
-            paused = await pause(await agent.run("go"), keeper)
+            store = MemoryStore()
+            paused = await pause(await agent.run("go"), store)
             assert paused is not None
             answer = Resume(restart=[paused.interrupts[0].approve()])
-            await resume(agent, paused.id, answer, keeper, store)
+            await resume(agent, paused.id, answer, store)
             with pytest.raises(RuntimeError, match="running event loop"):
-                resume_sync(agent, paused.id, answer, keeper, store)
+                resume_sync(agent, paused.id, answer, store)
             with pytest.raises(RuntimeError, match="running event loop"):
-                pause_sync(await agent.run("again"), keeper)
+                pause_sync(await agent.run("again"), store)
 
         drive(cycle())
         assert world.transfers == [TRANSFER]
@@ -484,7 +480,7 @@ class TestResume:
         async def inside() -> None:
             result = await agent.run("go")
             with pytest.raises(EventLoopRunning) as caught:
-                pause_sync(result, MemoryKeeper())
+                pause_sync(result, MemoryStore())
             assert (caught.value.code, caught.value.where) == (
                 "event_loop_running",
                 "pause",
@@ -613,8 +609,8 @@ class TestRefusals:
         async def both() -> list[object]:
             return await asyncio.gather(
                 *(
-                    resume(setup.agent, setup.paused.id, answer, setup.keeper, store)
-                    for store in (setup.store, setup.store)
+                    resume(setup.agent, setup.paused.id, answer, setup.store)
+                    for _ in range(2)
                 ),
                 return_exceptions=True,
             )
@@ -674,30 +670,14 @@ def _forgery() -> Setup:
     return paused_on([transfer(), question(), lookup()])
 
 
-class _Fixed:
-    """A keeper that returns one record for every id (a damaged store)."""
-
-    def __init__(self, record: bytes) -> None:
-        self.record = record
-
-    async def keep(self, run_id: str, record: bytes) -> None:
-        """Keep nothing."""
-        del run_id, record
-
-    async def load(self, run_id: str) -> bytes | None:
-        """The fixed record."""
-        del run_id
-        return self.record
-
-
-class TestKeepers:
+class TestKeeping:
     def test_a_fresh_process_resumes_once(self, tmp_path: Path) -> None:
         """A fresh process over the same files resumes; the next one is consumed."""
         world = World([[transfer()]])
-        keeper = SqliteKeeper(tmp_path / "runs.db")
-        paused = pause_sync(world.agent().run_sync("go"), keeper)
+        store = SqliteStore(tmp_path / "store.db")
+        paused = pause_sync(world.agent().run_sync("go"), store)
         assert paused is not None
-        keeper.close()
+        drive(store.close())
         answer = Resume(restart=[paused.interrupts[0].approve()])
 
         def process() -> AgentRunResult[Output]:
@@ -705,7 +685,6 @@ class TestKeepers:
                 world.agent(),
                 paused.id,
                 answer,
-                SqliteKeeper(tmp_path / "runs.db"),
                 SqliteStore(tmp_path / "store.db"),
             )
 
@@ -715,24 +694,39 @@ class TestKeepers:
         assert refused.value.codes == (ProblemCode.CONSUMED,)
         assert world.transfers == [TRANSFER]
 
+    def test_the_run_is_kept_in_the_store_until_asked(self) -> None:
+        """keep_until: the store keeps the run until then; expired, it is unknown."""
+        world = World([[transfer()]])
+        store = MemoryStore()
+        until = datetime(2030, 1, 1, tzinfo=UTC)
+        result = world.agent().run_sync("pay")
+        paused = pause_sync(result, store, keep_until=until)
+        assert paused is not None
+        assert drive(store.kept(_kept.key("pydantic_ai", paused.id))) is not None
+        assert drive(store.expire(until - timedelta(seconds=1))) == 0
+        assert drive(load_paused(paused.id, store)) == paused
+        assert drive(store.expire(until)) == 1
+        with pytest.raises(ResumeRejected) as refused:
+            drive(load_paused(paused.id, store))
+        assert refused.value.codes == (ProblemCode.UNKNOWN_INTERRUPT,)
+
     def test_one_run_kept_twice_is_resumed_once(self) -> None:
         """A retried pause keeps the run twice; its approval still runs once."""
-        store = MemoryStore()
         world = World([[transfer()]])
         agent = world.agent()
-        keeper = MemoryKeeper()
+        store = MemoryStore()
         result = agent.run_sync("pay")
-        first = pause_sync(result, keeper)
-        again = pause_sync(result, keeper)
+        first = pause_sync(result, store)
+        again = pause_sync(result, store)
         assert first is not None
         assert again is not None
         assert first.id != again.id
         assert first.key == again.key
         assert "pydantic_ai" in first.key
         answer = Resume(restart=[first.interrupts[0].approve()])
-        resume_sync(agent, first.id, answer, keeper, store)
+        resume_sync(agent, first.id, answer, store)
         with pytest.raises(ResumeRejected) as refused:
-            resume_sync(agent, again.id, answer, keeper, store)
+            resume_sync(agent, again.id, answer, store)
         assert refused.value.codes == (ProblemCode.CONSUMED,)
         assert world.transfers == [TRANSFER]
 
@@ -748,10 +742,11 @@ class TestKeepers:
     def test_a_damaged_record_is_a_decode_error(self, record: bytes) -> None:
         """A damaged kept record is a DecodeError; nothing is spent or run."""
         store = MemoryStore()
+        drive(store.keep(_kept.key("pydantic_ai", "r1"), record, None))
         world = World([[transfer()]])
         answer = Resume(restart=[Restart("transfer_money", "t1", "approve")])
         with pytest.raises(DecodeError):
-            resume_sync(world.agent(), "r1", answer, _Fixed(record), store)
+            resume_sync(world.agent(), "r1", answer, store)
         assert not store._spent
         assert world.transfers == []
 

@@ -36,7 +36,6 @@ from interruption import (
 )
 from interruption.adapters.pydantic_ai import (
     MAX_METADATA_BYTES,
-    MemoryKeeper,
     Metadata,
     PausedRun,
     failed,
@@ -153,7 +152,6 @@ class Paused:
 
     world: World
     paused: PausedRun
-    keeper: MemoryKeeper
     store: MemoryStore
 
     def by_ref(self) -> dict[str, PendingInterrupt]:
@@ -166,7 +164,6 @@ class Paused:
             self.world.agent(),
             self.paused.id,
             answer,
-            self.keeper,
             self.store,
             **options,
         )
@@ -181,10 +178,10 @@ class Paused:
 def paused_on(*calls: ToolCallPart) -> Paused:
     """Run a fresh world until it pauses on *calls*; keep the run."""
     world = World(calls)
-    keeper = MemoryKeeper()
-    paused = pause_sync(world.agent().run_sync("Hello"), keeper)
+    store = MemoryStore()
+    paused = pause_sync(world.agent().run_sync("Hello"), store)
     assert paused is not None
-    return Paused(world, paused, keeper, MemoryStore())
+    return Paused(world, paused, store)
 
 
 def returns(parts: Sequence[object]) -> dict[str, tuple[object, str]]:

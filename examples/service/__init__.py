@@ -1,0 +1,1 @@
+"""A small agent service that pauses for approvals, with the inbox mounted."""
