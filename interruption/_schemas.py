@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 from typing import Final
 
+from interruption._decisions import DECISION_SCHEMA
 from interruption._json import JSON
-from interruption.approval import DECISION_SCHEMA
 from interruption.audit import AuditEvent
 from interruption.errors import Interrupted, ResumeRejected
 from interruption.kinds import ApprovalPending, Custom, ScheduledPause

@@ -10,6 +10,9 @@ carrying a decision, on the wire as entelix spells it::
     {"approve": {"note": "checked the invoice"}}
     {"reject": {"reason": "wrong account"}}
 
+The decision's records and wire form are declared once, in
+`interruption._decisions`, and named here.
+
 `when` decides by a predicate; with ``input=`` the predicate gets the call's
 input decoded strictly into the tool's input class, so it is typed::
 
@@ -20,12 +23,19 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Final, Protocol, TypeAlias, TypeVar, cast, final, overload
+from typing import Protocol, TypeAlias, TypeVar, final, overload
 
 import attrs
 
-from interruption._json import JSON, Mismatch, describe, frozen
-from interruption._validators import NON_EMPTY, non_empty, optional_string
+from interruption._decisions import (
+    DECISION_SCHEMA,
+    ApprovalDecision,
+    Approve,
+    Reject,
+    decision_from_json,
+    decision_to_json,
+)
+from interruption._json import describe
 from interruption.errors import ArgumentTypeError, DecodeError
 from interruption.parts import ToolRequest
 from interruption.wire import structure
@@ -53,36 +63,9 @@ __all__ = [
 
 @final
 @attrs.frozen
-class Approve:
-    """Let the tool call run, with its original input.
-
-    Attributes:
-        note: Why, for the record; optional.
-    """
-
-    note: str | None = attrs.field(default=None, validator=optional_string)
-
-
-@final
-@attrs.frozen
-class Reject:
-    """Refuse the tool call; the model is told so, with the reason.
-
-    Attributes:
-        reason: Why, in words the model and the record can use.
-    """
-
-    reason: str = attrs.field(validator=non_empty, metadata=NON_EMPTY)
-
-
-@final
-@attrs.frozen
 class AwaitExternal:
     """Ask a human: pause the dispatch until a decision arrives."""
 
-
-ApprovalDecision: TypeAlias = Approve | Reject
-"""What a human decides about a paused tool call."""
 
 Decision: TypeAlias = Approve | Reject | AwaitExternal
 """What an `Approver` answers for a tool call."""
@@ -93,89 +76,6 @@ class Approver(Protocol):
 
     def __call__(self, request: ToolRequest, /) -> Decision | Awaitable[Decision]:
         """Decide about *request* (its name, ref and input)."""
-
-
-_DECISION_SCHEMA: dict[str, JSON] = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "title": "ApprovalDecision",
-    "oneOf": [
-        {"const": "approve"},
-        {
-            "type": "object",
-            "properties": {
-                "approve": {
-                    "type": "object",
-                    "properties": {"note": {"type": ["string", "null"]}},
-                    "additionalProperties": False,
-                }
-            },
-            "required": ["approve"],
-            "additionalProperties": False,
-        },
-        {
-            "type": "object",
-            "properties": {
-                "reject": {
-                    "type": "object",
-                    "properties": {"reason": {"type": "string", "minLength": 1}},
-                    "required": ["reason"],
-                    "additionalProperties": False,
-                }
-            },
-            "required": ["reject"],
-            "additionalProperties": False,
-        },
-    ],
-}
-DECISION_SCHEMA: Final = cast("dict[str, JSON]", frozen(_DECISION_SCHEMA))
-"""The JSON Schema of a decision's wire form (frozen: it decides approvals)."""
-
-
-def decision_to_json(decision: ApprovalDecision) -> JSON:
-    """Return the wire form of *decision* (entelix's).
-
-    Args:
-        decision: `Approve` or `Reject`.
-
-    Returns:
-        ``"approve"``, ``{"approve": {"note": ...}}`` or
-        ``{"reject": {"reason": ...}}``.
-    """
-    match decision:
-        case Approve(note=None):
-            return "approve"
-        case Approve(note=note):
-            return {"approve": {"note": note}}
-        case Reject(reason=reason):
-            return {"reject": {"reason": reason}}
-
-
-def decision_from_json(data: JSON) -> ApprovalDecision:
-    """Read a decision from its wire form, strictly.
-
-    Args:
-        data: A JSON value.
-
-    Returns:
-        The decision.
-
-    Raises:
-        DecodeError: if *data* is not a decision.
-    """
-    if data == "approve":
-        return Approve()
-    if isinstance(data, dict) and len(data) == 1:
-        ((verb, body),) = data.items()
-        if verb == "approve" and isinstance(body, dict) and set(body) <= {"note"}:
-            note = body.get("note")
-            if note is None or isinstance(note, str):
-                return Approve(note)
-        if verb == "reject" and isinstance(body, dict) and set(body) == {"reason"}:
-            reason = body["reason"]
-            if isinstance(reason, str) and reason:
-                return Reject(reason)
-    expected = '\'approve\', {"approve": {"note": ...}} or {"reject": {"reason": ...}}'
-    raise DecodeError([Mismatch("$", expected, describe(data))])
 
 
 async def decide(approver: Approver, request: ToolRequest) -> Decision:

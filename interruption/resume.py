@@ -10,19 +10,25 @@ the server checks again with `validate_resume`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Final, TypeVar, final
 
 import attrs
 
-from interruption._decisions import DECISIONS, decision_mismatches
+from interruption._decisions import (
+    DECISION_SCHEMA,
+    DECISIONS,
+    Approve,
+    Reject,
+    decision_mismatches,
+    decision_to_json,
+    is_rejection,
+)
 from interruption._json import JSON, json_equal
-from interruption._parse import ENCODE
 from interruption._schemacheck import (
     JSONSchema,
     SchemaGroups,
-    conforming_groups,
     conforms,
     group_check,
     schema_mismatches,
@@ -36,12 +42,7 @@ from interruption._validators import (
     output_json,
     payload_json,
     resumed_json,
-)
-from interruption.approval import (
-    DECISION_SCHEMA,
-    Approve,
-    Reject,
-    decision_to_json,
+    wrong_type,
 )
 from interruption.errors import FieldError, Problem, ProblemCode, ResumeRejected
 from interruption.kinds import ApprovalPending, InterruptionKind, tag_of
@@ -57,6 +58,7 @@ __all__ = [
     "Respond",
     "Restart",
     "Resume",
+    "accepts_of_kind",
 ]
 
 T = TypeVar("T")
@@ -149,6 +151,60 @@ class Restart:
     input: JSON = attrs.field(default=None, converter=input_json)
 
 
+_DECISION: Final = schema_value(DECISION_SCHEMA, "restart")
+"""`DECISION_SCHEMA` as `Accepts` holds it: one immutable value, shared."""
+
+
+def _approval(replace_input: JSONSchema | None) -> Accepts:
+    return Accepts(restart=_DECISION, replace_input=replace_input)
+
+
+APPROVAL_ONLY: Final = _approval(None)
+"""What a pause of the approval kind accepts when it declared no
+``replace_input`` (the loop's own approvals): see `accepts_of_kind`."""
+
+
+def accepts_of_kind(kind: InterruptionKind, declared: Accepts) -> Accepts:
+    """What a pause of *kind* accepts, given what whoever paused *declared*.
+
+    The one place the approval rule is written: a pause of the approval
+    kind, whoever raised it, accepts only a restart carrying an approval
+    decision (`DECISION_SCHEMA`); a client-made result would skip the
+    approval. Its declared ``replace_input`` stands: the schema a human's
+    edited input must fit, when whoever paused declared one (an adapter
+    whose framework lets a reviewer edit the call); None, the loop's own
+    approvals, means the input may not change. Every other kind accepts
+    what was declared.
+
+    `PendingInterrupt` applies it to its `PendingInterrupt.accepts` when it
+    is built, whatever builds it (a tool, an adapter, the decoder reading a
+    stored turn), so no reader needs to apply it again.
+
+    Args:
+        kind: How the call paused.
+        declared: What whoever paused declared it accepts.
+
+    Returns:
+        What it really accepts.
+    """
+    if not isinstance(kind, ApprovalPending):
+        return declared
+    replace = declared.replace_input
+    if declared.respond is None and declared.restart is _DECISION:
+        return declared  # already so: shared, not rebuilt
+    return APPROVAL_ONLY if replace is None else _approval(replace)
+
+
+def _an_accepts(_: object, attribute: attrs.Attribute[Accepts], value: object) -> None:
+    """Validate that a field holds an `Accepts`.
+
+    Raises:
+        FieldTypeError: if it does not (a `TypeError` too).
+    """
+    if type(value) is not Accepts:
+        raise wrong_type(attribute.name, "an Accepts", value)
+
+
 def _tuple_of_responds(entries: Iterable[Respond]) -> tuple[Respond, ...]:
     return tuple(entries)
 
@@ -197,7 +253,10 @@ class PendingInterrupt:
         kind: Why it paused.
         payload: What to show the human.
         tool: The tool call concerned, or None for a pause outside a tool.
-        accepts: Which answers it accepts, with their schemas.
+        accepts: Which answers it accepts, with their schemas: what it
+            was built with, its kind's rule applied (`accepts_of_kind`: a
+            pause of the approval kind accepts only a restart carrying a
+            decision, whatever it was built with).
         expires_at: When it stops accepting answers, or None.
         on_expiry: The answer that stands once it expired, or None when
             expiry means rejection.
@@ -207,9 +266,15 @@ class PendingInterrupt:
     kind: InterruptionKind
     payload: JSON = attrs.field(converter=payload_json)
     tool: ToolRequest | None
-    accepts: Accepts
+    accepts: Accepts = attrs.field(validator=_an_accepts)
     expires_at: datetime | None = None
     on_expiry: ExpiryAnswer | None = None
+
+    def __attrs_post_init__(self) -> None:
+        """Apply the kind's rule to `accepts` (`accepts_of_kind`), whoever builds it."""
+        accepts = accepts_of_kind(self.kind, self.accepts)
+        if accepts is not self.accepts:
+            object.__setattr__(self, "accepts", accepts)  # its own field, once
 
     @property
     def name(self) -> str:
@@ -223,21 +288,11 @@ class PendingInterrupt:
 
     @property
     def allowed(self) -> Accepts:
-        """What this pause really accepts: by its kind first, then `accepts`.
+        """What this pause accepts: `accepts`, under the name it had before.
 
-        A pause of the approval kind, whoever raised it, accepts only a
-        restart carrying an approval decision (a client-made result would
-        skip the approval), whatever its recorded `accepts` says. Its
-        recorded ``replace_input`` stands: the schema a human's edited input
-        must fit, when whoever paused declared one (an adapter whose
-        framework lets a reviewer edit the call); None, the loop's own
-        approvals, means the input may not change.
+        `accepts` has its kind's rule applied when the record is built
+        (`accepts_of_kind`), so the two are the same.
         """
-        if isinstance(self.kind, ApprovalPending):
-            replace = self.accepts.replace_input
-            if replace is None:
-                return APPROVAL_ONLY
-            return Accepts(restart=DECISION_SCHEMA, replace_input=replace)
         return self.accepts
 
     @property
@@ -306,13 +361,17 @@ class PendingInterrupt:
         return self._decide(Reject(reason))
 
     def problems_with(
-        self, entry: Respond | Restart, index: int | None = None
+        self,
+        entry: Respond | Restart,
+        index: int | None = None,
+        *,
+        checks: SchemaGroups | None = None,
     ) -> tuple[Problem, ...]:
         """Every way *entry* fails this interrupt's own rules.
 
         The one rule set that the builders (`respond`, `restart`) and the
         server's `validate_resume` share: the kind of answer must be one
-        this pause accepts (`allowed`), its values must fit their schemas,
+        this pause accepts (`accepts`), its values must fit their schemas,
         and a restart may change the input only of a tool that opted in.
         Whether *entry* targets this interrupt (its name and ref), answers
         it twice, or arrives too late is the turn's business.
@@ -322,48 +381,47 @@ class PendingInterrupt:
             index: The entry's position in its list of a `Resume`: the
                 problems then name it, and their paths read
                 ``$.restart[0].resumed`` instead of ``$.resumed``.
+            checks: Where to put the checks of values against schemas,
+                instead of making them (`group_check`), so that a caller
+                with many entries runs each distinct schema once
+                (`conforming_groups`). The problems returned are then every
+                other one: *entry* fits if there are none and every check
+                holds. None makes the checks here.
 
         Returns:
             The problems, in field order; empty when *entry* fits.
 
         Raises:
-            SchemaError: if one of the schemas cannot be run.
+            SchemaError: if one of the schemas cannot be run (when the
+                checks are made here).
         """
-        allowed = self.allowed
-        match entry:
-            case Respond():
-                schema = allowed.respond
-                if schema is None:
-                    return (self._not_accepted("respond", index),)
-                if conforms(entry.output, schema):  # the common case, first
-                    return ()
-                return (self._misfit(entry.output, schema, "respond.output", index),)
-            case Restart():  # pragma: no branch - the union is closed
-                schema = allowed.restart
-                if schema is None:
-                    return (self._not_accepted("restart", index),)
-                found: tuple[Problem, ...] = ()
-                if not conforms(entry.resumed, schema):
-                    found = (
-                        self._misfit(entry.resumed, schema, "restart.resumed", index),
-                    )
-                if entry.input is not None:
-                    found += self._new_input(entry.input, index, entry.resumed)
-                return found
+        accepts = self.accepts
+        if type(entry) is Respond:
+            schema = accepts.respond
+            if schema is None:
+                return (self._not_accepted("respond", index),)
+            if _fits(entry.output, schema, checks):  # the common case, first
+                return ()
+            return (self._misfit(entry.output, schema, "respond.output", index),)
+        schema = accepts.restart
+        if schema is None:
+            return (self._not_accepted("restart", index),)
+        found: tuple[Problem, ...] = ()
+        if not _fits(entry.resumed, schema, checks):
+            found = (self._misfit(entry.resumed, schema, "restart.resumed", index),)
+        if entry.input is not None:
+            found += self._new_input(entry.input, index, entry.resumed, checks)
+        return found
 
     def fits(self, entry: Respond | Restart) -> bool:
         """Tell whether *entry* meets this interrupt's own rules.
 
-        The verdict of `problems_with` (no problem means it fits), reached
-        without wording anything.
+        The verdict of `problems_with`: no problem means it fits.
 
         Raises:
             SchemaError: if one of the schemas cannot be run.
         """
-        # Its own name and ref: whom an entry targets is the turn's business.
-        named = attrs.evolve(entry, name=self.name, ref=self.ref)
-        gathered = gather_checks((self,), {self.ref: named})
-        return gathered is not None and conforming_groups(gathered.groups)
+        return not self.problems_with(entry)
 
     def _problem(
         self, code: ProblemCode, message: str, answer: str, index: int | None
@@ -372,12 +430,12 @@ class PendingInterrupt:
         return Problem(code, message, index, where, self.id)
 
     def _not_accepted(self, answer: str, index: int | None) -> Problem:
-        allowed = self.allowed
+        accepts = self.accepts
         accepted = " or ".join(
             name
             for name, schema in (
-                ("a respond", allowed.respond),
-                ("a restart", allowed.restart),
+                ("a respond", accepts.respond),
+                ("a restart", accepts.restart),
             )
             if schema is not None
         )
@@ -405,7 +463,11 @@ class PendingInterrupt:
         return self._problem(ProblemCode.SCHEMA_VIOLATION, message, answer, index)
 
     def _new_input(
-        self, replaced: JSON, index: int | None, resumed: JSON = None
+        self,
+        replaced: JSON,
+        index: int | None,
+        resumed: JSON,
+        checks: SchemaGroups | None,
     ) -> tuple[Problem, ...]:
         """The problems of a restart's new input: it fits, or is the original.
 
@@ -414,7 +476,7 @@ class PendingInterrupt:
         """
         schema = _replace_schema(self, resumed)
         if schema is not None:
-            if conforms(replaced, schema):
+            if _fits(replaced, schema, checks):
                 return ()
             return (self._misfit(replaced, schema, "restart.input", index),)
         if json_equal(replaced, _input_of(self)):
@@ -445,111 +507,12 @@ class PendingInterrupt:
                 )
 
 
-@attrs.define
-class Gathered:
-    """Interrupts paired with their entries, and the checks that decide them.
-
-    Attributes:
-        answered: The interrupts answered, in the turn's order.
-        entries: Their entries, in the same order.
-        unanswered: The interrupts left pending (a partial resume).
-        groups: The ``(value, schema)`` checks that decide whether every
-            entry fits, by schema (`conforming_groups`).
-    """
-
-    answered: list[PendingInterrupt]
-    entries: list[Respond | Restart]
-    unanswered: list[PendingInterrupt]
-    groups: SchemaGroups
-
-
-def gather_checks(
-    interrupts: Sequence[PendingInterrupt],
-    by_ref: Mapping[str, Respond | Restart],
-    *,
-    now: datetime | None = None,
-    partial: bool = False,
-) -> Gathered | None:
-    """Pair each interrupt with its entry; gather the checks that decide them.
-
-    The fast accept path of `PendingInterrupt.problems_with`, with the same
-    verdict, in one pass over the interrupts: each entry fits its interrupt
-    exactly when this returns a `Gathered` and every value of its groups
-    satisfies its schema (`conforming_groups`). `validate_resume` gathers a
-    whole resume and checks each distinct schema once, asking the detailed
-    path for words only when the verdict is no; `PendingInterrupt.fits`
-    gathers one entry.
-
-    Args:
-        interrupts: The interrupts, in the turn's order.
-        by_ref: The entries, by ref.
-        now: The time answers arrive, to refuse an interrupt past its own
-            `PendingInterrupt.expires_at`; None looks at no clock.
-        partial: Whether an interrupt may go without an entry.
-
-    Returns:
-        None when some entry cannot fit, whatever its values: an interrupt
-        that must be answered is not, an entry with its ref carries another
-        name, arrives too late, is a kind of answer it does not accept, or
-        restarts it with an input that may not change.
-    """
-    paired: list[Respond | Restart] = []
-    unanswered: list[PendingInterrupt] = []
-    groups: SchemaGroups = {}
-    entries = paired.append
-    for pending in interrupts:
-        # `answer_key` and `allowed`, in line: no call where none is needed.
-        tool, kind = pending.tool, pending.kind
-        if tool is None or tool.ref is None:
-            name, ref = answer_key(pending)
-        else:
-            name, ref = tool.name, tool.ref
-        entry = by_ref.get(ref)
-        if entry is None:
-            if not partial:
-                return None
-            unanswered.append(pending)
-            continue
-        ends = pending.expires_at
-        if entry.name != name or (now is not None and ends is not None and now >= ends):
-            return None
-        entries(entry)
-        allowed = pending.accepts
-        if type(kind) is ApprovalPending:  # `allowed`'s common case, in line
-            allowed = (
-                APPROVAL_ONLY if allowed.replace_input is None else pending.allowed
-            )
-        if type(entry) is Respond:
-            schema, value = allowed.respond, entry.output
-        else:
-            schema, value = allowed.restart, entry.resumed
-            if entry.input is not None and not _new_input_fits(pending, entry, groups):
-                return None
-        if schema is None:
-            return None
-        group_check(groups, value, schema)
-    return Gathered(_but(interrupts, unanswered), paired, unanswered, groups)
-
-
-def _but(
-    interrupts: Sequence[PendingInterrupt], left: list[PendingInterrupt]
-) -> list[PendingInterrupt]:
-    """The *interrupts* not *left* (unanswered), in order."""
-    if not left:
-        return list(interrupts)
-    ids = set(map(id, left))
-    return [pending for pending in interrupts if id(pending) not in ids]
-
-
-def _new_input_fits(
-    pending: PendingInterrupt, entry: Restart, groups: SchemaGroups
-) -> bool:
-    """Whether *entry*'s new input can fit, its check added to *groups*."""
-    replace = _replace_schema(pending, entry.resumed)
-    if replace is not None:
-        group_check(groups, entry.input, replace)
-        return True
-    return json_equal(entry.input, _input_of(pending))
+def _fits(value: JSON, schema: JSONSchema, checks: SchemaGroups | None) -> bool:
+    """Whether *value* fits *schema*, or True once the check is put in *checks*."""
+    if checks is None:
+        return conforms(value, schema)
+    group_check(checks, value, schema)
+    return True
 
 
 def _replace_schema(pending: PendingInterrupt, resumed: JSON) -> JSONSchema | None:
@@ -558,8 +521,7 @@ def _replace_schema(pending: PendingInterrupt, resumed: JSON) -> JSONSchema | No
     A rejection runs nothing, so it takes no new input even where an
     approval could (an edited call).
     """
-    rejects = isinstance(resumed, dict) and "reject" in resumed
-    return None if rejects else pending.allowed.replace_input
+    return None if is_rejection(resumed) else pending.accepts.replace_input
 
 
 def _input_of(pending: PendingInterrupt) -> JSON:
@@ -580,16 +542,8 @@ def answer_key(pending: PendingInterrupt) -> tuple[str, str]:
     return tool.name, ref if ref is not None else pending.id
 
 
-_DECISION_TEXT: Final = ENCODE(DECISION_SCHEMA)
+_DECISION_TEXT: Final = text_of(_DECISION)
 """The text of `DECISION_SCHEMA`: a schema spelled so is worded as a decision."""
-
-APPROVAL_ONLY: Final = Accepts(restart=DECISION_SCHEMA)
-"""What every pause of the approval kind accepts, whoever raised it: a
-restart carrying a decision (a client-made result would skip the approval),
-for the call's own input. `PendingInterrupt.allowed` applies it, keeping a
-``replace_input`` the pause declared (an edited input, for a framework whose
-reviewers may edit); a tool's own table refers to it, so the loop's
-approvals never take a new input."""
 
 
 def _one_answer_each(

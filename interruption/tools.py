@@ -32,7 +32,8 @@ of one of its calls accepts (the design's table, in one place):
 * an ordinary tool's ``ctx.interrupt()``: a respond against the output
   schema, or a restart whose ``resumed`` fits the resume schema (with a
   replaced input if the tool opted in);
-* an approval (`ApprovalPending`): a restart carrying a decision, only;
+* an approval (`ApprovalPending`): what every approval accepts (the rule
+  is `accepts_of_kind`'s), for the call's own input;
 * a `ScheduledPause` before the tool: a restart with ``null`` (with a
   replaced input if the tool opted in); after it: a restart with ``null``,
   and the held output stands.
@@ -75,7 +76,7 @@ from interruption.kinds import (
     Phase,
     ScheduledPause,
 )
-from interruption.resume import APPROVAL_ONLY, Accepts, ExpiryAnswer
+from interruption.resume import Accepts, ExpiryAnswer, accepts_of_kind
 from interruption.wire import json_schema, structure, unstructure
 
 if TYPE_CHECKING:
@@ -325,7 +326,9 @@ class Tool(Generic[I, O, R]):
     def accepts(self, kind: InterruptionKind) -> Accepts:
         """What a pause of one of this tool's calls accepts, by its kind.
 
-        The module docstring's table: the one place that says it.
+        The module docstring's table: the one place that says it for a
+        tool. An approval's answers are its kind's (`accepts_of_kind`); a
+        tool's own approvals never take a new input.
 
         Args:
             kind: How the call paused.
@@ -336,7 +339,7 @@ class Tool(Generic[I, O, R]):
         replace = self.input_schema if self.replace_input else None
         match kind:
             case ApprovalPending():
-                return APPROVAL_ONLY
+                return accepts_of_kind(kind, Accepts())
             case ScheduledPause(phase=Phase.BEFORE):
                 return Accepts(restart=NULL_ONLY, replace_input=replace)
             case ScheduledPause():

@@ -10,9 +10,7 @@ entry's position and the interrupt it concerns. Matching is by
 
 from __future__ import annotations
 
-import functools
 import inspect
-import itertools
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Final, Literal, TypeAlias, final
@@ -20,7 +18,7 @@ from typing import TYPE_CHECKING, Final, Literal, TypeAlias, final
 import attrs
 
 from interruption._json import digest
-from interruption._schemacheck import SchemaError, conforming_groups
+from interruption._schemacheck import SchemaGroups, conforming_groups
 from interruption.audit import AuditEvent
 from interruption.errors import Problem, ProblemCode, ResumeRejected
 from interruption.parts import ToolResponse
@@ -31,7 +29,6 @@ from interruption.resume import (
     Restart,
     Resume,
     answer_key,
-    gather_checks,
 )
 from interruption.wire import wire_digest
 
@@ -155,35 +152,37 @@ _DEFAULT_POLICY: Final = ResumePolicy()
 """The strict policy, built once (it is frozen)."""
 
 
-def _answers(
-    interrupts: Sequence[PendingInterrupt], entries: Sequence[Respond | Restart]
-) -> tuple[Answer, ...]:
-    """`Answer` x n, built from the interrupts and the entries, in order."""
-    return tuple(map(Answer, interrupts, entries))
-
-
-_resolved: Final = ResolvedResume
-"""`ResolvedResume` built from the answers the fast accept path found."""
-
-
 class _Check:
-    """One validation run; collects problems instead of stopping at the first."""
+    """One validation run: each entry looked at once, every problem kept.
 
-    def __init__(self, turn: InterruptedTurn, policy: ResumePolicy) -> None:
+    The one path to a verdict: it matches every entry to what is pending
+    by ``(name, ref)`` through a dict, checks it against its interrupt's own
+    rules (`PendingInterrupt.problems_with`), and then what the turn as a
+    whole requires (nothing missing). Its work is linear in the resume and
+    the turn, accepted or rejected.
+
+    With *checks*, the values' schema checks are put there instead of made
+    (see `_resolve`).
+    """
+
+    def __init__(
+        self,
+        turn: InterruptedTurn,
+        policy: ResumePolicy,
+        now: datetime,
+        checks: SchemaGroups | None,
+    ) -> None:
         self.turn = turn
         self.policy = policy
-        self.now = policy.now()
+        self.now = now
+        self.checks = checks
         self.problems: list[Problem] = []
+        self.pending = {answer_key(pending): pending for pending in turn.interrupts}
         self.chosen: dict[Key, tuple[Respond | Restart, int, str]] = {}
         # Built on the first unmatched entry, once: the rejection path stays
         # linear in the resume and the turn, however many entries miss.
         self._completed: set[Key] | None = None
         self._owners: dict[str, str] | None = None
-
-    @functools.cached_property
-    def pending(self) -> dict[Key, PendingInterrupt]:
-        """The turn's interrupts by the name and ref an answer carries."""
-        return {answer_key(pending): pending for pending in self.turn.interrupts}
 
     def add(
         self,
@@ -196,83 +195,54 @@ class _Check:
         interrupt_id = pending.id if pending is not None else None
         self.problems.append(Problem(code, message, index, answer, interrupt_id))
 
-    def entry(
+    def entries(
         self,
-        entry: Respond | Restart,
-        index: int,
+        entries: Sequence[Respond | Restart],
         answer: Literal["respond", "restart"],
     ) -> None:
-        key = (entry.name, entry.ref)
-        pending = self.pending.get(key)
-        if pending is None:
-            self.unmatched(entry, index, answer)
-            return
-        earlier = self.chosen.get(key)
-        if earlier is not None:
-            _, first, first_answer = earlier
-            code = (
-                ProblemCode.DUPLICATE
-                if first_answer == answer
-                else ProblemCode.CONFLICT
-            )
-            verb = "answers" if code is ProblemCode.DUPLICATE else "restarts what"
-            message = (
-                f"{answer}[{index}] {verb} {pending.id} "
-                f"(already answered by {first_answer}[{first}])"
-            )
-            self.add(code, message, index, answer, pending)
-            return
-        self.chosen[key] = (entry, index, answer)
-        if self.expired(pending):
-            moment = self.turn.expiry_of(pending)
-            when = moment.isoformat() if moment is not None else "?"
-            message = f"{pending.id} expired at {when}"
-            self.add(ProblemCode.EXPIRED, message, index, answer, pending)
-            return
-        self.problems.extend(pending.problems_with(entry, index))
+        """Check each of *entries*, the resume's list *answer*, in order."""
+        pending, chosen, found = self.pending, self.chosen, self.problems
+        now, closes, checks = self.now, self.turn.expires_at, self.checks
+        for index, entry in enumerate(entries):
+            key = (entry.name, entry.ref)
+            target = pending.get(key)
+            if target is None:
+                self.unmatched(entry, index, answer)
+                continue
+            earlier = chosen.get(key)
+            if earlier is not None:
+                self.again(target, earlier, index, answer)
+                continue
+            chosen[key] = (entry, index, answer)
+            # `InterruptedTurn.expiry_of`, in line: every entry comes here.
+            ends = target.expires_at
+            if ends is None or (closes is not None and closes < ends):
+                ends = closes
+            if ends is not None and now >= ends:
+                message = f"{target.id} expired at {ends.isoformat()}"
+                self.add(ProblemCode.EXPIRED, message, index, answer, target)
+                continue
+            found += target.problems_with(entry, index, checks=checks)
 
-    def accept(self, resume: Resume) -> ResolvedResume | None:
-        """The fast accept path: the resolved resume, or None to look closer.
-
-        It answers only when every entry answers a distinct pending
-        interrupt in time, in a way it accepts (`gather_checks`),
-        nothing is missing that must be there, and every value fits its
-        schema, checked once per distinct schema (`conforming_groups`).
-        Then the detailed path would find no problem and resolve the same
-        answers; anything else (a schema that cannot be run included) is
-        left to it.
-        """
-        # By ref alone (no key tuples): a ref two entries share (an interrupt
-        # answered twice, or two interrupts sharing a ref) is for the
-        # detailed path, and so is an entry whose name is not the one its
-        # interrupt's answers carry.
-        every: Iterable[Respond | Restart] = itertools.chain(
-            resume.respond, resume.restart
+    def again(
+        self,
+        pending: PendingInterrupt,
+        earlier: tuple[Respond | Restart, int, str],
+        index: int,
+        answer: str,
+    ) -> None:
+        """An entry for *pending*, which an *earlier* entry answers already."""
+        _, first, first_answer = earlier
+        code = ProblemCode.DUPLICATE if first_answer == answer else ProblemCode.CONFLICT
+        verb = "answers" if code is ProblemCode.DUPLICATE else "restarts what"
+        message = (
+            f"{answer}[{index}] {verb} {pending.id} "
+            f"(already answered by {first_answer}[{first}])"
         )
-        by_ref = {entry.ref: entry for entry in every}
-        entries = len(resume.respond) + len(resume.restart)
-        ends = self.turn.expires_at
-        if len(by_ref) != entries or (ends is not None and self.now >= ends):
-            return None
-        policy = self.policy
-        gathered = gather_checks(
-            self.turn.interrupts,
-            by_ref,
-            now=self.now,
-            partial=policy.allow_partial and not policy.expiry_answers,
-        )
-        # An entry that answers nothing pending: fewer answers than entries.
-        if gathered is None or len(gathered.entries) != entries:
-            return None
-        try:
-            if not conforming_groups(gathered.groups):
-                return None
-        except SchemaError:
-            return None  # the detailed path raises it, at the same entry
-        answers = _answers(gathered.answered, gathered.entries)
-        return _resolved(self.turn, answers, tuple(gathered.unanswered))
+        self.add(code, message, index, answer, pending)
 
     def unmatched(self, entry: Respond | Restart, index: int, answer: str) -> None:
+        """An entry that answers nothing pending."""
         if self._completed is None:
             self._completed = {(done.name, done.ref) for done in self.turn.completed}
             self._owners = {ref: name for name, ref in self.pending}
@@ -292,6 +262,38 @@ class _Check:
     def expired(self, pending: PendingInterrupt) -> bool:
         moment = self.turn.expiry_of(pending)
         return moment is not None and self.now >= moment
+
+    def run(self, resume: Resume) -> ResolvedResume | None:
+        """Check every entry of *resume*, then the turn as a whole.
+
+        Returns:
+            The answers, or None when a problem was found (`problems`).
+        """
+        turn, policy, chosen = self.turn, self.policy, self.chosen
+        self.entries(resume.respond, "respond")
+        self.entries(resume.restart, "restart")
+        answers: list[Answer] = []
+        unanswered: list[PendingInterrupt] = []
+        for key, pending in self.pending.items():
+            made = chosen.get(key)
+            if made is not None:
+                answers.append(Answer(pending, made[0]))
+            elif (
+                policy.expiry_answers
+                and pending.on_expiry is not None
+                and self.expired(pending)
+            ):
+                output = Respond(pending.name, pending.ref, pending.on_expiry.output)
+                answers.append(Answer(pending, output))
+            else:
+                unanswered.append(pending)
+        if not policy.allow_partial:
+            for pending in unanswered:
+                message = f"{pending.id} ({pending.name}) got no answer"
+                self.add(ProblemCode.MISSING, message, pending=pending)
+        if self.problems:
+            return None
+        return ResolvedResume(turn, tuple(answers), tuple(unanswered))
 
 
 def validate_resume(
@@ -321,47 +323,38 @@ def validate_resume(
     if policy.authorize is not None:
         _authorize_sync(turn, policy.authorize, policy.principal)
     _require_pending(turn)
-    check = _Check(turn, policy)
-    resolved = check.accept(resume)
-    if resolved is not None:
+    return _resolve(resume, turn, policy)
+
+
+def _resolve(
+    resume: Resume, turn: InterruptedTurn, policy: ResumePolicy
+) -> ResolvedResume:
+    """The verdict on *resume*: its answers, or every problem it has.
+
+    One run of `_Check` decides it, with the values' schema checks put
+    aside and made at the end, each distinct schema run once over every
+    value it must hold of (`conforming_groups`: a turn's interrupts of one
+    tool share their schemas). When one of them fails, the same run is
+    made again with every check made where it stands, to say which value
+    fails and how, in the order of the entries.
+
+    Raises:
+        ResumeRejected: with every problem.
+        SchemaError: if a schema cannot be run.
+    """
+    now = policy.now()
+    checks: SchemaGroups = {}
+    check = _Check(turn, policy, now, checks)
+    resolved = check.run(resume)
+    if conforming_groups(checks):
+        if resolved is None:
+            raise ResumeRejected(check.problems)
         return resolved
-    return _detailed(check, resume)
-
-
-def _detailed(check: _Check, resume: Resume) -> ResolvedResume:
-    """Every problem of *resume*, entry by entry, or its answers if none."""
-    turn, policy = check.turn, check.policy
-    for index, respond in enumerate(resume.respond):
-        check.entry(respond, index, "respond")
-    for index, restart in enumerate(resume.restart):
-        check.entry(restart, index, "restart")
-    defaults: dict[Key, Respond] = {}
-    if policy.expiry_answers:
-        for key, pending in check.pending.items():
-            if (
-                key not in check.chosen
-                and pending.on_expiry is not None
-                and check.expired(pending)
-            ):
-                output = pending.on_expiry.output
-                defaults[key] = Respond(pending.name, pending.ref, output)
-    unanswered = tuple(
-        pending
-        for key, pending in check.pending.items()
-        if key not in check.chosen and key not in defaults
-    )
-    if not policy.allow_partial:
-        for pending in unanswered:
-            message = f"{pending.id} ({pending.name}) got no answer"
-            check.add(ProblemCode.MISSING, message, pending=pending)
-    if check.problems:
-        raise ResumeRejected(check.problems)
-    answers = tuple(
-        Answer(pending, check.chosen[key][0] if key in check.chosen else defaults[key])
-        for key, pending in check.pending.items()
-        if key in check.chosen or key in defaults
-    )
-    return ResolvedResume(turn, answers, unanswered)
+    # A group holds exactly when each of its values does: this run finds
+    # the value that does not (and every other problem, in order).
+    worded = _Check(turn, policy, now, None)
+    worded.run(resume)
+    raise ResumeRejected(worded.problems)
 
 
 def _refused(principal: str | None) -> ResumeRejected:

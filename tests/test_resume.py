@@ -8,7 +8,7 @@ import pickle
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 import attrs
 import pytest
@@ -42,8 +42,11 @@ from interruption import (
     unstructure,
 )
 from interruption._json import MAX_DEPTH, FrozenArray, FrozenObject
+from interruption._schemacheck import JSONSchema, SchemaGroups, conforming_groups
 from interruption.approval import DECISION_SCHEMA
 from interruption.errors import FieldError
+from interruption.kinds import InterruptionKind, Phase, ScheduledPause
+from interruption.resume import accepts_of_kind
 from interruption.sealing import Sealer
 from interruption.store import MemoryStore, SqliteStore
 from interruption.validation import ResumePolicy, validate_resume
@@ -54,6 +57,11 @@ if TYPE_CHECKING:
 NOW = datetime(2026, 11, 21, 23, 0, tzinfo=UTC)
 BEFORE = datetime(2026, 11, 21, 22, 0, tzinfo=UTC)
 N_INPUT: dict[str, JSON] = {"type": "object", "properties": {"n": {"type": "integer"}}}
+
+_SOME_SCHEMA: Final[st.SearchStrategy[JSONSchema | None]] = st.sampled_from(
+    [None, {}, {"type": "string"}, {"enum": [1, 2]}]
+)
+"""An answer's schema, or None for an answer not taken."""
 
 
 QUESTION = PendingInterrupt(
@@ -232,6 +240,42 @@ class TestPendingInterrupt:
         assert code_of(caught) is ProblemCode.SCHEMA_VIOLATION
         assert pending.approve() == Restart("pay", "call-5", "approve")
 
+    @given(
+        st.builds(Accepts, _SOME_SCHEMA, _SOME_SCHEMA, _SOME_SCHEMA),
+        st.sampled_from(
+            [Custom(), ApprovalPending("p-1"), ScheduledPause(Phase.BEFORE, "pay")]
+        ),
+    )
+    def test_a_pause_accepts_what_its_kind_allows(
+        self, declared: Accepts, kind: InterruptionKind
+    ) -> None:
+        """An approval takes a decision only, its replace_input kept, however built."""
+        expected = declared
+        if isinstance(kind, ApprovalPending):
+            replace = declared.replace_input
+            expected = Accepts(restart=DECISION_SCHEMA, replace_input=replace)
+        pending = PendingInterrupt(
+            "p-1", kind, None, ToolRequest("pay", "p-1"), declared
+        )
+        assert pending.accepts == expected == accepts_of_kind(kind, declared)
+        assert pending.allowed == expected
+        assert loads(dumps(pending), PendingInterrupt) == pending
+        wire = unstructure(pending)
+        assert isinstance(wire, dict)
+        wire["accepts"] = unstructure(declared)  # as another program wrote it
+        assert structure(wire, PendingInterrupt).accepts == expected
+
+    def test_accepts_must_be_an_accepts(self) -> None:
+        """A pause built with accepts of another type is refused, naming the field."""
+        with pytest.raises(TypeError, match="accepts: expected an Accepts, got"):
+            PendingInterrupt(
+                "p-1",
+                Custom(),
+                None,
+                None,
+                {"respond": {}},  # type: ignore[arg-type]
+            )
+
     def test_an_approval_keeps_its_declared_input_schema(self) -> None:
         """An approval's declared replace_input stands: an edit must fit it."""
         pending = PendingInterrupt(
@@ -327,52 +371,55 @@ class TestPendingInterrupt:
         assert unstructure(approval) == expected
 
 
+RULE_CASES: Final[
+    list[tuple[PendingInterrupt, Respond | Restart, list[ProblemCode]]]
+] = [
+    (
+        APPROVAL,
+        Respond("transfer_money", "call-1", {"status": "sent"}),
+        [ProblemCode.ANSWER_NOT_ACCEPTED],
+    ),
+    (
+        APPROVAL,
+        Restart("transfer_money", "call-1", "maybe"),
+        [ProblemCode.SCHEMA_VIOLATION],
+    ),
+    (APPROVAL, Restart("transfer_money", "call-1", "approve"), []),
+    (
+        QUESTION,
+        Respond("ask_user", "call-2", "Maybe"),
+        [ProblemCode.SCHEMA_VIOLATION],
+    ),
+    (QUESTION, Respond("ask_user", "call-2", "Yes"), []),
+    (
+        QUESTION,
+        Restart("ask_user", "call-2"),
+        [ProblemCode.ANSWER_NOT_ACCEPTED],
+    ),
+    (
+        paused(replace=False),
+        Restart("pause", "call-3", "go", {"n": 2}),
+        [ProblemCode.INPUT_MODIFIED],
+    ),
+    (paused(replace=False), Restart("pause", "call-3", "go", {"n": 1.0}), []),
+    (
+        paused(replace=True),
+        Restart("pause", "call-3", 1, {"n": "2"}),
+        [ProblemCode.SCHEMA_VIOLATION, ProblemCode.SCHEMA_VIOLATION],
+    ),
+    (
+        paused(replace=True),
+        Respond("pause", "call-3", "one"),
+        [ProblemCode.SCHEMA_VIOLATION],
+    ),
+]
+"""Entries for the rule set, each with the codes of its problems."""
+
+
 class TestProblemsWith:
     """The one rule set, shared by the builders and `validate_resume`."""
 
-    @pytest.mark.parametrize(
-        ("pending", "entry", "codes"),
-        [
-            (
-                APPROVAL,
-                Respond("transfer_money", "call-1", {"status": "sent"}),
-                [ProblemCode.ANSWER_NOT_ACCEPTED],
-            ),
-            (
-                APPROVAL,
-                Restart("transfer_money", "call-1", "maybe"),
-                [ProblemCode.SCHEMA_VIOLATION],
-            ),
-            (APPROVAL, Restart("transfer_money", "call-1", "approve"), []),
-            (
-                QUESTION,
-                Respond("ask_user", "call-2", "Maybe"),
-                [ProblemCode.SCHEMA_VIOLATION],
-            ),
-            (QUESTION, Respond("ask_user", "call-2", "Yes"), []),
-            (
-                QUESTION,
-                Restart("ask_user", "call-2"),
-                [ProblemCode.ANSWER_NOT_ACCEPTED],
-            ),
-            (
-                paused(replace=False),
-                Restart("pause", "call-3", "go", {"n": 2}),
-                [ProblemCode.INPUT_MODIFIED],
-            ),
-            (paused(replace=False), Restart("pause", "call-3", "go", {"n": 1.0}), []),
-            (
-                paused(replace=True),
-                Restart("pause", "call-3", 1, {"n": "2"}),
-                [ProblemCode.SCHEMA_VIOLATION, ProblemCode.SCHEMA_VIOLATION],
-            ),
-            (
-                paused(replace=True),
-                Respond("pause", "call-3", "one"),
-                [ProblemCode.SCHEMA_VIOLATION],
-            ),
-        ],
-    )
+    @pytest.mark.parametrize(("pending", "entry", "codes"), RULE_CASES)
     def test_the_server_finds_what_the_rule_finds(
         self,
         pending: PendingInterrupt,
@@ -398,6 +445,20 @@ class TestProblemsWith:
         with pytest.raises(ResumeRejected) as caught:
             validate_resume(resume, turn, policy=policy)
         assert caught.value.problems == found
+
+    @pytest.mark.parametrize(("pending", "entry", "codes"), RULE_CASES)
+    def test_checks_put_aside_decide_the_rest(
+        self,
+        pending: PendingInterrupt,
+        entry: Respond | Restart,
+        codes: list[ProblemCode],
+    ) -> None:
+        """With checks, the schema checks are put aside: they hold unless misfits."""
+        checks: SchemaGroups = {}
+        found = pending.problems_with(entry, 0, checks=checks)
+        misfit = ProblemCode.SCHEMA_VIOLATION
+        assert [p.code for p in found] == [code for code in codes if code is not misfit]
+        assert conforming_groups(checks) is (misfit not in codes)
 
     def test_paths_name_the_entry_only_in_a_resume(self) -> None:
         """Without an index the path starts at the entry; with one, at the resume."""

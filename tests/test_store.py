@@ -1,5 +1,6 @@
 import asyncio
 import concurrent.futures
+import json
 import sqlite3
 from collections.abc import Callable, Coroutine
 from contextlib import closing
@@ -11,7 +12,7 @@ import attrs
 import interruption.store
 import psycopg
 import pytest
-from interruption import JSON, StoreUnavailable
+from interruption import JSON, ResumePolicy, StoreUnavailable, dumps, validate_resume
 from interruption.approval import DECISION_SCHEMA
 from interruption.kinds import ApprovalPending, Custom
 from interruption.parts import Message, Role, ToolRequest, ToolResponse
@@ -34,6 +35,7 @@ from interruption.store._base import (
 )
 from interruption.store._sqlite import _unavailable
 from interruption.testing.store_contract import CONTRACT, Check
+from interruption.testing.store_contract import turn as contract_turn
 from psycopg import sql
 
 from tests._race import RACERS, race_processes
@@ -815,15 +817,54 @@ class TestPostgresStore:
 
 
 class TestStoredForm:
-    def test_the_fields_a_store_rewrites_carry_no_check(self) -> None:
-        """Messages and accepts, which a store swaps, have no validator or converter."""
-        for field in (
-            attrs.fields(InterruptedTurn).messages,
-            attrs.fields(PendingInterrupt).accepts,
-        ):
-            assert field.validator is None
-            assert field.converter is None
-        assert attrs.fields(InterruptedTurn).interrupts.converter is None
+    def test_the_field_a_store_rewrites_carries_no_check(self) -> None:
+        """Messages, which a store swaps for its history, have no check to skip."""
+        messages = attrs.fields(InterruptedTurn).messages
+        assert messages.validator is None
+        assert messages.converter is None
+
+    def test_the_stored_form_is_the_wire_form_without_messages(self) -> None:
+        """A store keeps a turn as dumps writes it, less its messages: no rule added."""
+        paused = contract_turn(1)
+        stored = json.loads(stored_turn_json(paused))
+        assert stored == json.loads(dumps(attrs.evolve(paused, messages=())))
+        approval = stored["interrupts"][1]["accepts"]
+        assert approval == {
+            "respond": None,
+            "restart": DECISION_SCHEMA,
+            "replace_input": None,
+        }
+
+    @pytest.mark.parametrize(
+        ("replace_input", "expected"),
+        [
+            (None, APPROVAL_ONLY),
+            (
+                {"type": "object"},
+                Accepts(restart=DECISION_SCHEMA, replace_input={"type": "object"}),
+            ),
+        ],
+    )
+    def test_a_turn_the_last_release_stored_reads_back_whole(
+        self, replace_input: JSON, expected: Accepts
+    ) -> None:
+        """An approval stored without its decision schema reads back with it."""
+        paused = contract_turn(1)
+        old = json.loads(stored_turn_json(paused))
+        old["interrupts"][1]["accepts"] = {
+            "respond": None,
+            "restart": None,
+            "replace_input": replace_input,
+        }
+        back = turn_from_json(json.dumps(old))
+        assert back.interrupts[1].accepts == expected
+        assert back.interrupts[0] == paused.interrupts[0]
+        decided = Resume(
+            respond=[Respond("ask_user", "call-1", "Yes")],
+            restart=[back.interrupts[1].approve()],
+        )
+        resolved = validate_resume(decided, back, policy=ResumePolicy(now=lambda: NOW))
+        assert len(resolved.answers) == len(back.interrupts)
 
     def test_a_turn_through_its_stored_form_is_the_turn(self) -> None:
         """The stored form reads back as the turn, each approval with its schemas."""

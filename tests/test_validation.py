@@ -39,11 +39,13 @@ from interruption import (
     validate_resume,
 )
 from interruption._decisions import DECISIONS
-from interruption._schemacheck import SchemaError
+from interruption._json import json_equal
+from interruption._schemacheck import JSONSchema, SchemaError, conforms
 from interruption.approval import DECISION_SCHEMA
-from interruption.errors import Problem
+from interruption.kinds import tag_of
+from interruption.resume import ExpiryAnswer
 from interruption.testing import strategies as library
-from interruption.validation import ADAPTER_TURN, _Check, _detailed, utc_now
+from interruption.validation import ADAPTER_TURN, utc_now
 
 from tests.sessions import N_INPUT, OBJECT_GO, Ledger, ToolSet, mutations, resume_of
 from tests.strategies import Call, answers, batches
@@ -869,79 +871,214 @@ class TestResumeProperty:
         validate_resume(resume_of(entries), result.turn)
 
 
-def _outcome(
+Seen = tuple[ProblemCode, int | None, str | None, str | None]
+"""A problem as the rules state it: its code, index, answer and interrupt."""
+
+
+def _named(pending: PendingInterrupt) -> tuple[str, str]:
+    """The name and ref an answer carries: the tool's, else the kind's tag and id."""
+    if pending.tool is None:
+        return tag_of(pending.kind), pending.id
+    return pending.tool.name, pending.tool.ref or pending.id
+
+
+def _closes(pending: PendingInterrupt, turn: InterruptedTurn) -> datetime | None:
+    """The earlier of the interrupt's and the turn's expiry, or None."""
+    moments = [m for m in (pending.expires_at, turn.expires_at) if m is not None]
+    return min(moments) if moments else None
+
+
+def _answer_by_the_rules(
+    pending: PendingInterrupt, entry: Respond | Restart, where: tuple[str, int]
+) -> list[Seen]:
+    """What is wrong with *entry* as an answer to *pending*, by the rules."""
+    answer, index = where
+    declared = pending.accepts
+    respond, restart = declared.respond, declared.restart
+    if isinstance(pending.kind, ApprovalPending):  # a decision, nothing else
+        respond, restart = None, DECISION_SCHEMA
+    found: list[Seen] = []
+
+    def add(code: ProblemCode) -> None:
+        found.append((code, index, answer, pending.id))
+
+    value = entry.output if isinstance(entry, Respond) else entry.resumed
+    schema = respond if isinstance(entry, Respond) else restart
+    if schema is None:
+        add(ProblemCode.ANSWER_NOT_ACCEPTED)
+        return found
+    if not conforms(value, schema):
+        add(ProblemCode.SCHEMA_VIOLATION)
+    if isinstance(entry, Respond) or entry.input is None:
+        return found
+    rejection = isinstance(entry.resumed, dict) and "reject" in entry.resumed
+    replace = declared.replace_input
+    original = pending.tool.input if pending.tool is not None else None
+    if replace is not None and not rejection:
+        if not conforms(entry.input, replace):
+            add(ProblemCode.SCHEMA_VIOLATION)
+    elif not json_equal(entry.input, original):
+        add(ProblemCode.INPUT_MODIFIED)
+    return found
+
+
+def _by_the_rules(
     resume: Resume, turn: InterruptedTurn, policy: ResumePolicy
-) -> ResolvedResume | tuple[Problem, ...]:
-    """The detailed path's verdict: its answers, or its problems."""
+) -> tuple[tuple[Answer, ...], tuple[PendingInterrupt, ...]] | tuple[Seen, ...]:
+    """The verdict the README's rules give, spelled out the slow, plain way.
+
+    Entries are read responds first, then restarts, each in order; then
+    every interrupt left without an answer is ``missing``.
+    """
+    now = policy.now()
+    found: list[Seen] = []
+    chosen: list[tuple[PendingInterrupt, Respond | Restart, str]] = []
+    entries: list[tuple[str, int, Respond | Restart]] = [
+        *(("respond", index, entry) for index, entry in enumerate(resume.respond)),
+        *(("restart", index, entry) for index, entry in enumerate(resume.restart)),
+    ]
+    for answer, index, entry in entries:
+        key = (entry.name, entry.ref)
+        targets = [p for p in turn.interrupts if _named(p) == key]
+        if not targets:
+            finished = any((d.name, d.ref) == key for d in turn.completed)
+            code = (
+                ProblemCode.NOT_INTERRUPTED
+                if finished
+                else ProblemCode.UNKNOWN_INTERRUPT
+            )
+            found.append((code, index, answer, None))
+            continue
+        (pending,) = targets
+        earlier = [first for p, _, first in chosen if p is pending]
+        if earlier:
+            same = earlier[0] == answer
+            code = ProblemCode.DUPLICATE if same else ProblemCode.CONFLICT
+            found.append((code, index, answer, pending.id))
+            continue
+        chosen.append((pending, entry, answer))
+        moment = _closes(pending, turn)
+        if moment is not None and now >= moment:
+            found.append((ProblemCode.EXPIRED, index, answer, pending.id))
+            continue
+        found += _answer_by_the_rules(pending, entry, (answer, index))
+    answered = {id(pending): entry for pending, entry, _ in chosen}
+    for pending in turn.interrupts:
+        moment = _closes(pending, turn)
+        if (
+            id(pending) not in answered
+            and policy.expiry_answers
+            and pending.on_expiry is not None
+            and moment is not None
+            and now >= moment
+        ):
+            name, ref = _named(pending)
+            answered[id(pending)] = Respond(name, ref, pending.on_expiry.output)
+    left = tuple(p for p in turn.interrupts if id(p) not in answered)
+    if not policy.allow_partial:
+        found += [(ProblemCode.MISSING, None, None, p.id) for p in left]
+    if found:
+        return tuple(found)
+    answers = tuple(
+        Answer(p, answered[id(p)]) for p in turn.interrupts if id(p) in answered
+    )
+    return answers, left
+
+
+def _verdict(
+    resume: Resume, turn: InterruptedTurn, policy: ResumePolicy
+) -> tuple[tuple[Answer, ...], tuple[PendingInterrupt, ...]] | tuple[Seen, ...]:
+    """validate_resume's verdict, in `_by_the_rules`' terms."""
     try:
-        return _detailed(_Check(turn, policy), resume)
+        resolved = validate_resume(resume, turn, policy=policy)
     except ResumeRejected as rejected:
-        return rejected.problems
+        return tuple(
+            (p.code, p.index, p.answer, p.interrupt_id) for p in rejected.problems
+        )
+    return resolved.answers, resolved.unanswered
 
 
-POLICIES = (ResumePolicy(), ResumePolicy(allow_partial=True))
-"""A strict and a partial policy: the fast path answers under both."""
+@st.composite
+def _timed_turns(draw: st.DrawFn) -> tuple[InterruptedTurn, ResumePolicy]:
+    """A drawn turn, its interrupts and itself sometimes closing, and a policy.
+
+    Some interrupts close an hour before the policy's clock, some an hour
+    after; some have an expiry answer; the policy is strict or partial,
+    with expiry answers or not. An approval is sometimes built with other
+    accepts than its kind's, which its kind overrules.
+    """
+    turn = draw(library.turns())
+    moments = st.sampled_from(
+        [None, NOW - timedelta(hours=1), NOW + timedelta(hours=1)]
+    )
+    interrupts = []
+    for pending in turn.interrupts:
+        changes: dict[str, Any] = {"expires_at": draw(moments)}
+        if pending.accepts.respond is not None and draw(st.booleans()):
+            changes["on_expiry"] = ExpiryAnswer(draw(library.json_values()))
+        if isinstance(pending.kind, ApprovalPending) and draw(st.booleans()):
+            edits: list[JSONSchema | None] = [None, {}, {"type": "object"}]
+            edit = draw(st.sampled_from(edits))
+            changes["accepts"] = Accepts(respond={}, restart={}, replace_input=edit)
+        interrupts.append(attrs.evolve(pending, **changes))
+    turn = attrs.evolve(turn, interrupts=tuple(interrupts), expires_at=draw(moments))
+    policy = ResumePolicy(
+        allow_partial=draw(st.booleans()),
+        now=lambda: NOW,
+        expiry_answers=draw(st.booleans()),
+    )
+    return turn, policy
 
 
-class TestFastAcceptPath:
-    @given(st.data())
-    def test_the_fast_path_and_the_detailed_rule_agree(
-        self, data: st.DataObject
+def _edited(resume: Resume, turn: InterruptedTurn) -> list[Resume]:
+    """*resume* with one restart's input replaced: by another, or its own again."""
+    inputs = {p.ref: p.tool.input for p in turn.interrupts if p.tool is not None}
+    edited = []
+    for index, entry in enumerate(resume.restart):
+        original = inputs.get(entry.ref)
+        another: JSON = {"changed": [original]}
+        for replaced in (another, original):
+            restarts = list(resume.restart)
+            restarts[index] = attrs.evolve(entry, input=replaced)
+            edited.append(attrs.evolve(resume, restart=restarts))
+    return edited
+
+
+class TestTheRules:
+    @given(_timed_turns(), st.data())
+    def test_validate_resume_gives_the_verdict_the_readme_rules_give(
+        self, timed: tuple[InterruptedTurn, ResumePolicy], data: st.DataObject
     ) -> None:
-        """The fast path resolves what the detailed path resolves, else defers."""
-        turn = data.draw(library.turns())
+        """Every resume, valid or mutated, gets the verdict the rules spell out."""
+        turn, policy = timed
         resume = data.draw(library.valid_resumes(turn))
         candidates = [
             resume,
             *(mutated for _, mutated, _ in library.mutations(resume, turn)),
+            *_edited(resume, turn),
         ]
         for candidate in candidates:
-            for policy in POLICIES:
-                fast = _Check(turn, policy).accept(candidate)
-                detailed = _outcome(candidate, turn, policy)
-                if isinstance(detailed, ResolvedResume):
-                    assert fast == detailed
-                else:
-                    assert fast is None
-                    with pytest.raises(ResumeRejected) as caught:
-                        validate_resume(candidate, turn, policy=policy)
-                    assert caught.value.problems == detailed
+            assert _verdict(candidate, turn, policy) == _by_the_rules(
+                candidate, turn, policy
+            )
 
-    @given(st.data())
-    def test_fits_is_the_verdict_of_problems_with(self, data: st.DataObject) -> None:
-        """An entry fits an interrupt exactly when problems_with finds nothing."""
-        turn = data.draw(library.turns())
-        resume = data.draw(library.valid_resumes(turn))
-        candidates = [
-            resume,
-            *(mutated for _, mutated, _ in library.mutations(resume, turn)),
-        ]
-        for candidate in candidates:
-            entries: list[Respond | Restart] = [*candidate.respond, *candidate.restart]
-            for entry in entries:
-                for pending in turn.interrupts:
-                    assert pending.fits(entry) == (not pending.problems_with(entry))
-
-    def test_an_expired_turn_is_left_to_the_detailed_path(self) -> None:
-        """A turn past its expiry is never accepted by the fast path."""
+    def test_an_expired_turn_refuses_every_answer(self) -> None:
+        """A turn past its expiry refuses an answer that would otherwise fit."""
         pending = ask("tu-1")
         turn = turn_of(pending, expires_at=datetime(2026, 1, 1, tzinfo=UTC))
         resume = Resume(respond=[pending.respond("Yes")])
         policy = at(datetime(2026, 1, 2, tzinfo=UTC))
-        assert _Check(turn, policy).accept(resume) is None
         assert rejected(resume, turn, policy=policy).codes == (ProblemCode.EXPIRED,)
 
-    def test_an_unrunnable_schema_is_raised_by_the_detailed_path(self) -> None:
-        """A schema that cannot be run defers to the detailed path, which raises it."""
+    def test_an_unrunnable_schema_is_raised(self) -> None:
+        """A schema that cannot be run raises SchemaError, never a verdict."""
         pending = ask("tu-1", accepts=Accepts(respond={"pattern": "(?=x)"}))
         resume = Resume(respond=[Respond(pending.name, pending.ref, "x")])
-        turn = turn_of(pending)
-        assert _Check(turn, ResumePolicy()).accept(resume) is None
         with pytest.raises(SchemaError):
-            validate_resume(resume, turn)
+            validate_resume(resume, turn_of(pending))
 
-    def test_interrupts_sharing_a_ref_are_left_to_the_detailed_path(self) -> None:
-        """Two calls of one ref (other names) defer, then resolve in detail."""
+    def test_interrupts_sharing_a_ref_are_told_apart_by_name(self) -> None:
+        """Two calls of one ref (other names) are each answered by their name."""
         first = ask("tu-1")
         assert first.tool is not None
         other = attrs.evolve(
@@ -949,23 +1086,72 @@ class TestFastAcceptPath:
         )
         turn = turn_of(first, other)
         resume = Resume(respond=[first.respond("Yes"), other.respond("No")])
-        assert _Check(turn, ResumePolicy()).accept(resume) is None
         resolved = validate_resume(resume, turn)
         assert [answer.interrupt for answer in resolved.answers] == [first, other]
         wrong = Resume(respond=[Respond("ask_again", first.ref, "Yes")])
         policy = ResumePolicy(allow_partial=True)
-        assert _Check(turn_of(first), policy).accept(wrong) is None
-        assert rejected(wrong, turn_of(first), policy=policy).codes == (
+        error = rejected(wrong, turn_of(first), policy=policy)
+        assert error.codes == (ProblemCode.UNKNOWN_INTERRUPT,)
+        assert "belongs to 'ask_user', not 'ask_again'" in error.problems[0].message
+
+    def test_every_entry_that_answers_nothing_is_named(self) -> None:
+        """Each unknown entry is its own problem, whatever else misses."""
+        pending = ask("tu-1")
+        resume = Resume(
+            respond=[
+                Respond("ask_user", "x-1", "Yes"),
+                Respond("lookup", "done", "Yes"),
+                Respond("ask_user", "x-2", "No"),
+            ]
+        )
+        error = rejected(resume, turn_of(pending))
+        assert error.codes == (
+            ProblemCode.UNKNOWN_INTERRUPT,
+            ProblemCode.NOT_INTERRUPTED,
+            ProblemCode.UNKNOWN_INTERRUPT,
+            ProblemCode.MISSING,
+        )
+        assert [p.index for p in error.problems] == [0, 1, 2, None]
+
+    def test_a_misfit_is_worded_beside_the_other_problems(self) -> None:
+        """A value outside its schema is named in entry order with the rest."""
+        first, second = ask("tu-1"), ask("tu-2")
+        resume = Resume(
+            respond=[
+                Respond("ask_user", "tu-1", 5),
+                Respond("ask_user", "nope", "Yes"),
+                Respond("ask_user", "tu-2", "fine"),
+            ]
+        )
+        error = rejected(resume, turn_of(first, second))
+        assert error.codes == (
+            ProblemCode.SCHEMA_VIOLATION,
             ProblemCode.UNKNOWN_INTERRUPT,
         )
+        assert error.problems[0].message == (
+            "$.respond[0].output: expected a value of type string, got 5"
+        )
 
-    def test_unanswered_with_expiry_answers_is_left_to_the_detailed_path(self) -> None:
-        """With expiry answers on, a partial resume is resolved by the detailed path."""
+    def test_an_expired_interrupt_takes_its_expiry_answer(self) -> None:
+        """With expiry answers on, an expired unanswered interrupt is answered so."""
+        late = ask("tu-1", expires_at=NOW, on_expiry=ExpiryAnswer("No"))
+        live = ask("tu-2")
+        resume = Resume(respond=[live.respond("Yes")])
+        policy = ResumePolicy(now=lambda: NOW, expiry_answers=True)
+        resolved = validate_resume(resume, turn_of(late, live), policy=policy)
+        assert [(a.interrupt, a.entry) for a in resolved.answers] == [
+            (late, Respond("ask_user", "tu-1", "No")),
+            (live, Respond("ask_user", "tu-2", "Yes")),
+        ]
+        error = rejected(resume, turn_of(late, live), policy=at(NOW))
+        assert error.codes == (ProblemCode.MISSING,)
+
+    def test_a_partial_resume_with_expiry_answers_leaves_the_rest(self) -> None:
+        """With expiry answers on, what is neither answered nor expired stays."""
         first, second = ask("tu-1"), ask("tu-2")
         turn = turn_of(first, second)
         resume = Resume(respond=[first.respond("Yes")])
         policy = ResumePolicy(allow_partial=True, expiry_answers=True)
-        assert _Check(turn, policy).accept(resume) is None
         assert validate_resume(resume, turn, policy=policy).unanswered == (second,)
 
 

@@ -26,9 +26,8 @@ import attrs
 from interruption._json import STORED_BYTES, STORED_DEPTH
 from interruption.audit import AuditEvent, AuditKind
 from interruption.errors import InvalidArgument
-from interruption.kinds import ApprovalPending
 from interruption.parts import Message, ToolResponse
-from interruption.resume import Accepts, InterruptedTurn, Resume
+from interruption.resume import InterruptedTurn, Resume
 from interruption.wire import dumps, loads, wire_digest
 
 __all__ = [
@@ -590,38 +589,23 @@ class Page:
 
 
 def stored_turn_json(turn: InterruptedTurn) -> str:
-    """A turn as stores keep it: no messages, approvals without schemas.
+    """A turn as stores keep it: its wire form without its messages.
 
-    An approval's accepted answers follow from its kind
-    (`PendingInterrupt.allowed`), so the decision schema is not copied into
-    every record; only the ``replace_input`` it declared (the schema of an
-    edited input, None for the loop's own approvals) is kept.
+    The history is kept once, apart (`StoredTurn.history_len` says where
+    the turn paused in it).
     """
-    interrupts = tuple(
-        attrs.evolve(
-            pending, accepts=Accepts(replace_input=pending.accepts.replace_input)
-        )
-        if isinstance(pending.kind, ApprovalPending)
-        else pending
-        for pending in turn.interrupts
-    )
-    return dumps(attrs.evolve(turn, messages=(), interrupts=interrupts))
+    return dumps(attrs.evolve(turn, messages=()))
 
 
 def turn_from_json(text: str | bytes) -> InterruptedTurn:
-    """Read a turn `stored_turn_json` wrote (messages empty, schemas back).
+    """Read a turn `stored_turn_json` wrote (its messages empty).
 
-    An approval's accepts are its kind's (`PendingInterrupt.allowed`), with
-    the ``replace_input`` it was stored with.
+    Records build themselves whatever reads them: a turn stored by an
+    earlier release, whose approvals were kept without their decision
+    schema, reads back with each approval's accepts as its kind makes them
+    (`accepts_of_kind`).
     """
-    turn = read_stored(text, InterruptedTurn)
-    interrupts = tuple(
-        attrs.evolve(pending, accepts=pending.allowed)
-        if isinstance(pending.kind, ApprovalPending)
-        else pending
-        for pending in turn.interrupts
-    )
-    return attrs.evolve(turn, interrupts=interrupts)
+    return read_stored(text, InterruptedTurn)
 
 
 def read_stored(text: str | bytes, cls: type[T]) -> T:
