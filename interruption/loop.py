@@ -922,17 +922,24 @@ class _ThreadRunner:
         loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
 
     def close(self) -> None:
-        self._runner.close()
+        """Close the loop as `asyncio.run` does (at exit); once is enough."""
+        if self._open() is not None:
+            self._runner.close()
 
     def __del__(self) -> None:
         # Collected wherever the thread's last reference goes, maybe inside
         # another running loop: close the loop itself, running nothing.
+        loop = self._open()
+        if loop is not None:
+            loop.close()
+
+    def _open(self) -> asyncio.AbstractEventLoop | None:
+        """The loop, unless it (or the runner) was closed already."""
         try:
             loop = self._runner.get_loop()
-        except RuntimeError:  # closed already (at exit)
-            return
-        if not loop.is_closed():
-            loop.close()
+        except RuntimeError:  # the runner was closed
+            return None
+        return None if loop.is_closed() else loop
 
 
 _RUNNERS: Final = threading.local()

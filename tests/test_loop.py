@@ -77,7 +77,7 @@ from interruption.errors import (
     InvalidArgument,
     PauseRefused,
 )
-from interruption.loop import last_result, run_sync
+from interruption.loop import _ThreadRunner, last_result, run_sync
 from interruption.testing import ScriptedModel
 from interruption.validation import Answer, ResolvedResume
 
@@ -1323,6 +1323,46 @@ class TestRunSync:
         with concurrent.futures.ThreadPoolExecutor(2) as pool:
             loops = list(pool.map(lambda _: run_sync_loop(), range(2)))
         assert run_sync_loop() not in loops
+
+
+class TestThreadRunner:
+    """A thread's runner closes its loop whoever collects it."""
+
+    def test_collecting_a_runner_closes_its_loop(self) -> None:
+        """`__del__` closes the loop of a runner nobody closed."""
+        runner = _ThreadRunner()
+        loop = runner.run(_running_loop())
+        runner.__del__()
+        assert loop.is_closed()
+
+    def test_collecting_a_closed_runner_does_nothing(self) -> None:
+        """A runner closed at exit, then collected, raises nothing."""
+        runner = _ThreadRunner()
+        loop = runner.run(_running_loop())
+        runner.close()
+        runner.__del__()
+        assert loop.is_closed()
+
+    def test_closing_twice_is_harmless(self) -> None:
+        """At exit a runner closed already (or whose loop was) closes nothing."""
+        runner = _ThreadRunner()
+        loop = runner.run(_running_loop())
+        loop.close()
+        runner.close()
+        runner.close()
+        assert loop.is_closed()
+
+    def test_a_loop_closed_already_is_left_alone(self) -> None:
+        """A loop closed by hand is not closed again."""
+        runner = _ThreadRunner()
+        loop = runner.run(_running_loop())
+        loop.close()
+        runner.__del__()
+        assert loop.is_closed()
+
+
+async def _running_loop() -> asyncio.AbstractEventLoop:
+    return asyncio.get_running_loop()
 
 
 def run_sync_loop() -> asyncio.AbstractEventLoop:

@@ -246,6 +246,26 @@ class TestStore:
 
 
 class TestSqliteStore:
+    def test_another_failure_to_begin_is_the_drivers_and_frees_the_store(
+        self, tmp_path: Path
+    ) -> None:
+        """A write that fails to begin for no database reason: raised, lock freed."""
+        store = SqliteStore(tmp_path / "store.db")
+        real = store._db
+
+        class Failing:
+            def execute(self, sql: str, *args: Any) -> object:
+                if sql == "BEGIN IMMEDIATE":
+                    raise sqlite3.InterfaceError("the driver failed")
+                return real.execute(sql, *args)
+
+        store._db = Failing()  # type: ignore[assignment]
+        with pytest.raises(sqlite3.InterfaceError, match="driver failed"):
+            asyncio.run(store.save("s-1", turn(1).messages, turn(1)))
+        store._db = real
+        asyncio.run(store.save("s-1", turn(1).messages, turn(1)))
+        assert asyncio.run(store.load_turn("s-1")) is not None
+
     def test_a_database_sqlite_cannot_write_is_unreachable(self) -> None:
         """SQLite refusing to begin for another reason: unreachable."""
         store = SqliteStore(":memory:")
@@ -667,6 +687,31 @@ class TestPostgresStore:
                     await store.open()
                 assert failed.value.reason == "unreachable"
                 assert isinstance(failed.value.__cause__, psycopg.OperationalError)
+            await store.close()
+
+        asyncio.run(go())
+
+    def test_a_connection_open_cannot_warm_is_unreachable(
+        self, postgres_dsn: str, pg_schema: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A failure while open() readies min_size connections: unreachable."""
+        store = PostgresStore(postgres_dsn, schema=pg_schema, min_size=2)
+        real = store._connect
+        opened: list[int] = []
+
+        async def second_fails() -> object:
+            opened.append(1)
+            if len(opened) > 1:
+                raise psycopg.OperationalError("connection refused")
+            return await real()
+
+        monkeypatch.setattr(store, "_connect", second_fails)
+        store._pool._connect = second_fails  # type: ignore[assignment]
+
+        async def go() -> None:
+            with pytest.raises(StoreUnavailable, match="refused") as failed:
+                await store.open()
+            assert failed.value.reason == "unreachable"
             await store.close()
 
         asyncio.run(go())
