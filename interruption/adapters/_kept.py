@@ -9,9 +9,9 @@ record's shape, shared by both; the storage is the store's.
 A record is the answer schemas the client was shown, a newline, then the
 framework's own state (`encode`); `decode_schemas` reads the schemas back
 within the largest record a store keeps (``MAX_RECORD_BYTES``), and each
-adapter decodes the rest. The store never reads
-a record, so a damaged one is a `DecodeError` when it is read back, never
-a crash or a half-run resume.
+adapter decodes the rest (`read`). The store never reads a record, so a
+damaged one is a `DecodeError` when it is read back, never a crash or a
+half-run resume.
 """
 
 from __future__ import annotations
