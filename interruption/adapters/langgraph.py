@@ -585,7 +585,7 @@ def _of_interrupt(
         return structure({**wire, "id": found.id}, PendingInterrupt), wire
     try:
         payload = copy_json(value)
-    except PayloadError:  # not JSON: shown without its payload, as before
+    except PayloadError:  # not JSON: the pause is shown without a payload
         payload = None
     if review_mode(value) is not None:
         # A LangChain HumanInTheLoopMiddleware review: only its own adapter
