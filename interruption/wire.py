@@ -5,6 +5,13 @@ and `structure` do the same between records and JSON values already in
 memory; `json_schema` describes any record's wire form as a JSON Schema
 (Draft 2020-12).
 
+An adapter that defines wire records or shapes of its own (a framework's
+payloads, decoded as strictly as this library's) builds them from the same
+pieces the records use: `non_empty` and `NON_EMPTY` for a field that holds a
+name, `copy_json` for a checked plain copy of a JSON value, `check_schema`
+for a schema a caller hands over, and `describe` and `child_path` for the
+words and paths of a `Mismatch`.
+
 Decoding is strict. Unknown tags, unknown fields, missing fields, wrong
 primitive types (``123`` for a string, ``"1"`` or ``true`` for an integer),
 NaN and Infinity, duplicate keys, lone surrogates and over-large or
@@ -15,7 +22,8 @@ every problem, what was expected there and what was got.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Final, TypeVar
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from interruption._converter import SCHEMA_ALIASES, plain, structure_value
 from interruption._json import (
@@ -23,17 +31,31 @@ from interruption._json import (
     JSON,
     STORED_DEPTH,
     Mismatch,
+    is_json,
     json_problems,
     owned,
 )
+from interruption._json import child_path as _child_path
+from interruption._json import describe as _describe
 from interruption._parse import ENCODE, check_json, parse
 from interruption._schema import schema_of
-from interruption.errors import PayloadError
+from interruption._validators import NON_EMPTY as _NON_EMPTY
+from interruption._validators import non_empty as _non_empty
+from interruption.errors import ArgumentTypeError, PayloadError
+
+if TYPE_CHECKING:
+    import attrs
 
 __all__ = [
+    "NON_EMPTY",
+    "check_schema",
+    "child_path",
+    "copy_json",
+    "describe",
     "dumps",
     "json_schema",
     "loads",
+    "non_empty",
     "structure",
     "unstructure",
     "wire_digest",
@@ -171,3 +193,113 @@ def json_schema(cls: type[Any]) -> dict[str, JSON]:
             `TypeError`).
     """
     return schema_of(cls, aliases=SCHEMA_ALIASES)
+
+
+def copy_json(value: object) -> JSON:
+    """A plain copy of *value*, once checked to be a JSON value.
+
+    Objects are copied as `dict`, arrays as `list` (a record's frozen JSON
+    included), scalars kept (they are immutable): a value to hand a
+    framework or a tool that may change it, sharing nothing with the record
+    or the caller it came from. A JSON value is what every JSON field of a
+    record holds: ``None``, `bool`, a finite `float`, an `int` within
+    ``±(2**53 - 1)``, a `str` of valid Unicode, and lists and `str`-keyed
+    dicts of them, nested at most 64 levels deep.
+
+    Args:
+        value: Any Python object.
+
+    Returns:
+        A JSON value equal to *value*, built of plain dicts and lists.
+
+    Raises:
+        PayloadError: if *value* is not a JSON value (a `TypeError` too),
+            naming the path of every spot that is not (``$.a[2]``).
+    """
+    if is_json(value):
+        return owned(value)  # type: ignore[arg-type]  # checked just above
+    raise PayloadError(json_problems(value))
+
+
+def check_schema(schema: Mapping[str, JSON]) -> None:
+    """Make sure *schema* is a JSON Schema this library runs.
+
+    The check a `Tool` makes of its schemas, for a schema an adapter is
+    handed (an answer schema): valid Draft 2020-12, self-contained (every
+    ``$ref`` resolves inside it: nothing is fetched) and linear-time (each
+    ``pattern`` one the Rust ``regex`` engine runs). A schema that passes
+    is compiled once and kept, by its JSON text, for the checks of values.
+
+    Args:
+        schema: A JSON Schema, as a JSON object.
+
+    Raises:
+        ArgumentTypeError: if *schema* is not a mapping (a `TypeError` too).
+        PayloadError: if it is not JSON, naming every path.
+        SchemaError: if it is not a schema this library runs (a
+            `ValueError` too), naming every problem with its path.
+    """
+    if not isinstance(schema, Mapping):
+        raise ArgumentTypeError(
+            "check_schema: schema", "a JSON object", describe(schema)
+        )
+    checked = copy_json(dict(schema))
+    # jsonschema-rs is imported when a schema is first checked, not with
+    # the codec.
+    from interruption._schemacheck import check_schema as check  # noqa: PLC0415
+
+    check(checked)  # type: ignore[arg-type]  # a dict, copied from one
+
+
+def describe(value: object) -> str:
+    """Describe *value* as the ``got`` of a `Mismatch`, in the codec's words.
+
+    Args:
+        value: Any Python object.
+
+    Returns:
+        Short JSON for a scalar (``null``, ``true``, ``5``, ``'text'``,
+        long strings cut short, huge integers by their size), else a noun
+        (``an object``, ``an array``, ``a set``).
+    """
+    return _describe(value)
+
+
+def child_path(path: str, key: str | int) -> str:
+    """Extend a JSON path by one step, as the codec writes its paths.
+
+    Args:
+        path: A JSON path: ``$``, ``$.a``, ``$.a[0]``.
+        key: An array index, or an object key.
+
+    Returns:
+        ``$.a[0]`` for an index, ``$.a.b`` for a key that is an
+        identifier, ``$.a["two words"]`` (the key as JSON) for any other.
+    """
+    return _child_path(path, key)
+
+
+def non_empty(instance: object, attribute: attrs.Attribute[str], value: str) -> None:
+    """Validate that an attrs field holds a non-empty `str` of valid Unicode.
+
+    The validator of every name and id of this library's records, for a
+    record of an adapter's own: ``attrs.field(validator=non_empty,
+    metadata=NON_EMPTY)``. Decoding (`structure`, `loads`) reports its
+    refusal as a `DecodeError` at the field's path.
+
+    Args:
+        instance: The record being built.
+        attribute: The field.
+        value: Its value.
+
+    Raises:
+        FieldTypeError: if *value* is not a string (a `TypeError` too).
+        FieldError: if it is empty (a `ValueError` too).
+        PayloadError: if it holds a lone surrogate.
+    """
+    _non_empty(instance, attribute, value)
+
+
+NON_EMPTY: Final = _NON_EMPTY
+"""The attrs field metadata of a `non_empty` field: its JSON Schema,
+``{"minLength": 1}``, for `json_schema`."""

@@ -23,10 +23,9 @@ from typing import ClassVar, Final, Literal, TypeAlias, TypeVar, cast, final
 
 import attrs
 
-from interruption._json import JSON, Mismatch
-from interruption._validators import NON_EMPTY, non_empty
+from interruption import JSON, Mismatch
 from interruption.errors import DecodeError
-from interruption.wire import structure
+from interruption.wire import NON_EMPTY, non_empty, structure
 
 __all__ = [
     "DECISION_TYPES",

@@ -8,25 +8,25 @@ record's shape, shared by both; the storage is the store's.
 
 A record is the answer schemas the client was shown, a newline, then the
 framework's own state (`encode`); `decode_schemas` reads the schemas back
-with the store's limits on read-back (`read_stored`: ``STORED_BYTES``,
-``STORED_DEPTH``), and each adapter decodes the rest. The store never reads
-a record, so a damaged one is a `DecodeError` when it is read back, never
-a crash or a half-run resume.
+within the largest record a store keeps (``MAX_RECORD_BYTES``), and each
+adapter decodes the rest (`read`). The store never reads a record, so a
+damaged one is a `DecodeError` when it is read back, never a crash or a
+half-run resume.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final, Literal, TypeAlias
+from typing import Final, Literal, TypeAlias, TypeVar
 
-from interruption._json import JSON
-from interruption._parse import ENCODE
-from interruption._schemacheck import JSONSchema
+from interruption import JSON
 from interruption.errors import InvalidArgument, ProblemCode, ResumeRejected
-from interruption.store import Store
-from interruption.store._base import read_stored
+from interruption.store import MAX_RECORD_BYTES, Store
+from interruption.wire import dumps, loads
 
-__all__ = ["Framework", "decode_schemas", "encode", "key", "read_back"]
+__all__ = ["Framework", "decode_schemas", "encode", "key", "read", "read_back"]
+
+T = TypeVar("T")
 
 Framework: TypeAlias = Literal["genkit", "pydantic_ai"]
 """The adapters that keep a paused run, each under keys of its own."""
@@ -76,7 +76,7 @@ async def read_back(
     raise ResumeRejected.of(ProblemCode.UNKNOWN_INTERRUPT, message)
 
 
-def encode(schemas: Mapping[str, JSONSchema], state: bytes) -> bytes:
+def encode(schemas: Mapping[str, dict[str, JSON]], state: bytes) -> bytes:
     """One record: the answer schemas (JSON), a newline, the paused *state*.
 
     Args:
@@ -86,7 +86,7 @@ def encode(schemas: Mapping[str, JSONSchema], state: bytes) -> bytes:
     Returns:
         The record to keep.
     """
-    return ENCODE(dict(schemas)).encode() + _SEPARATOR + state
+    return dumps(dict(schemas)).encode() + _SEPARATOR + state
 
 
 def decode_schemas(record: bytes) -> tuple[dict[str, dict[str, JSON]], bytes]:
@@ -104,4 +104,17 @@ def decode_schemas(record: bytes) -> tuple[dict[str, dict[str, JSON]], bytes]:
             the limits.
     """
     head, _, state = record.partition(_SEPARATOR)
-    return read_stored(head, dict[str, dict[str, JSON]]), state
+    return read(head, dict[str, dict[str, JSON]]), state
+
+
+def read(text: str | bytes, cls: type[T]) -> T:
+    """Decode part of a kept record, within the limits a store keeps it to.
+
+    A record is at most ``MAX_RECORD_BYTES`` (`Store.keep` refuses a larger
+    one), and nests no deeper than the wire's own limit: whatever was kept
+    reads back.
+
+    Raises:
+        DecodeError: if the text is damaged.
+    """
+    return loads(text, cls, max_bytes=MAX_RECORD_BYTES)

@@ -69,9 +69,7 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess
     )
     raise ImportError(_MISSING) from error
 
-from interruption._json import JSON, Mismatch, describe, owned
-from interruption._parse import ENCODE
-from interruption._schemacheck import JSONSchema, check_schema
+from interruption import JSON, Mismatch
 from interruption.adapters import _kept
 from interruption.approval import Reject, decision_from_json
 from interruption.errors import DecodeError, InvalidArgument
@@ -85,8 +83,9 @@ from interruption.resume import (
     Restart,
     Resume,
 )
-from interruption.store._base import Store, read_stored
+from interruption.store import Store
 from interruption.validation import ResolvedResume, ResumePolicy, admit, pause_key
+from interruption.wire import check_schema, copy_json, describe, dumps
 
 __all__ = [
     "ANY_JSON",
@@ -104,10 +103,10 @@ __all__ = [
     "spent_key",
 ]
 
-ANY_JSON: Final[JSONSchema] = {}
+ANY_JSON: Final[dict[str, JSON]] = {}
 """The answer schema of a paused tool that declares no output schema."""
 
-RESUMED_SCHEMA: Final[JSONSchema] = {"type": ["object", "null"]}
+RESUMED_SCHEMA: Final[dict[str, JSON]] = {"type": ["object", "null"]}
 """What a restart of a ``Custom`` pause may carry: Genkit hands a tool its
 ``resumed_metadata`` only when it is an object (None means ``True``: resumed,
 without data)."""
@@ -266,7 +265,7 @@ def _metadata(part: JSON) -> dict[str, JSON]:
 
 
 def _pending(
-    request: ToolRequest, mark: JSON, schemas: Mapping[str, JSONSchema], path: str
+    request: ToolRequest, mark: JSON, schemas: Mapping[str, dict[str, JSON]], path: str
 ) -> PendingInterrupt:
     """One paused request as a client sees it; *mark* is its metadata.interrupt."""
     ref = cast("str", request.ref)
@@ -287,7 +286,7 @@ def _pending(
 def _decode(turn_id: str, record: bytes) -> _Kept:
     """Read a kept record: the answer schemas, a newline, the history."""
     schemas, body = _kept.decode_schemas(record)
-    history = read_stored(body, list[dict[str, JSON]])
+    history = _kept.read(body, list[dict[str, JSON]])
     try:
         messages = [Message.model_validate(message) for message in history]
     except pydantic.ValidationError as error:
@@ -331,12 +330,12 @@ def _decode(turn_id: str, record: bytes) -> _Kept:
 
 
 def _answer_schemas(
-    tools: Sequence[str | Tool], answers: Mapping[str, JSONSchema] | None
-) -> dict[str, JSONSchema]:
-    schemas: dict[str, JSONSchema] = {}
+    tools: Sequence[str | Tool], answers: Mapping[str, dict[str, JSON]] | None
+) -> dict[str, dict[str, JSON]]:
+    schemas: dict[str, dict[str, JSON]] = {}
     for tool in tools:
         if isinstance(tool, Tool) and tool.output_schema is not None:
-            schemas[tool.name] = cast("JSONSchema", tool.output_schema)
+            schemas[tool.name] = cast("dict[str, JSON]", tool.output_schema)
     schemas.update(answers or {})
     for schema in schemas.values():
         check_schema(schema)
@@ -348,7 +347,7 @@ async def pause(
     store: Store,
     *,
     tools: Sequence[str | Tool] = (),
-    answer_schemas: Mapping[str, JSONSchema] | None = None,
+    answer_schemas: Mapping[str, dict[str, JSON]] | None = None,
     keep_until: datetime | None = None,
 ) -> PausedTurn | None:
     """Keep a turn that paused on tool interrupts; say what is pending.
@@ -382,6 +381,7 @@ async def pause(
 
     Raises:
         ValueError: if a schema cannot be run (``SchemaError``).
+        PayloadError: if an answer schema is not JSON.
         DecodeError: if the history is not JSON within the library's limits,
             or a paused request's ``metadata.interrupt`` is neither true nor
             an object.
@@ -403,7 +403,7 @@ async def pause(
     schemas = _answer_schemas(tools, answer_schemas)
     turn_id = uuid.uuid4().hex
     _mint(turn_id, content)
-    record = _kept.encode(schemas, ENCODE(cast("JSON", history)).encode())
+    record = _kept.encode(schemas, dumps(history).encode())
     kept = _decode(turn_id, record)  # what the client sees is what resume checks
     await store.keep(_kept.key("genkit", turn_id), record, keep_until)
     return PausedTurn(turn_id, kept.interrupts, kept.parts)
@@ -440,13 +440,15 @@ def _genkit_parts(
     """Genkit's respond and restart parts, from validated answers only."""
     respond: list[Part] = []
     restart: list[Part] = []
-    # Genkit gets plain copies of the answers' JSON (`owned`): the records
+    # Genkit gets plain copies of the answers' JSON (`copy_json`): the records
     # keep theirs, which cannot change.
     for answer in resolved.answers:
         pending, entry = answer.interrupt, answer.entry
         part = kept.by_ref[pending.ref]
         if isinstance(entry, Respond):
-            respond.append(respond_to_interrupt(owned(entry.output), interrupt=part))
+            respond.append(
+                respond_to_interrupt(copy_json(entry.output), interrupt=part)
+            )
         elif isinstance(pending.kind, ApprovalPending):
             decision = decision_from_json(entry.resumed)
             if isinstance(decision, Reject):
@@ -457,7 +459,7 @@ def _genkit_parts(
                 approval = {"approve": note}
                 restart.append(restart_tool(interrupt=part, resumed_metadata=approval))
         else:
-            resumed = cast("dict[str, object] | None", owned(entry.resumed))
+            resumed = cast("dict[str, object] | None", copy_json(entry.resumed))
             restart.append(restart_tool(interrupt=part, resumed_metadata=resumed))
     return respond, restart
 

@@ -36,27 +36,23 @@ the middleware's shape (Agent Chat UI, Agent Inbox) into a `Resume`.
 
 from __future__ import annotations
 
-import copy
+import contextlib
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from datetime import datetime
 from typing import Final, Protocol, TypeAlias, cast, final
 
 import attrs
 
-from interruption._json import (
-    JSON,
-    Mismatch,
-    canonical,
-    child_path,
-    describe,
-    is_json,
-    json_equal,
-    owned,
-)
-from interruption._schemacheck import JSONSchema
+from interruption import JSON, Mismatch, canonical, json_equal
 from interruption.adapters import _hitl
 from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
-from interruption.errors import DecodeError, Problem, ProblemCode, ResumeRejected
+from interruption.errors import (
+    DecodeError,
+    PayloadError,
+    Problem,
+    ProblemCode,
+    ResumeRejected,
+)
 from interruption.kinds import ApprovalPending, Custom
 from interruption.loop import run_sync
 from interruption.parts import ToolRequest
@@ -80,6 +76,7 @@ from interruption.validation import (
     unspent,
     validate_resume,
 )
+from interruption.wire import child_path, copy_json, describe
 
 try:
     from langchain.agents.middleware.human_in_the_loop import (
@@ -118,7 +115,7 @@ Mode: TypeAlias = _hitl.Mode
 DEFAULT_REJECTION: Final = "rejected by the reviewer"
 """The reason `from_decisions` gives a reject decision that carries none."""
 
-_STRING: Final[JSONSchema] = {"type": "string"}
+_STRING: Final[dict[str, JSON]] = {"type": "string"}
 
 HISTORY: Final = 64
 """How many checkpoints back a resume that fits no pending call is looked
@@ -281,7 +278,7 @@ class _Call:
     allowed: frozenset[str]
 
     def pending(
-        self, questions: Mapping[str, JSONSchema], tools: Mapping[str, BaseTool]
+        self, questions: Mapping[str, dict[str, JSON]], tools: Mapping[str, BaseTool]
     ) -> PendingInterrupt:
         payload: dict[str, JSON] = {
             "name": self.name,
@@ -300,7 +297,7 @@ class _Call:
         # never takes a result (`PendingInterrupt.allowed`), but a pause that
         # takes that answer and, where the review allows them, decisions.
         declared = questions.get(self.name)
-        answer: JSONSchema = (
+        answer: dict[str, JSON] = (
             _STRING if declared is None else {"allOf": [_STRING, declared]}
         )
         decides = DECISION_SCHEMA if self.allowed - {"respond"} else None
@@ -308,7 +305,7 @@ class _Call:
         return PendingInterrupt(self.ref, Custom(), payload, tool, accepts)
 
 
-def _args_schema(tool: BaseTool | None) -> JSONSchema | None:
+def _args_schema(tool: BaseTool | None) -> dict[str, JSON] | None:
     """The JSON schema an edit's arguments must fit: what the model is shown.
 
     The tool's ``tool_call_schema``, as the middleware checks a per-call
@@ -320,8 +317,10 @@ def _args_schema(tool: BaseTool | None) -> JSONSchema | None:
     if model is not None:
         return model.model_json_schema()
     schema = None if tool is None else tool.tool_call_schema
-    if isinstance(schema, dict) and is_json(schema):
-        return copy.deepcopy(schema)  # the tool's own stays the tool's
+    if isinstance(schema, dict):
+        # A copy: the tool's own stays the tool's. Not JSON: no edit is taken.
+        with contextlib.suppress(PayloadError):
+            return cast("dict[str, JSON]", copy_json(schema))
     return None
 
 
@@ -342,6 +341,14 @@ def _tool_calls(values: object) -> list[tuple[object, str, JSON]]:
 
 def _mismatch(path: str, expected: str, got: str) -> DecodeError:
     return DecodeError([Mismatch(path, expected, got)])
+
+
+def _canonical(args: object) -> bytes:
+    """The canonical JSON of a call's arguments; empty if they are not JSON."""
+    try:
+        return canonical(copy_json(args))
+    except PayloadError:
+        return b""
 
 
 def _batched(request: _hitl.HITLRequest, values: object, path: str) -> list[_Call]:
@@ -370,7 +377,7 @@ def _batched(request: _hitl.HITLRequest, values: object, path: str) -> list[_Cal
     gated = [
         (ref, key)
         for ref, name, args in _tool_calls(values)
-        if (key := (name, canonical(args) if is_json(args) else b"")) in listed
+        if (key := (name, _canonical(args))) in listed
     ]
     if [key for _, key in gated] != wanted:
         expected = (
@@ -405,7 +412,7 @@ def _per_call(value: object, schema: object, path: str) -> _Call:
 
 def _read(
     snapshot: StateSnapshot,
-    questions: Mapping[str, JSONSchema],
+    questions: Mapping[str, dict[str, JSON]],
     tools: Mapping[str, BaseTool],
 ) -> Pause:
     """The middleware's pause in *snapshot* (no reviews when none is waiting).
@@ -733,12 +740,12 @@ def _decision(
 ) -> JSON:
     """The middleware's decision for one validated answer (plain copies)."""
     if isinstance(entry, Respond):
-        return {"type": "respond", "message": owned(entry.output)}
+        return {"type": "respond", "message": copy_json(entry.output)}
     decision = decision_from_json(entry.resumed)
     if isinstance(decision, Reject):
         return {"type": "reject", "message": decision.reason}
     if _verb(pending, allowed, entry) == "edit":
-        action: JSON = {"name": pending.name, "args": owned(entry.input)}
+        action: JSON = {"name": pending.name, "args": copy_json(entry.input)}
         return {"type": "edit", "edited_action": action}
     return {"type": "approve"}
 
@@ -789,7 +796,7 @@ def pending(
     agent: Agent,
     config: RunnableConfig,
     *,
-    questions: Mapping[str, JSONSchema] | None = None,
+    questions: Mapping[str, dict[str, JSON]] | None = None,
     store: Store | None = None,
 ) -> Pause | None:
     """Read what the agent's thread waits for, from its latest checkpoint.
@@ -826,7 +833,7 @@ async def apending(
     agent: Agent,
     config: RunnableConfig,
     *,
-    questions: Mapping[str, JSONSchema] | None = None,
+    questions: Mapping[str, dict[str, JSON]] | None = None,
     store: Store | None = None,
 ) -> Pause | None:
     """`pending`, reading the checkpoint asynchronously.
@@ -854,7 +861,7 @@ def resume(  # noqa: PLR0913 - keyword-only options
     resume: Resume,
     store: Store,
     *,
-    questions: Mapping[str, JSONSchema] | None = None,
+    questions: Mapping[str, dict[str, JSON]] | None = None,
     policy: ResumePolicy | None = None,
     keep_until: datetime | None = None,
 ) -> Pause | None:
@@ -917,7 +924,7 @@ async def aresume(  # noqa: PLR0913 - keyword-only options
     resume: Resume,
     store: Store,
     *,
-    questions: Mapping[str, JSONSchema] | None = None,
+    questions: Mapping[str, dict[str, JSON]] | None = None,
     policy: ResumePolicy | None = None,
     keep_until: datetime | None = None,
 ) -> Pause | None:

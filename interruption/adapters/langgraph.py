@@ -51,9 +51,7 @@ from typing import (
 
 import attrs
 
-from interruption._json import JSON, digest, is_json, owned
-from interruption._schemacheck import SchemaError, check_schema, schema_mismatches
-from interruption._validators import check_payload
+from interruption import JSON, digest
 from interruption.adapters._hitl import review_mode
 from interruption.approval import (
     DECISION_SCHEMA,
@@ -65,8 +63,10 @@ from interruption.errors import (
     ArgumentTypeError,
     InterruptionError,
     InvalidArgument,
+    PayloadError,
     ProblemCode,
     ResumeRejected,
+    SchemaError,
 )
 from interruption.kinds import ApprovalPending, Custom, Phase, ScheduledPause
 from interruption.loop import run_sync
@@ -80,7 +80,13 @@ from interruption.validation import (
     refuse,
     unspent,
 )
-from interruption.wire import json_schema, structure, unstructure
+from interruption.wire import (
+    check_schema,
+    copy_json,
+    json_schema,
+    structure,
+    unstructure,
+)
 
 try:
     from langchain_core.messages import AIMessage, AnyMessage, ToolCall, ToolMessage
@@ -151,13 +157,15 @@ _ANY: Final[dict[str, JSON]] = {}
 # --- inside nodes ------------------------------------------------------------
 
 
-def _wire(
-    kind: Custom | ApprovalPending,
-    payload: JSON,
-    tool: ToolRequest | None,
-    accepts: Accepts,
-) -> dict[str, JSON]:
-    shown = PendingInterrupt("-", kind, payload, tool, accepts)
+_SHOWN: Final = "-"
+"""The id, name and ref of the pause a node shows before LangGraph has an id.
+
+Its wire form leaves the id out (LangGraph's interrupt id is the pending
+one's); the name and ref only fill the answer whose fit the node checks
+(`PendingInterrupt.problems_with` judges an answer, not what it targets)."""
+
+
+def _wire(shown: PendingInterrupt) -> dict[str, JSON]:
     wire = cast("dict[str, JSON]", unstructure(shown))
     del wire["id"]
     return wire
@@ -167,14 +175,15 @@ def _refused(code: ProblemCode, message: str) -> ResumeRejected:
     return ResumeRejected.of(code, message)
 
 
-def _await_answer(wire: dict[str, JSON], answer: str, schema: JSON) -> JSON:
-    """Pause with *wire*; return the answer the adapter validated for it.
+def _await_answer(shown: PendingInterrupt, answer: str) -> JSON:
+    """Pause with *shown*; return the answer the adapter validated for it.
 
     The node runs again on resume and asks again: LangGraph hands back the
     value sent for this pause. Anything but the adapter's answer to this very
     pause (a raw ``Command(resume=...)``, an answer to another pause, one
-    outside its schema) is refused here, so it never reaches the node.
+    *shown* does not accept) is refused here, so it never reaches the node.
     """
+    wire = _wire(shown)
     raw = interrupt({MARK: wire})
     body = raw.get(MARK) if isinstance(raw, dict) and len(raw) == 1 else None
     if not isinstance(body, dict) or set(body) != {"for", answer}:
@@ -187,17 +196,24 @@ def _await_answer(wire: dict[str, JSON], answer: str, schema: JSON) -> JSON:
         message = "the answer was given to another pause than the one asking"
         raise _refused(ProblemCode.UNKNOWN_INTERRUPT, message)
     value = cast("JSON", body[answer])
-    found = schema_mismatches(value, cast("dict[str, JSON]", schema), f"$.{answer}")
-    if found:
-        message = "; ".join(str(mismatch) for mismatch in found)
-        raise _refused(ProblemCode.SCHEMA_VIOLATION, message)
+    try:
+        entry = (
+            Respond(_SHOWN, _SHOWN, value)
+            if answer == "respond"
+            else Restart(_SHOWN, _SHOWN, value)
+        )
+    except PayloadError as error:
+        raise _refused(ProblemCode.SCHEMA_VIOLATION, str(error)) from None
+    problems = shown.problems_with(entry)
+    if problems:
+        raise ResumeRejected(problems)
     return value
 
 
 def _schema(answer: type[object] | Mapping[str, JSON]) -> dict[str, JSON]:
     if isinstance(answer, type):
         return json_schema(answer)
-    schema = cast("dict[str, JSON]", check_payload(dict(answer)))
+    schema = dict(answer)
     try:
         check_schema(schema)
     except SchemaError as error:
@@ -259,10 +275,10 @@ def ask(
         if answer is None:
             expected = "an attrs class or a JSON Schema for a JSON prompt"
             raise ArgumentTypeError("ask: answer", expected, "None")
-        payload = check_payload(prompt)
+        payload = copy_json(prompt)
         schema = _schema(answer)
-    wire = _wire(Custom(), payload, None, Accepts(respond=schema))
-    value = _await_answer(wire, "respond", schema)
+    shown = PendingInterrupt(_SHOWN, Custom(), payload, None, Accepts(respond=schema))
+    value = _await_answer(shown, "respond")
     if isinstance(answer, type):
         return structure(value, answer)
     return value
@@ -293,11 +309,12 @@ def approve_call(call: ToolCall) -> ApprovalDecision:
     if not ref:
         where = f"approve_call: the id of the call of {call['name']!r}"
         raise InvalidArgument(where, "a non-empty call id", repr(ref))
-    arguments = check_payload(call["args"])
+    arguments = copy_json(call["args"])
     tool = ToolRequest(call["name"], ref, arguments)
     payload: JSON = {"tool": call["name"], "input": arguments}
-    wire = _wire(ApprovalPending(ref), payload, tool, Accepts(restart=DECISION_SCHEMA))
-    return decision_from_json(_await_answer(wire, "restart", DECISION_SCHEMA))
+    accepts = Accepts(restart=DECISION_SCHEMA)
+    shown = PendingInterrupt(_SHOWN, ApprovalPending(ref), payload, tool, accepts)
+    return decision_from_json(_await_answer(shown, "restart"))
 
 
 ToolResult = ToolMessage | Command[str]
@@ -566,7 +583,10 @@ def _of_interrupt(
     ):
         wire = cast("dict[str, JSON]", value[MARK])
         return structure({**wire, "id": found.id}, PendingInterrupt), wire
-    payload = cast("JSON", value) if is_json(value) else None
+    try:
+        payload = copy_json(value)
+    except PayloadError:  # not JSON: the pause is shown without a payload
+        payload = None
     if review_mode(value) is not None:
         # A LangChain HumanInTheLoopMiddleware review: only its own adapter
         # (interruption.adapters.langchain) applies its rules, so this door
@@ -859,9 +879,9 @@ async def _admit(
     for answer in resolved.answers:
         entry, wire = answer.entry, pause.sends[answer.interrupt.id]
         if isinstance(entry, Respond):
-            verb, value = "respond", owned(entry.output)
+            verb, value = "respond", copy_json(entry.output)
         else:  # LangGraph gets plain copies: the records keep their own
-            verb, value = "restart", owned(entry.resumed)
+            verb, value = "restart", copy_json(entry.resumed)
         answers[answer.interrupt.id] = (
             value if wire is None else {MARK: {"for": digest(wire), verb: value}}
         )

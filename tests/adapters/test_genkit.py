@@ -32,6 +32,7 @@ from interruption import (
     DecodeError,
     InvalidArgument,
     MemoryStore,
+    PayloadError,
     PendingInterrupt,
     ProblemCode,
     Respond,
@@ -316,6 +317,13 @@ class TestPause:
         """An answer schema that cannot run is a SchemaError, nothing kept."""
         with pytest.raises(SchemaError):
             paused_on([question()], schemas={"ask_user": {"type": 12}})
+
+    def test_an_answer_schema_that_is_not_json_is_a_payload_error(self) -> None:
+        """An answer schema holding what JSON cannot is a PayloadError at its path."""
+        schema: dict[str, JSON] = {"maximum": float("inf")}
+        with pytest.raises(PayloadError) as caught:
+            paused_on([question()], schemas={"ask_user": schema})
+        assert [problem.path for problem in caught.value.problems] == ["$.maximum"]
 
     def test_a_non_object_interrupt_is_a_decode_error(self) -> None:
         """metadata.interrupt that is neither true nor an object is refused."""

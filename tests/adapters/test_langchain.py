@@ -1095,6 +1095,20 @@ class TestDamagedCheckpoints:
             pending(Frozen(snapshot), CONFIG)
         assert caught.value.path.endswith(where)
 
+    def test_a_call_whose_arguments_are_not_json_is_never_gated(self) -> None:
+        """A call of the AI message with non-JSON arguments aligns with no action."""
+        real = agent_for([[TWO[0]]])
+        paused(real)
+        snapshot = real.get_state(CONFIG)
+        messages = snapshot.values["messages"]
+        last = messages[-1]
+        odd = ToolCall(name="lookup", args={"query": float("nan")}, id="c-odd")
+        message = last.model_copy(update={"tool_calls": [*last.tool_calls, odd]})
+        values = {**snapshot.values, "messages": [*messages[:-1], message]}
+        pause = pending(Frozen(snapshot._replace(values=values)), CONFIG)
+        assert pause is not None
+        assert [p.ref for p in pause.interrupts] == ["c-1"]
+
     def test_a_per_call_schema_must_be_the_middlewares(self) -> None:
         """A per-call interrupt without a decision schema is refused."""
         real = agent_for([[TWO[0]]])

@@ -309,6 +309,38 @@ class TestAsk:
         assert codes(rejected) == ["schema_violation"]
         assert log.got == []
 
+    def test_an_answer_that_is_not_json_is_refused_in_the_node(
+        self, marks: Store
+    ) -> None:
+        """A forged envelope whose answer is not JSON is a schema_violation there."""
+        log = Log()
+        graph = one_node(lambda: ask(CONFIRM), log)
+        config = start(graph, {})
+        (question,) = pending(graph, config, marks)
+        stored = graph.get_state(config).interrupts[0].value[MARK]
+        forged = {MARK: {"for": digest(stored), "respond": {"nan": float("nan")}}}
+        with pytest.raises(ResumeRejected) as rejected:
+            graph.invoke(Command(resume={question.id: forged}), config)
+        assert codes(rejected) == ["schema_violation"]
+        assert "$.output.nan" in str(rejected.value)
+        assert log.got == []
+
+    def test_an_approval_outside_the_decision_schema_is_refused_in_the_node(
+        self, marks: Store
+    ) -> None:
+        """A forged decision that is no decision is refused by the approving node."""
+        log = Log()
+        call = ToolCall(name="transfer", args={"amount": 5}, id="call-1")
+        graph = one_node(lambda: approve_call(call), log)
+        config = start(graph, {})
+        (approval,) = pending(graph, config, marks)
+        stored = graph.get_state(config).interrupts[0].value[MARK]
+        forged = {MARK: {"for": digest(stored), "restart": {"decision": "maybe"}}}
+        with pytest.raises(ResumeRejected) as rejected:
+            graph.invoke(Command(resume={approval.id: forged}), config)
+        assert codes(rejected) == ["schema_violation"]
+        assert log.got == []
+
     def test_a_changed_question_refuses_the_answer(self, marks: Store) -> None:
         """If the node asks something else on resume, the old answer is refused."""
         texts = iter(["Pay INV-7 today?", "Pay INV-8 today?"])
