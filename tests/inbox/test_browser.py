@@ -147,6 +147,11 @@ def _send(page: Page) -> None:
     page.get_by_role("button", name="Send").click()
 
 
+def _ready(page: Page) -> None:
+    """Wait until the page's script listens (it marks the body when it does)."""
+    page.wait_for_selector("body[data-ready]", state="attached")
+
+
 class TestAnswering:
     def test_approve(self, inbox: Inbox, page: Page) -> None:
         """A person finds the pause in the list, approves it, and the call runs."""
@@ -219,6 +224,7 @@ class TestAnswering:
         """A union schema gets a JSON editor, checked as typed and by the validator."""
         session = inbox.start("slots")
         _open(page, inbox, session)
+        _ready(page)
         editor = page.get_by_role("textbox", name="Your answer")
         editor.fill('[{"day": "Mon", "hour": 9')
         expect(editor).to_have_attribute("aria-invalid", "true")
@@ -228,6 +234,7 @@ class TestAnswering:
         editor.fill('[{"day": "Mon", "hour": "9"}]')
         _send(page)
         expect(page.get_by_role("alert").first).to_contain_text("hour")
+        _ready(page)
         editor = page.get_by_role("textbox", name="Your answer")
         editor.fill('[{"day": "Mon", "hour": 9}]')
         expect(editor).to_have_attribute("aria-invalid", "false")

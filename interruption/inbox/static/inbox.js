@@ -62,5 +62,6 @@
     tick();
     setInterval(tick, 1000);
     listen();
+    document.body.setAttribute("data-ready", "");  // the script listens now
   });
 })();
