@@ -1,10 +1,10 @@
-"""The test suite's hypothesis strategies, all in one place.
+"""What the test suite draws beyond `interruption.testing.strategies`.
 
-JSON values, kinds, pauses and broken documents; tool batches and answers;
-sealed turns and broken tokens; number spellings; every wire record and
-hostile input for the decoder; the loop's decisions and raised trees; and
-``multipleOf`` cases. The public ones live in
-`interruption.testing.strategies`.
+The public strategies draw JSON values, texts, kinds and pauses; this
+module re-exports those and adds only what the suite needs more of: broken
+documents; tool batches and answers; sealed turns and broken tokens; number
+spellings; every wire record and hostile input for the decoder; the loop's
+decisions and raised trees; and ``multipleOf`` cases.
 """
 
 from __future__ import annotations
@@ -51,6 +51,14 @@ from interruption._json import MAX_DEPTH, MAX_SAFE_INTEGER, child_path, is_json_
 from interruption.kinds import KINDS
 from interruption.resume import answer_key
 from interruption.store import AuditEvent, AuditKind
+from interruption.testing.strategies import (
+    interrupteds,
+    json_scalars,
+    json_values,
+    kinds,
+    texts,
+)
+from interruption.testing.strategies import object_keys as keys
 
 from tests.sessions import BEHAVIOURS, ToolSet
 
@@ -79,7 +87,6 @@ __all__ = [
     "Corruption",
     "TokenMutation",
     "answers",
-    "approvals",
     "audit_events",
     "b64url",
     "batches",
@@ -98,7 +105,6 @@ __all__ = [
     "messages",
     "multiples_and_not",
     "mutated_documents",
-    "non_empty_text",
     "number_literals",
     "pending_interrupts",
     "pending_turns",
@@ -109,7 +115,6 @@ __all__ = [
     "rejections",
     "responds",
     "restarts",
-    "scheduled_pauses",
     "texts",
     "token_mutations",
     "tool_requests",
@@ -126,64 +131,9 @@ TAGS: Final = ("custom", "approval_pending", "scheduled_pause")
 """Every kind's wire tag."""
 
 
-def texts(*, min_size: int = 0, max_size: int = 12) -> st.SearchStrategy[str]:
-    """Strings of valid Unicode: any code point but a lone surrogate."""
-    return st.text(
-        st.characters(exclude_categories=["Cs"]), min_size=min_size, max_size=max_size
-    )
-
-
 def non_empty_text() -> st.SearchStrategy[str]:
     """Non-empty strings of valid Unicode (a kind's ``tool_use_id``, ``node``)."""
     return texts(min_size=1)
-
-
-def keys() -> st.SearchStrategy[str]:
-    """Object keys: mostly short names, sometimes any valid Unicode."""
-    return st.one_of(st.sampled_from(["a", "b", "type", "kind", "x y"]), texts())
-
-
-def json_scalars() -> st.SearchStrategy[JSON]:
-    """``null``, booleans, I-JSON integers, finite floats and strings."""
-    return st.one_of(
-        st.none(),
-        st.booleans(),
-        st.integers(-MAX_SAFE_INTEGER, MAX_SAFE_INTEGER),
-        st.floats(allow_nan=False, allow_infinity=False),
-        texts(),
-    )
-
-
-def json_values(*, max_leaves: int = 12) -> st.SearchStrategy[JSON]:
-    """JSON values as `interruption._json` defines them, nested a few levels."""
-    return st.recursive(
-        json_scalars(),
-        lambda inner: st.one_of(
-            st.lists(inner, max_size=4),
-            st.dictionaries(keys(), inner, max_size=4),
-        ),
-        max_leaves=max_leaves,
-    )
-
-
-def approvals() -> st.SearchStrategy[ApprovalPending]:
-    """Approval pauses, for any non-empty ``tool_use_id``."""
-    return st.builds(ApprovalPending, non_empty_text())
-
-
-def scheduled_pauses() -> st.SearchStrategy[ScheduledPause]:
-    """Scheduled pauses, before or after any non-empty node."""
-    return st.builds(ScheduledPause, st.sampled_from(Phase), non_empty_text())
-
-
-def kinds() -> st.SearchStrategy[InterruptionKind]:
-    """Every interruption kind, with non-empty strings in its fields."""
-    return st.one_of(st.just(Custom()), approvals(), scheduled_pauses())
-
-
-def interrupteds() -> st.SearchStrategy[Interrupted]:
-    """Pauses: any kind with any JSON payload."""
-    return st.builds(Interrupted, kinds(), json_values())
 
 
 def wire_values() -> st.SearchStrategy[InterruptionKind | Interrupted]:
@@ -789,7 +739,7 @@ def audit_events() -> st.SearchStrategy[AuditEvent]:
 
 
 RECORDS: Final[dict[type[object], st.SearchStrategy[object]]] = {
-    ApprovalPending: approvals(),
+    ApprovalPending: st.builds(ApprovalPending, non_empty_text()),
     AuditEvent: audit_events(),
     Confirm: st.builds(
         Confirm,
@@ -812,7 +762,7 @@ RECORDS: Final[dict[type[object], st.SearchStrategy[object]]] = {
         st.lists(restarts(), max_size=2).map(tuple),
     ),
     ResumeRejected: rejections(),
-    ScheduledPause: scheduled_pauses(),
+    ScheduledPause: st.builds(ScheduledPause, st.sampled_from(Phase), non_empty_text()),
     ToolRequest: tool_requests(),
     ToolResponse: tool_responses(),
     PAUSES: st.lists(interrupteds(), max_size=3),

@@ -7,8 +7,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from interruption import (
+    JSON,
     Accepts,
     Custom,
+    Interrupted,
     InterruptedTurn,
     InvalidArgument,
     Message,
@@ -20,10 +22,15 @@ from interruption import (
     loads,
     validate_resume,
 )
+from interruption._json import is_json
 from interruption.testing.strategies import (
     interrupteds,
+    json_scalars,
+    json_values,
     kinds,
     mutations,
+    object_keys,
+    texts,
     turns,
     valid_resumes,
 )
@@ -33,7 +40,46 @@ from tests.strategies import ANY_KIND
 NOON: Final = datetime(2024, 1, 1, 12, tzinfo=UTC)
 
 
+def _leaves(value: object) -> int:
+    if isinstance(value, list):
+        return sum(map(_leaves, value))
+    if isinstance(value, dict):
+        return sum(map(_leaves, value.values()))
+    return 1
+
+
 class TestStrategies:
+    @given(st.integers(0, 4), st.integers(0, 8), st.data())
+    def test_texts_keep_their_bounds_and_valid_unicode(
+        self, low: int, extra: int, data: st.DataObject
+    ) -> None:
+        """A drawn text keeps its size bounds and encodes as UTF-8."""
+        text = data.draw(texts(min_size=low, max_size=low + extra))
+        assert low <= len(text) <= low + extra
+        assert text.encode("utf-8").decode("utf-8") == text
+
+    @given(object_keys())
+    def test_object_keys_are_valid_unicode(self, key: str) -> None:
+        """A drawn key encodes as UTF-8 (no lone surrogate)."""
+        assert key.encode("utf-8").decode("utf-8") == key
+
+    @given(st.one_of(json_scalars(), json_values()))
+    def test_json_values_are_json_and_survive_the_codec(self, value: JSON) -> None:
+        """Drawn scalars and values are JSON by the library's rule, on the wire too."""
+        assert is_json(value)
+        paused = Interrupted(Custom(), value)
+        assert loads(dumps(paused), Interrupted).payload == value
+
+    @given(json_scalars())
+    def test_json_scalars_are_not_containers(self, value: object) -> None:
+        """A drawn scalar is never an array or an object."""
+        assert not isinstance(value, list | dict)
+
+    @given(json_values(max_leaves=1))
+    def test_max_leaves_bounds_the_scalars(self, value: object) -> None:
+        """With max_leaves=1 a value holds at most one scalar."""
+        assert _leaves(value) <= 1
+
     @given(kinds())
     def test_kinds_round_trip(self, kind: object) -> None:
         """Every drawn kind survives the codec."""
