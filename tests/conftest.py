@@ -13,6 +13,8 @@ from interruption import _parse, _schemacheck, wire
 from interruption.store import MemoryStore, PostgresStore, SqliteStore, Store
 from psycopg import sql
 
+from tests.sessions import Clock
+
 settings.register_profile(
     "default",
     max_examples=100,
@@ -76,6 +78,12 @@ def drop_schema(dsn: str, schema: str) -> None:
         conn.execute(
             sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema))
         )
+
+
+@pytest.fixture(name="clock")
+def _clock() -> Clock:
+    """A clock at `tests.sessions.NOW` that the test moves by hand."""
+    return Clock()
 
 
 @pytest.fixture(name="runner")

@@ -5,7 +5,7 @@ import multiprocessing
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
@@ -54,7 +54,9 @@ from interruption.testing import ScriptedModel
 from tests.sessions import (
     APPROVER,
     ASK_INPUT,
+    NOW,
     Boom,
+    Clock,
     Ledger,
     RunLog,
     ToolSet,
@@ -68,25 +70,9 @@ from tests.sessions import (
 )
 from tests.strategies import TTLS, Call, answers, batches, tool_sets
 
-NOW = datetime(2026, 11, 21, 23, 0, tzinfo=UTC)
 SESSION = "s-7c1e"
 
 # --- helpers -----------------------------------------------------------------
-
-
-class Clock:
-    """A clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.moment = NOW
-
-    def __call__(self) -> datetime:
-        """The time it reads."""
-        return self.moment
-
-    def advance(self, delta: timedelta) -> None:
-        """Move the clock forward by *delta*."""
-        self.moment += delta
 
 
 def answer(pending: PendingInterrupt) -> Respond | Restart:
@@ -165,11 +151,6 @@ def _tools(log: RunLog) -> list[Tool[Any, Any, Any]]:
     return make_tools(log)
 
 
-@pytest.fixture(name="clock")
-def _clock() -> Clock:
-    return Clock()
-
-
 @pytest.fixture(name="open_session")
 def _open_session(
     store: Store, tools: list[Tool[Any, Any, Any]], clock: Clock
@@ -186,6 +167,18 @@ def _open_session(
 
 
 OpenSession = Callable[..., Session]
+
+
+@pytest.fixture(name="session")
+def _session(open_session: OpenSession) -> Session:
+    """A session with the default options (`APPROVER`, the test's clock)."""
+    return open_session()
+
+
+@pytest.fixture(name="paused")
+def _paused(session: Session, runner: asyncio.Runner) -> GenerateResult:
+    """The session after the user said "pay": a lookup ran, a transfer awaits."""
+    return runner.run(session.send("pay"))
 
 
 def principal_of(
@@ -218,11 +211,13 @@ class TestSession:
         assert (log["lookup"], log["transfer_money"]) == (1, 0)
 
     def test_resume_with_the_turn_id_continues(
-        self, open_session: OpenSession, log: RunLog, runner: asyncio.Runner
+        self,
+        log: RunLog,
+        runner: asyncio.Runner,
+        session: Session,
+        paused: GenerateResult,
     ) -> None:
         """Resuming the turn runs the approved tool once and finishes."""
-        session = open_session()
-        paused = runner.run(session.send("pay"))
         assert paused.turn is not None
         final = runner.run(
             session.resume(yes_to(paused.interrupts), turn_id=paused.turn.turn_id)
@@ -336,11 +331,14 @@ class TestSession:
         assert refs == [f"call-{n}" for n in range(1, 19)]
 
     def test_a_busy_session_raises_a_typed_error(
-        self, open_session: OpenSession, store: Store, runner: asyncio.Runner
+        self,
+        open_session: OpenSession,
+        store: Store,
+        runner: asyncio.Runner,
+        session: Session,
+        paused: GenerateResult,
     ) -> None:
         """Paused and unfinished sessions raise their own SessionBusy classes."""
-        session = open_session()
-        paused = runner.run(session.send("pay"))
         with pytest.raises(SessionPaused) as caught:
             runner.run(session.send("again"))
         assert caught.value.session == SESSION
@@ -1053,11 +1051,13 @@ class TestRecoveryOfEveryStep:
 
 class TestReplay:
     def test_the_same_resume_twice(
-        self, open_session: OpenSession, log: RunLog, runner: asyncio.Runner
+        self,
+        log: RunLog,
+        runner: asyncio.Runner,
+        session: Session,
+        paused: GenerateResult,
     ) -> None:
         """A replayed resume is consumed; the tool ran once."""
-        session = open_session()
-        paused = runner.run(session.send("pay"))
         resume = yes_to(paused.interrupts)
         runner.run(session.resume(resume, turn_id=1))
         error = rejection(runner, session.resume(resume, turn_id=1))
@@ -1100,21 +1100,21 @@ class TestReplay:
         assert error.codes == (ProblemCode.UNKNOWN_SESSION,)
 
     def test_a_turn_that_does_not_exist(
-        self, open_session: OpenSession, runner: asyncio.Runner
+        self, runner: asyncio.Runner, session: Session, paused: GenerateResult
     ) -> None:
         """A turn_id the session never had is unknown_turn."""
-        session = open_session()
-        paused = runner.run(session.send("pay"))
         error = rejection(runner, session.resume(yes_to(paused.interrupts), turn_id=7))
         assert error.codes == (ProblemCode.UNKNOWN_TURN,)
         assert "no turn 7" in error.problems[0].message
 
     def test_a_finished_session(
-        self, open_session: OpenSession, log: RunLog, runner: asyncio.Runner
+        self,
+        log: RunLog,
+        runner: asyncio.Runner,
+        session: Session,
+        paused: GenerateResult,
     ) -> None:
         """Resuming after the session finished is consumed; nothing runs."""
-        session = open_session()
-        paused = runner.run(session.send("pay"))
         runner.run(session.resume(yes_to(paused.interrupts)))
         for turn_id in (None, 1):
             error = rejection(runner, session.resume(Resume(), turn_id=turn_id))
@@ -1897,11 +1897,13 @@ class TestPausedAfterItRan:
 class TestArguments:
     @pytest.mark.parametrize("turn_id", [0, -1, 2**63, 2**64, True])
     def test_a_turn_id_out_of_range_is_invalid(
-        self, open_session: OpenSession, runner: asyncio.Runner, turn_id: int
+        self,
+        runner: asyncio.Runner,
+        turn_id: int,
+        session: Session,
+        paused: GenerateResult,
     ) -> None:
         """Resume and cancel take turn ids from 1 to 2**63 - 1; others are invalid."""
-        session = open_session()
-        paused = runner.run(session.send("pay"))
         with pytest.raises(InvalidArgument) as caught:
             runner.run(session.resume(yes_to(paused.interrupts), turn_id=turn_id))
         assert caught.value.where == "turn_id"
@@ -1911,11 +1913,13 @@ class TestArguments:
 
     @pytest.mark.parametrize("reason", ["", "   ", "\n\t", "x" * (MAX_REASON + 1)])
     def test_a_blank_or_oversized_reason_is_invalid(
-        self, open_session: OpenSession, runner: asyncio.Runner, reason: str
+        self,
+        runner: asyncio.Runner,
+        reason: str,
+        session: Session,
+        paused: GenerateResult,
     ) -> None:
         """A cancel reason is non-blank text of at most MAX_REASON characters."""
-        session = open_session()
-        paused = runner.run(session.send("pay"))
         with pytest.raises(InvalidArgument) as caught:
             runner.run(session.cancel(reason))
         assert caught.value.where == "cancel: reason"
