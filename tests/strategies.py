@@ -52,6 +52,7 @@ from interruption.kinds import KINDS
 from interruption.resume import answer_key
 from interruption.store import AuditEvent, AuditKind
 from interruption.testing.strategies import (
+    decisions,
     interrupteds,
     json_scalars,
     json_values,
@@ -93,6 +94,7 @@ __all__ = [
     "calls",
     "corruptions",
     "deep_records",
+    "encodable_pendings",
     "encoded",
     "equivalents",
     "hostile_json",
@@ -106,7 +108,6 @@ __all__ = [
     "multiples_and_not",
     "mutated_documents",
     "number_literals",
-    "pending_interrupts",
     "pending_turns",
     "pendings",
     "problems",
@@ -402,7 +403,13 @@ def pendings(draw: st.DrawFn, ref: str) -> PendingInterrupt:
 
 @st.composite
 def turns(draw: st.DrawFn) -> InterruptedTurn:
-    """An interrupted turn: pending calls, finished siblings, any times."""
+    """An interrupted turn: pending calls, finished siblings, any times.
+
+    Wider than the public `interruption.testing.strategies.turns`, which
+    draws turns a resume can answer: here any kind pairs with any accepted
+    schemas (`pendings`), and the turn and its pauses may carry an expiry
+    and approved calls; values to seal and open, not to answer.
+    """
     refs = draw(st.lists(REFS, min_size=1, max_size=5, unique=True))
     split = draw(st.integers(1, len(refs)))
     interrupts = tuple(draw(pendings(ref)) for ref in refs[:split])
@@ -637,7 +644,7 @@ def messages() -> st.SearchStrategy[Message]:
     )
 
 
-def pending_interrupts() -> st.SearchStrategy[PendingInterrupt]:
+def encodable_pendings() -> st.SearchStrategy[PendingInterrupt]:
     """Pending interrupts, every optional field present or not, any schemas.
 
     Unlike `pendings` (and `interruption.testing.strategies`), the accepted
@@ -685,7 +692,7 @@ def interrupted_turns() -> st.SearchStrategy[InterruptedTurn]:
         messages=st.lists(messages(), max_size=2).map(tuple),
         # An answer must be able to tell them apart (by id, by name and ref).
         interrupts=st.lists(
-            pending_interrupts(), max_size=2, unique_by=(_pending_id, answer_key)
+            encodable_pendings(), max_size=2, unique_by=(_pending_id, answer_key)
         ).map(tuple),
         completed=st.lists(tool_responses(), max_size=2).map(tuple),
         created_at=ALL_MOMENTS,
@@ -700,7 +707,7 @@ def pending_turns() -> st.SearchStrategy[PendingTurn]:
         PendingTurn,
         session=non_empty_text(),
         turn_id=st.integers(0, MAX_SAFE_INTEGER),
-        interrupts=st.lists(pending_interrupts(), max_size=2).map(tuple),
+        interrupts=st.lists(encodable_pendings(), max_size=2).map(tuple),
         expires_at=st.none() | ALL_MOMENTS,
     )
 
@@ -752,7 +759,7 @@ RECORDS: Final[dict[type[object], st.SearchStrategy[object]]] = {
     Interrupted: interrupteds(),
     InterruptedTurn: interrupted_turns(),
     Message: messages(),
-    PendingInterrupt: pending_interrupts(),
+    PendingInterrupt: encodable_pendings(),
     PendingTurn: pending_turns(),
     Respond: responds(),
     Restart: restarts(),
@@ -892,6 +899,7 @@ def mutated_documents(draw: st.DrawFn, document: str) -> str | bytes:
 # --- the loop ---
 
 DECISIONS: Final[st.SearchStrategy[JSON]] = st.one_of(
+    decisions(),
     st.sampled_from(
         [
             "approve",
@@ -908,7 +916,8 @@ DECISIONS: Final[st.SearchStrategy[JSON]] = st.one_of(
     ),
     json_values(max_leaves=4),
 )
-"""Approval decisions, near misses and any JSON at all."""
+"""Approval decisions (the public `decisions`, and other spellings), near
+misses and any JSON at all."""
 
 
 @st.composite

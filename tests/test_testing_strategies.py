@@ -23,7 +23,10 @@ from interruption import (
     validate_resume,
 )
 from interruption._json import is_json
+from interruption._schemacheck import conforms
+from interruption.approval import DECISION_SCHEMA, decision_from_json, decision_to_json
 from interruption.testing.strategies import (
+    decisions,
     interrupteds,
     json_scalars,
     json_values,
@@ -94,6 +97,12 @@ class TestStrategies:
     def test_turns_round_trip(self, turn: InterruptedTurn) -> None:
         """Every drawn turn survives the codec."""
         assert loads(dumps(turn), InterruptedTurn) == turn
+
+    @given(decisions())
+    def test_decisions_decode_and_fit_their_schema(self, decision: JSON) -> None:
+        """A drawn decision decodes, writes back as drawn and fits its schema."""
+        assert decision_to_json(decision_from_json(decision)) == decision
+        assert conforms(decision, DECISION_SCHEMA)
 
 
 class TestTheLaws:

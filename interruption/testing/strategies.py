@@ -7,6 +7,7 @@ library's laws about its integration:
   JSON values as the library defines them (I-JSON integers, no NaN);
 * `kinds`, `interrupteds`, `pending_interrupts`, `turns`: the records, with
   any kind, payload and answer schema;
+* `decisions`: approval decisions, as a restart's ``resumed`` carries them;
 * `valid_resumes(turn)`: resumes that answer every interrupt of *turn* as it
   accepts ("every valid resume is accepted");
 * `mutations(resume, turn)`: every single mutation of a valid resume, each
@@ -59,6 +60,7 @@ from interruption.resume import (
 __all__ = [
     "Answers",
     "Mutation",
+    "decisions",
     "interrupteds",
     "json_scalars",
     "json_values",
@@ -257,7 +259,13 @@ def _from_schema(schema: JSONSchema) -> st.SearchStrategy[JSON]:
     raise InvalidArgument("valid_resumes: answers", "a strategy", got)
 
 
-def _decisions() -> st.SearchStrategy[JSON]:
+def decisions() -> st.SearchStrategy[JSON]:
+    """Approval decisions in their wire form: what answers an approval.
+
+    Approvals, with a note or without, and rejections with a reason, each
+    as `decision_to_json` writes it (the ``resumed`` of a restart that
+    answers an `ApprovalPending`).
+    """
     return st.one_of(
         st.builds(Approve, st.none() | texts()),
         st.builds(Reject, st.text("abc xyz", min_size=1, max_size=8)),
@@ -270,7 +278,7 @@ def _answer(
 ) -> Respond | Restart:
     allowed = pending.allowed
     if isinstance(pending.kind, ApprovalPending):
-        return Restart(pending.name, pending.ref, draw(_decisions()))
+        return Restart(pending.name, pending.ref, draw(decisions()))
     kinds_: list[str] = []
     if allowed.respond is not None:
         kinds_.append("respond")
