@@ -15,6 +15,14 @@ from psycopg import sql
 
 from tests.sessions import Clock
 
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the suite's own marks (``--strict-markers`` refuses others)."""
+    config.addinivalue_line(
+        "markers", "session(**options): the options the `session` fixture opens with"
+    )
+
+
 settings.register_profile(
     "default",
     max_examples=100,

@@ -170,9 +170,14 @@ OpenSession = Callable[..., Session]
 
 
 @pytest.fixture(name="session")
-def _session(open_session: OpenSession) -> Session:
-    """A session with the default options (`APPROVER`, the test's clock)."""
-    return open_session()
+def _session(open_session: OpenSession, request: pytest.FixtureRequest) -> Session:
+    """A session on the store; ``@pytest.mark.session(**options)`` sets options.
+
+    Without the mark: the defaults of ``open_session`` (`APPROVER`, the
+    test's clock).
+    """
+    mark = request.node.get_closest_marker("session")
+    return open_session(**(mark.kwargs if mark is not None else {}))
 
 
 @pytest.fixture(name="paused")
@@ -196,18 +201,20 @@ def principal_of(
 
 class TestSession:
     def test_send_pauses_and_pending_lists_the_interrupts(
-        self, open_session: OpenSession, log: RunLog, runner: asyncio.Runner
+        self,
+        log: RunLog,
+        runner: asyncio.Runner,
+        session: Session,
+        paused: GenerateResult,
     ) -> None:
         """A send that pauses saves turn 1; pending() lists its interrupt."""
-        session = open_session()
-        result = runner.run(session.send("pay"))
-        assert result.finish_reason == "interrupted"
-        assert result.turn is not None
-        assert (result.turn.session, result.turn.turn_id) == (SESSION, 1)
+        assert paused.finish_reason == "interrupted"
+        assert paused.turn is not None
+        assert (paused.turn.session, paused.turn.turn_id) == (SESSION, 1)
         (pending,) = runner.run(session.pending())
-        assert pending == result.interrupts[0]
+        assert pending == paused.interrupts[0]
         assert isinstance(pending.kind, ApprovalPending)
-        assert runner.run(session.pending_turn()) == result.turn
+        assert runner.run(session.pending_turn()) == paused.turn
         assert (log["lookup"], log["transfer_money"]) == (1, 0)
 
     def test_resume_with_the_turn_id_continues(
@@ -235,9 +242,9 @@ class TestSession:
         reopen: Callable[[], Store],
         log: RunLog,
         runner: asyncio.Runner,
+        paused: GenerateResult,
     ) -> None:
         """A new Session object with the same id, on the same store, resumes."""
-        paused = runner.run(open_session().send("pay"))
         again = open_session(on=reopen())
         pending = runner.run(again.pending())
         assert pending == paused.interrupts
@@ -282,12 +289,11 @@ class TestSession:
         assert runner.run(session.store.load_history("chat")) == result.messages
         assert runner.run(session.pending()) == ()
 
+    @pytest.mark.usefixtures("paused")
     def test_send_while_paused_is_refused(
-        self, open_session: OpenSession, runner: asyncio.Runner
+        self, runner: asyncio.Runner, session: Session
     ) -> None:
         """A paused session must be resumed before it takes new messages."""
-        session = open_session()
-        runner.run(session.send("pay"))
         with pytest.raises(RuntimeError, match="is paused"):
             runner.run(session.send("pay"))
 
@@ -539,9 +545,9 @@ class TestConcurrency:
         store: Store,
         log: RunLog,
         runner: asyncio.Runner,
+        paused: GenerateResult,
     ) -> None:
         """20 validated resumes race at consume: one continues, 19 get consumed."""
-        paused = runner.run(open_session().send("pay"))
         resume = yes_to(paused.interrupts)
 
         async def race() -> list[GenerateResult | BaseException]:
@@ -1131,16 +1137,16 @@ def owners_only(principal: str | None, pending: PendingInterrupt) -> bool:
 
 
 class TestAuthorization:
+    @pytest.mark.session(authorize=owners_only)
     def test_a_refused_principal_is_not_authorized(
         self,
-        open_session: OpenSession,
         store: Store,
         log: RunLog,
         runner: asyncio.Runner,
+        session: Session,
+        paused: GenerateResult,
     ) -> None:
         """A refusal is one not_authorized naming nothing; the turn stays open."""
-        session = open_session(authorize=owners_only)
-        paused = runner.run(session.send("pay"))
         for principal in ("mallory", None):
             for resume in (yes_to(paused.interrupts), Resume()):
                 error = rejection(
@@ -1317,16 +1323,16 @@ class TestAuthorization:
         assert error.codes == (ProblemCode.NOT_AUTHORIZED,)
         assert runner.run(session.pending()) == paused.interrupts
 
+    @pytest.mark.session(authorize=owners_only)
     def test_an_allowed_principal_is_recorded_with_the_turn(
         self,
-        open_session: OpenSession,
         store: Store,
         log: RunLog,
         runner: asyncio.Runner,
+        session: Session,
+        paused: GenerateResult,
     ) -> None:
         """The authorized principal passes and the store keeps who it was."""
-        session = open_session(authorize=owners_only)
-        paused = runner.run(session.send("pay"))
         final = runner.run(
             session.resume(yes_to(paused.interrupts), turn_id=1, principal="alice")
         )
@@ -1370,17 +1376,18 @@ class TestExpiry:
         (pending,) = runner.run(other.send("ask")).interrupts
         assert pending.expires_at == NOW + timedelta(seconds=30)
 
-    def test_a_resume_after_expiry_is_expired(
+    @pytest.mark.session(ttl=timedelta(minutes=5))
+    def test_a_resume_after_expiry_is_expired(  # noqa: PLR0913 - fixtures
         self,
-        open_session: OpenSession,
+        *,
         store: Store,
         clock: Clock,
         log: RunLog,
         runner: asyncio.Runner,
+        session: Session,
+        paused: GenerateResult,
     ) -> None:
         """At expires_at the resume is rejected as expired and the turn stays open."""
-        session = open_session(ttl=timedelta(minutes=5))
-        paused = runner.run(session.send("pay"))
         clock.advance(timedelta(minutes=5))
         error = rejection(runner, session.resume(yes_to(paused.interrupts), turn_id=1))
         assert error.codes == (ProblemCode.EXPIRED,)
@@ -1411,15 +1418,15 @@ class TestExpiry:
         error = rejection(runner, session.resume(Resume(), turn_id=1))
         assert error.codes == (ProblemCode.MISSING,)
 
+    @pytest.mark.session(ttl=timedelta(minutes=5))
     def test_an_expired_turn_stops_blocking_its_session(
         self,
-        open_session: OpenSession,
         clock: Clock,
         runner: asyncio.Runner,
+        session: Session,
+        paused: GenerateResult,
     ) -> None:
         """Past expiry nothing is pending and send goes on, every call answered."""
-        session = open_session(ttl=timedelta(minutes=5))
-        paused = runner.run(session.send("pay"))
         assert runner.run(session.pending()) == paused.interrupts
         clock.advance(timedelta(minutes=5))
         assert runner.run(session.pending()) == ()
@@ -1812,11 +1819,11 @@ class TestOneSendAtATime:
         assert runner.run(open_session(on=OtherFirst(store)).recover()) is None
         assert log["transfer_money"] == 1
 
+    @pytest.mark.usefixtures("paused")
     def test_nothing_to_recover_takes_no_lease(
         self, open_session: OpenSession, store: Store, runner: asyncio.Runner
     ) -> None:
         """recover() with nothing to finish returns None, even while a lease is held."""
-        runner.run(open_session().send("pay"))
         assert runner.run(store.lease(SESSION, "dead", NOW, NOW + LEASE))
         assert runner.run(open_session().recover()) is None
 
@@ -1846,16 +1853,16 @@ class TestOneSendAtATime:
 
 
 class TestPausedAfterItRan:
+    @pytest.mark.session(schedule=PauseSchedule(after={"lookup"}))
     def test_cancel_keeps_the_real_output_of_a_call_that_ran(
         self,
-        open_session: OpenSession,
         store: Store,
         log: RunLog,
         runner: asyncio.Runner,
+        session: Session,
+        paused: GenerateResult,
     ) -> None:
         """Cancelled, a call that ran keeps its output; the trail says cancelled."""
-        session = open_session(schedule=PauseSchedule(after={"lookup"}))
-        paused = runner.run(session.send("pay"))
         assert {p.name for p in paused.interrupts} == {"lookup", "transfer_money"}
         assert log["lookup"] == 1
         runner.run(session.cancel("not today", principal="alice"))
@@ -2029,11 +2036,11 @@ class GatedFinish(Wrapped):
 
 
 class TestCancelRace:
+    @pytest.mark.usefixtures("paused")
     def test_two_cancels_at_the_close_one_wins(
         self, open_session: OpenSession, store: Store, runner: asyncio.Runner
     ) -> None:
         """Two cancels that both found the turn open: one closes it, one is consumed."""
-        runner.run(open_session().send("pay"))
 
         async def race() -> tuple[BaseException | None, ...]:
             gated = GatedFinish(store, 2)
