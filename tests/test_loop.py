@@ -217,6 +217,7 @@ class PausedRun:
     model: ScriptedModel
     result: GenerateResult
     tools: list[Tool[Any, Any, Any]]
+    options: dict[str, Any] = attrs.field(factory=dict)
 
     @property
     def pending(self) -> PendingInterrupt:
@@ -225,15 +226,23 @@ class PausedRun:
         return only
 
     def resume(self, answer: Resume) -> GenerateResult:
-        """Resume the paused turn with *answer*, behind the same approver."""
-        return resume(self.model, self.result, answer, self.tools, approver=GATED)
+        """Resume the paused turn with *answer*, with the same tools and options."""
+        return resume(self.model, self.result, answer, self.tools, **self.options)
 
 
 @pytest.fixture(name="gated")
 def _gated(tools: list[Tool[Any, Any, Any]]) -> PausedRun:
     """`BIG` paused behind `GATED`; after it, the model says "Done."."""
     model, result = run([model_says(BIG), model_says("Done.")], tools, approver=GATED)
-    return PausedRun(model, result, tools)
+    return PausedRun(model, result, tools, {"approver": GATED})
+
+
+@pytest.fixture(name="wiping")
+def _wiping(calls: Calls) -> PausedRun:
+    """`WIPE` paused by the tool's own approval; after it, the model says "Done."."""
+    wipe = _self_approving(calls, [])
+    model, result = run([model_says(WIPE), model_says("Done.")], [wipe])
+    return PausedRun(model, result, [wipe])
 
 
 class TestTrivia:
@@ -1466,42 +1475,39 @@ WIPE = ToolRequest("wipe", input={"disk": "d1"})
 
 
 class TestToolRaisedApproval:
-    def test_it_accepts_only_a_decision(self, calls: Calls) -> None:
+    def test_it_accepts_only_a_decision(self, wiping: PausedRun) -> None:
         """A tool's own ApprovalPending accepts no respond, only a decision."""
-        _, result = run([model_says(WIPE)], [_self_approving(calls, [])])
-        (pending,) = result.interrupts
+        pending = wiping.pending
         assert pending.kind == ApprovalPending(pending.ref)
         assert pending.payload == {"wipe": {"disk": "d1"}}
         assert pending.accepts == Accepts(restart=DECISION_SCHEMA)
         assert pending.on_expiry is None
 
-    def test_a_respond_is_refused_and_nothing_runs(self, calls: Calls) -> None:
+    def test_a_respond_is_refused_and_nothing_runs(
+        self, wiping: PausedRun, calls: Calls
+    ) -> None:
         """A made-up result cannot stand in for the tool's own approval."""
-        wipe = _self_approving(calls, [])
-        model, result = run([model_says(WIPE), model_says("ok")], [wipe])
-        (pending,) = result.interrupts
+        pending = wiping.pending
         with pytest.raises(ResumeRejected):
             pending.respond("wiped")
         forged = Resume([Respond(pending.name, pending.ref, "wiped")])
         with pytest.raises(ResumeRejected) as caught:
-            resume(model, result, forged, [wipe])
+            wiping.resume(forged)
         assert caught.value.codes == (ProblemCode.ANSWER_NOT_ACCEPTED,)
         assert calls["wipe"] == 1
-        assert len(model.requests) == 1
+        assert len(wiping.model.requests) == 1
 
     def test_restart_with_resumed_null_is_a_schema_violation(
-        self, calls: Calls
+        self, wiping: PausedRun, calls: Calls
     ) -> None:
         """A restart without a decision fails validation; nothing runs."""
-        wipe = _self_approving(calls, [])
-        model, result = run([model_says(WIPE), model_says("ok")], [wipe])
-        (pending,) = result.interrupts
+        pending = wiping.pending
         bare = Resume(restart=[Restart(pending.name, pending.ref)])
         with pytest.raises(ResumeRejected) as caught:
-            resume(model, result, bare, [wipe])
+            wiping.resume(bare)
         assert caught.value.codes == (ProblemCode.SCHEMA_VIOLATION,)
         assert calls["wipe"] == 1
-        assert len(model.requests) == 1
+        assert len(wiping.model.requests) == 1
 
     def test_approve_reruns_it_approved_and_the_result_reaches_the_history(
         self, tools: list[Tool[Any, Any, Any]], calls: Calls
@@ -1522,17 +1528,13 @@ class TestToolRaisedApproval:
         assert final.messages[-2] == last_tool_message(model)
 
     def test_reject_never_runs_it_and_the_model_sees_the_reason(
-        self, calls: Calls
+        self, wiping: PausedRun, calls: Calls
     ) -> None:
         """Rejecting answers the model with the reason; the tool does not run again."""
-        wipe = _self_approving(calls, [])
-        model, result = run([model_says(WIPE), model_says("Not wiped.")], [wipe])
-        (pending,) = result.interrupts
-        answer = Resume(restart=[pending.reject("disk in use")])
-        final = resume(model, result, answer, [wipe])
+        final = wiping.resume(Resume(restart=[wiping.pending.reject("disk in use")]))
         assert final.finish_reason == "stop"
         assert calls["wipe"] == 1
-        assert outputs(last_tool_message(model)) == {
+        assert outputs(last_tool_message(wiping.model)) == {
             "call-1": {"status": "rejected", "reason": "disk in use"}
         }
 
