@@ -15,9 +15,12 @@ from interruption import (
     InvalidArgument,
     Message,
     PendingInterrupt,
+    Respond,
+    Restart,
     ResumeRejected,
     Role,
     ToolRequest,
+    ToolResponse,
     dumps,
     loads,
     validate_resume,
@@ -145,3 +148,38 @@ class TestTheLaws:
         with pytest.raises(InvalidArgument, match="pass answers=") as caught:
             data.draw(valid_resumes(turn))
         assert caught.value.where == "valid_resumes: answers"
+
+    @given(st.data())
+    def test_const_and_boolean_answers_and_a_taken_unknown_ref(
+        self, data: st.DataObject
+    ) -> None:
+        """Const and boolean schemas get answers; a forged ref skips taken ones."""
+        request = ToolRequest("ask", "c1", {})
+        pending = PendingInterrupt(
+            "c1",
+            Custom(),
+            None,
+            tool=request,
+            accepts=Accepts({"const": 7}, {"type": "boolean"}),
+        )
+        done = ToolResponse("ask", "c1-x", 1)
+        turn = InterruptedTurn(
+            "s",
+            1,
+            (Message(Role.MODEL, (request, ToolRequest("ask", "c1-x", {}))),),
+            (pending,),
+            (done,),
+            NOON,
+        )
+        resume = data.draw(valid_resumes(turn))
+        answered: list[Respond | Restart] = [*resume.respond, *resume.restart]
+        (entry,) = answered
+        if isinstance(entry, Respond):
+            assert entry.output == 7
+        else:
+            assert isinstance(entry.resumed, bool)
+        validate_resume(resume, turn)
+        found = {name: mutated for name, mutated, _ in mutations(resume, turn)}
+        unknown = found["unknown ref at 0"]
+        entries: list[Respond | Restart] = [*unknown.respond, *unknown.restart]
+        assert [forged.ref for forged in entries] == ["c1-xx"]
