@@ -34,7 +34,6 @@ from interruption.errors import (
     ExtraMissing,
     FieldError,
     FieldTypeError,
-    Interrupted,
     InterruptionError,
     InvalidArgument,
     PauseRefused,
@@ -48,8 +47,6 @@ from interruption.errors import (
     SessionPaused,
     StoreUnavailable,
     TurnIdTaken,
-    interrupt,
-    interrupt_with,
 )
 from interruption.kinds import (
     ApprovalPending,
@@ -66,6 +63,7 @@ from interruption.parts import (
     ToolRequest,
     ToolResponse,
 )
+from interruption.pause import Interrupted, interrupt, interrupt_with
 from interruption.prompts import Confirm, Input, Prompt
 from interruption.schedule import PauseSchedule
 from interruption.wire import (

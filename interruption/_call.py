@@ -28,7 +28,6 @@ from interruption.approval import (
 )
 from interruption.errors import (
     DecodeError,
-    Interrupted,
     InvalidArgument,
     PauseRefused,
     PayloadError,
@@ -37,6 +36,7 @@ from interruption.errors import (
 )
 from interruption.kinds import ApprovalPending, InterruptionKind, Phase, ScheduledPause
 from interruption.parts import ToolRequest, ToolResponse
+from interruption.pause import Interrupted
 from interruption.resume import PendingInterrupt
 from interruption.schedule import PauseSchedule
 from interruption.tools import Tool, ToolContext, ToolContractError

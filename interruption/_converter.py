@@ -34,12 +34,12 @@ from interruption._schema import DATETIME_DOC, describe_type, record_tag, union_
 from interruption.errors import (
     DecodeError,
     FieldError,
-    Interrupted,
     PayloadError,
     Problem,
     ResumeRejected,
 )
 from interruption.kinds import InterruptionKind
+from interruption.pause import Interrupted
 
 if TYPE_CHECKING:
     from collections.abc import Callable

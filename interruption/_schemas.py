@@ -14,9 +14,10 @@ from typing import Final
 from interruption._decisions import DECISION_SCHEMA
 from interruption._json import JSON
 from interruption.audit import AuditEvent
-from interruption.errors import Interrupted, ResumeRejected
+from interruption.errors import ResumeRejected
 from interruption.kinds import ApprovalPending, Custom, ScheduledPause
 from interruption.parts import Message, ToolRequest, ToolResponse
+from interruption.pause import Interrupted
 from interruption.prompts import Confirm, Input
 from interruption.resume import (
     InterruptedTurn,

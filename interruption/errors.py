@@ -1,9 +1,7 @@
-"""The pause, and the one small tree of failures.
+"""The one small tree of failures.
 
 ::
 
-    BaseException
-    └── Interrupted                       control flow: a pause, not a failure
     Exception
     └── InterruptionError                 base of every failure raised here
         ├── DecodeError (+ ValueError)    wire input is malformed
@@ -28,8 +26,8 @@
         └── EventLoopRunning (+ RuntimeError) a blocking twin called inside a
                                           running event loop
 
-`Interrupted` derives from `BaseException`, like `asyncio.CancelledError`, so
-that a tool body's ``except Exception:`` cannot swallow a pause.
+The pause is not a failure: `interruption.pause.Interrupted` is control
+flow, a `BaseException`.
 
 Every failure has a stable `InterruptionError.code` (``"decode_error"``,
 ``"schema_error"``, ...), its class's own, so that a web handler can map
@@ -43,23 +41,17 @@ travel together, never only the first.
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING, ClassVar, Literal, NoReturn, Self, TypeAlias, final
+from typing import TYPE_CHECKING, ClassVar, Literal, Self, TypeAlias, final
 
 import attrs
 
-from interruption._json import JSON, Mismatch, json_equal
-from interruption._validators import frozen_payload, optional_string, string
-from interruption.kinds import (
-    KINDS,
-    ApprovalPending,
-    Custom,
-    InterruptionKind,
-    ScheduledPause,
-    tag_of,
-)
+from interruption._json import Mismatch
+from interruption._validators import optional_string, string
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
+
+    from interruption.kinds import InterruptionKind
 
 __all__ = [
     "ArgumentTypeError",
@@ -68,7 +60,6 @@ __all__ = [
     "ExtraMissing",
     "FieldError",
     "FieldTypeError",
-    "Interrupted",
     "InterruptionError",
     "InvalidArgument",
     "Mismatch",
@@ -80,8 +71,6 @@ __all__ = [
     "SessionInUse",
     "StoreUnavailable",
     "TurnIdTaken",
-    "interrupt",
-    "interrupt_with",
 ]
 
 
@@ -410,94 +399,6 @@ class ResumeRejected(InterruptionError, ValueError):
             return f"resume rejected: {self.problems[0]}"
         lines = "\n".join(f"  {problem}" for problem in self.problems)
         return f"resume rejected, {len(self.problems)} problems:\n{lines}"
-
-
-@final
-class Interrupted(BaseException):
-    """A dispatch paused for a human: control flow, not a failure.
-
-    Equal by value (same kind, JSON-equal payload), so tests can compare.
-    It holds a frozen copy of *payload* (a change raises `TypeError`), as
-    a record does.
-
-    Args:
-        kind: Why the dispatch paused.
-        payload: What the human is shown; must be JSON.
-
-    Raises:
-        PayloadError: if *payload* is not a JSON value.
-        FieldTypeError: if *kind* is not an `InterruptionKind` (a
-            `TypeError` too).
-    """
-
-    __slots__ = ("_kind", "_payload")
-
-    def __init__(self, kind: InterruptionKind, payload: JSON = None) -> None:
-        if not isinstance(kind, KINDS):
-            expected = "Custom, ApprovalPending or ScheduledPause"
-            raise FieldTypeError("kind", expected, type(kind).__name__)
-        payload = frozen_payload(payload)
-        super().__init__(kind, payload)
-        self._kind = kind
-        self._payload = payload
-
-    @property
-    def kind(self) -> InterruptionKind:
-        """Why the dispatch paused."""
-        return self._kind
-
-    @property
-    def payload(self) -> JSON:
-        """What the human is shown."""
-        return self._payload
-
-    def __str__(self) -> str:
-        match self._kind:
-            case ApprovalPending(tool_use_id=detail):
-                pass
-            case ScheduledPause(phase=phase, node=node):
-                detail = f"{phase.value} {node}"
-            case Custom():  # pragma: no branch - the union is closed
-                return "dispatch interrupted for human review (custom)"
-        return f"dispatch interrupted for human review ({tag_of(self._kind)}: {detail})"
-
-    def __repr__(self) -> str:
-        return f"Interrupted({self._kind!r}, {self._payload!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Interrupted):
-            return NotImplemented
-        return self._kind == other._kind and json_equal(self._payload, other._payload)
-
-    def __hash__(self) -> int:
-        return hash(self._kind)
-
-
-def interrupt(payload: JSON = None) -> NoReturn:
-    """Pause the dispatch with a `Custom` kind.
-
-    Args:
-        payload: What the human is shown; must be JSON.
-
-    Raises:
-        Interrupted: always.
-        PayloadError: if *payload* is not JSON (instead of pausing).
-    """
-    raise Interrupted(Custom(), payload)
-
-
-def interrupt_with(kind: InterruptionKind, payload: JSON = None) -> NoReturn:
-    """Pause the dispatch with any kind.
-
-    Args:
-        kind: Why the dispatch pauses.
-        payload: What the human is shown; must be JSON.
-
-    Raises:
-        Interrupted: always.
-        PayloadError: if *payload* is not JSON (instead of pausing).
-    """
-    raise Interrupted(kind, payload)
 
 
 class InvalidArgument(InterruptionError, ValueError):

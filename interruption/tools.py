@@ -68,7 +68,7 @@ from interruption._schemacheck import (
     schema_value,
 )
 from interruption._validators import check_payload
-from interruption.errors import ArgumentTypeError, Interrupted, InterruptionError
+from interruption.errors import ArgumentTypeError, InterruptionError
 from interruption.kinds import (
     ApprovalPending,
     Custom,
@@ -76,6 +76,7 @@ from interruption.kinds import (
     Phase,
     ScheduledPause,
 )
+from interruption.pause import Interrupted
 from interruption.resume import Accepts, ExpiryAnswer, accepts_of_kind
 from interruption.wire import json_schema, structure, unstructure
 

@@ -757,3 +757,14 @@ class TestResumeRejectedOnTheWire:
         schema = json_schema(ResumeRejected)
         assert conforms(json.loads(dumps(rejection)), schema)
         assert not conforms({"type": "resume_rejected", "problems": []}, schema)
+
+
+def test_the_pause_is_control_flow_outside_the_error_tree() -> None:
+    """`Interrupted` lives in `interruption.pause`, a BaseException, not an error."""
+    import interruption.errors  # noqa: PLC0415
+    import interruption.pause  # noqa: PLC0415
+
+    assert interruption.pause.Interrupted.__module__ == "interruption.pause"
+    assert not issubclass(interruption.pause.Interrupted, Exception)
+    assert not hasattr(interruption.errors, "Interrupted")
+    assert not set(interruption.pause.__all__) & set(interruption.errors.__all__)

@@ -76,7 +76,6 @@ from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
 from interruption.errors import (
     ArgumentTypeError,
     DecodeError,
-    Interrupted,
     InterruptionError,
     InvalidArgument,
     Problem,
@@ -85,6 +84,7 @@ from interruption.errors import (
 )
 from interruption.kinds import ApprovalPending, Custom, tag_of
 from interruption.parts import ToolRequest
+from interruption.pause import Interrupted
 from interruption.resume import Accepts, PendingInterrupt, Respond, Restart, Resume
 from interruption.tools import Tool, ToolContext, ToolContractError
 from interruption.validation import (

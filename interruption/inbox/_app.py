@@ -285,19 +285,7 @@ def _choices(pending: PendingInterrupt, index: int) -> tuple[_Choice, ...]:
                 ),
             ),
         ]
-        if allowed.replace_input is not None and pending.tool is not None:
-            choices.append(
-                _Choice(
-                    "edit",
-                    "Edit, then approve",
-                    field_for(
-                        allowed.replace_input,
-                        f"{prefix}.edit",
-                        "Arguments",
-                        prefill=pending.tool.input,
-                    ),
-                )
-            )
+        choices.extend(_edit(pending, prefix, "Edit, then approve"))
         return tuple(choices)
     found: list[_Choice] = []
     if allowed.respond is not None:
@@ -322,20 +310,19 @@ def _choices(pending: PendingInterrupt, index: int) -> tuple[_Choice, ...]:
                 field_for(allowed.restart, f"{prefix}.restart", "Data for the run"),
             )
         )
-        if allowed.replace_input is not None and pending.tool is not None:
-            found.append(
-                _Choice(
-                    "edit",
-                    "Edit the arguments, then continue",
-                    field_for(
-                        allowed.replace_input,
-                        f"{prefix}.edit",
-                        "Arguments",
-                        prefill=pending.tool.input,
-                    ),
-                )
-            )
+        found.extend(_edit(pending, prefix, "Edit the arguments, then continue"))
     return tuple(found)
+
+
+def _edit(pending: PendingInterrupt, prefix: str, label: str) -> tuple[_Choice, ...]:
+    """The edit choice, where *pending* takes a replacement input (else none)."""
+    schema = pending.accepts.replace_input
+    if schema is None or pending.tool is None:
+        return ()
+    arguments = field_for(
+        schema, f"{prefix}.edit", "Arguments", prefill=pending.tool.input
+    )
+    return (_Choice("edit", label, arguments),)
 
 
 def _confirm_choices(payload: JSON) -> tuple[str, ...] | None:

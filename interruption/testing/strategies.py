@@ -39,7 +39,7 @@ import attrs
 from interruption._json import JSON, MAX_SAFE_INTEGER, json_equal
 from interruption._schemacheck import JSONSchema, conforms
 from interruption.approval import DECISION_SCHEMA, Approve, Reject, decision_to_json
-from interruption.errors import Interrupted, InvalidArgument, ProblemCode
+from interruption.errors import InvalidArgument, ProblemCode
 from interruption.kinds import (
     ApprovalPending,
     Custom,
@@ -48,6 +48,7 @@ from interruption.kinds import (
     ScheduledPause,
 )
 from interruption.parts import Message, Role, ToolRequest, ToolResponse
+from interruption.pause import Interrupted
 from interruption.resume import (
     Accepts,
     InterruptedTurn,
