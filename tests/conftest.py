@@ -13,6 +13,16 @@ from interruption import _parse, _schemacheck, wire
 from interruption.store import MemoryStore, PostgresStore, SqliteStore, Store
 from psycopg import sql
 
+from tests.sessions import Clock
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the suite's own marks (``--strict-markers`` refuses others)."""
+    config.addinivalue_line(
+        "markers", "session(**options): the options the `session` fixture opens with"
+    )
+
+
 settings.register_profile(
     "default",
     max_examples=100,
@@ -76,6 +86,12 @@ def drop_schema(dsn: str, schema: str) -> None:
         conn.execute(
             sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema))
         )
+
+
+@pytest.fixture(name="clock")
+def _clock() -> Clock:
+    """A clock at `tests.sessions.NOW` that the test moves by hand."""
+    return Clock()
 
 
 @pytest.fixture(name="runner")

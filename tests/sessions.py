@@ -17,7 +17,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from contextlib import closing
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Final, Protocol
 
@@ -47,6 +47,25 @@ from interruption.resume import ExpiryAnswer, Resume
 from interruption.session import Session
 from interruption.store import SqliteStore, Store
 from interruption.testing import ScriptedModel
+
+NOW: Final = datetime(2026, 11, 21, 23, 0, tzinfo=UTC)
+"""When the loop's and the sessions' tests start; a `Clock` reads it first."""
+
+
+class Clock:
+    """A clock the test moves by hand (the ``clock`` fixture)."""
+
+    def __init__(self) -> None:
+        self.moment = NOW
+
+    def __call__(self) -> datetime:
+        """The time it reads."""
+        return self.moment
+
+    def advance(self, delta: timedelta) -> None:
+        """Move the clock forward by *delta*."""
+        self.moment += delta
+
 
 TRANSFER_INPUT: dict[str, JSON] = {
     "type": "object",

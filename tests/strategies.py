@@ -1,10 +1,10 @@
-"""The test suite's hypothesis strategies, all in one place.
+"""What the test suite draws beyond `interruption.testing.strategies`.
 
-JSON values, kinds, pauses and broken documents; tool batches and answers;
-sealed turns and broken tokens; number spellings; every wire record and
-hostile input for the decoder; the loop's decisions and raised trees; and
-``multipleOf`` cases. The public ones live in
-`interruption.testing.strategies`.
+The public strategies draw JSON values, texts, kinds and pauses; this
+module re-exports those and adds only what the suite needs more of: broken
+documents; tool batches and answers; sealed turns and broken tokens; number
+spellings; every wire record and hostile input for the decoder; the loop's
+decisions and raised trees; and ``multipleOf`` cases.
 """
 
 from __future__ import annotations
@@ -51,6 +51,15 @@ from interruption._json import MAX_DEPTH, MAX_SAFE_INTEGER, child_path, is_json_
 from interruption.kinds import KINDS
 from interruption.resume import answer_key
 from interruption.store import AuditEvent, AuditKind
+from interruption.testing.strategies import (
+    decisions,
+    interrupteds,
+    json_scalars,
+    json_values,
+    kinds,
+    texts,
+)
+from interruption.testing.strategies import object_keys as keys
 
 from tests.sessions import BEHAVIOURS, ToolSet
 
@@ -79,13 +88,13 @@ __all__ = [
     "Corruption",
     "TokenMutation",
     "answers",
-    "approvals",
     "audit_events",
     "b64url",
     "batches",
     "calls",
     "corruptions",
     "deep_records",
+    "encodable_pendings",
     "encoded",
     "equivalents",
     "hostile_json",
@@ -98,9 +107,7 @@ __all__ = [
     "messages",
     "multiples_and_not",
     "mutated_documents",
-    "non_empty_text",
     "number_literals",
-    "pending_interrupts",
     "pending_turns",
     "pendings",
     "problems",
@@ -109,7 +116,6 @@ __all__ = [
     "rejections",
     "responds",
     "restarts",
-    "scheduled_pauses",
     "texts",
     "token_mutations",
     "tool_requests",
@@ -126,64 +132,9 @@ TAGS: Final = ("custom", "approval_pending", "scheduled_pause")
 """Every kind's wire tag."""
 
 
-def texts(*, min_size: int = 0, max_size: int = 12) -> st.SearchStrategy[str]:
-    """Strings of valid Unicode: any code point but a lone surrogate."""
-    return st.text(
-        st.characters(exclude_categories=["Cs"]), min_size=min_size, max_size=max_size
-    )
-
-
 def non_empty_text() -> st.SearchStrategy[str]:
     """Non-empty strings of valid Unicode (a kind's ``tool_use_id``, ``node``)."""
     return texts(min_size=1)
-
-
-def keys() -> st.SearchStrategy[str]:
-    """Object keys: mostly short names, sometimes any valid Unicode."""
-    return st.one_of(st.sampled_from(["a", "b", "type", "kind", "x y"]), texts())
-
-
-def json_scalars() -> st.SearchStrategy[JSON]:
-    """``null``, booleans, I-JSON integers, finite floats and strings."""
-    return st.one_of(
-        st.none(),
-        st.booleans(),
-        st.integers(-MAX_SAFE_INTEGER, MAX_SAFE_INTEGER),
-        st.floats(allow_nan=False, allow_infinity=False),
-        texts(),
-    )
-
-
-def json_values(*, max_leaves: int = 12) -> st.SearchStrategy[JSON]:
-    """JSON values as `interruption._json` defines them, nested a few levels."""
-    return st.recursive(
-        json_scalars(),
-        lambda inner: st.one_of(
-            st.lists(inner, max_size=4),
-            st.dictionaries(keys(), inner, max_size=4),
-        ),
-        max_leaves=max_leaves,
-    )
-
-
-def approvals() -> st.SearchStrategy[ApprovalPending]:
-    """Approval pauses, for any non-empty ``tool_use_id``."""
-    return st.builds(ApprovalPending, non_empty_text())
-
-
-def scheduled_pauses() -> st.SearchStrategy[ScheduledPause]:
-    """Scheduled pauses, before or after any non-empty node."""
-    return st.builds(ScheduledPause, st.sampled_from(Phase), non_empty_text())
-
-
-def kinds() -> st.SearchStrategy[InterruptionKind]:
-    """Every interruption kind, with non-empty strings in its fields."""
-    return st.one_of(st.just(Custom()), approvals(), scheduled_pauses())
-
-
-def interrupteds() -> st.SearchStrategy[Interrupted]:
-    """Pauses: any kind with any JSON payload."""
-    return st.builds(Interrupted, kinds(), json_values())
 
 
 def wire_values() -> st.SearchStrategy[InterruptionKind | Interrupted]:
@@ -452,7 +403,13 @@ def pendings(draw: st.DrawFn, ref: str) -> PendingInterrupt:
 
 @st.composite
 def turns(draw: st.DrawFn) -> InterruptedTurn:
-    """An interrupted turn: pending calls, finished siblings, any times."""
+    """An interrupted turn: pending calls, finished siblings, any times.
+
+    Wider than the public `interruption.testing.strategies.turns`, which
+    draws turns a resume can answer: here any kind pairs with any accepted
+    schemas (`pendings`), and the turn and its pauses may carry an expiry
+    and approved calls; values to seal and open, not to answer.
+    """
     refs = draw(st.lists(REFS, min_size=1, max_size=5, unique=True))
     split = draw(st.integers(1, len(refs)))
     interrupts = tuple(draw(pendings(ref)) for ref in refs[:split])
@@ -687,7 +644,7 @@ def messages() -> st.SearchStrategy[Message]:
     )
 
 
-def pending_interrupts() -> st.SearchStrategy[PendingInterrupt]:
+def encodable_pendings() -> st.SearchStrategy[PendingInterrupt]:
     """Pending interrupts, every optional field present or not, any schemas.
 
     Unlike `pendings` (and `interruption.testing.strategies`), the accepted
@@ -735,7 +692,7 @@ def interrupted_turns() -> st.SearchStrategy[InterruptedTurn]:
         messages=st.lists(messages(), max_size=2).map(tuple),
         # An answer must be able to tell them apart (by id, by name and ref).
         interrupts=st.lists(
-            pending_interrupts(), max_size=2, unique_by=(_pending_id, answer_key)
+            encodable_pendings(), max_size=2, unique_by=(_pending_id, answer_key)
         ).map(tuple),
         completed=st.lists(tool_responses(), max_size=2).map(tuple),
         created_at=ALL_MOMENTS,
@@ -750,7 +707,7 @@ def pending_turns() -> st.SearchStrategy[PendingTurn]:
         PendingTurn,
         session=non_empty_text(),
         turn_id=st.integers(0, MAX_SAFE_INTEGER),
-        interrupts=st.lists(pending_interrupts(), max_size=2).map(tuple),
+        interrupts=st.lists(encodable_pendings(), max_size=2).map(tuple),
         expires_at=st.none() | ALL_MOMENTS,
     )
 
@@ -789,7 +746,7 @@ def audit_events() -> st.SearchStrategy[AuditEvent]:
 
 
 RECORDS: Final[dict[type[object], st.SearchStrategy[object]]] = {
-    ApprovalPending: approvals(),
+    ApprovalPending: st.builds(ApprovalPending, non_empty_text()),
     AuditEvent: audit_events(),
     Confirm: st.builds(
         Confirm,
@@ -802,7 +759,7 @@ RECORDS: Final[dict[type[object], st.SearchStrategy[object]]] = {
     Interrupted: interrupteds(),
     InterruptedTurn: interrupted_turns(),
     Message: messages(),
-    PendingInterrupt: pending_interrupts(),
+    PendingInterrupt: encodable_pendings(),
     PendingTurn: pending_turns(),
     Respond: responds(),
     Restart: restarts(),
@@ -812,7 +769,7 @@ RECORDS: Final[dict[type[object], st.SearchStrategy[object]]] = {
         st.lists(restarts(), max_size=2).map(tuple),
     ),
     ResumeRejected: rejections(),
-    ScheduledPause: scheduled_pauses(),
+    ScheduledPause: st.builds(ScheduledPause, st.sampled_from(Phase), non_empty_text()),
     ToolRequest: tool_requests(),
     ToolResponse: tool_responses(),
     PAUSES: st.lists(interrupteds(), max_size=3),
@@ -942,6 +899,7 @@ def mutated_documents(draw: st.DrawFn, document: str) -> str | bytes:
 # --- the loop ---
 
 DECISIONS: Final[st.SearchStrategy[JSON]] = st.one_of(
+    decisions(),
     st.sampled_from(
         [
             "approve",
@@ -958,7 +916,8 @@ DECISIONS: Final[st.SearchStrategy[JSON]] = st.one_of(
     ),
     json_values(max_leaves=4),
 )
-"""Approval decisions, near misses and any JSON at all."""
+"""Approval decisions (the public `decisions`, and other spellings), near
+misses and any JSON at all."""
 
 
 @st.composite

@@ -6,7 +6,7 @@ import gc
 import threading
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Final
 
 import attrs
@@ -81,10 +81,12 @@ from interruption.loop import _ThreadRunner, last_result, run_sync
 from interruption.testing import ScriptedModel
 from interruption.validation import Answer, ResolvedResume
 
+from tests.sessions import ASK_INPUT, NOW, over_the_limit, transfer
 from tests.strategies import DECISIONS, raised_trees
 
-NOW = datetime(2026, 11, 21, 23, 0, tzinfo=UTC)
 SESSION = "s-3f2a"
+BIG = transfer()
+"""A transfer over the limit: `GATED` pauses it for a human."""
 
 
 def clock() -> datetime:
@@ -125,13 +127,6 @@ class Note:
     """Resumed data for `confirm`."""
 
     text: str
-
-
-ASK_INPUT: dict[str, JSON] = {
-    "type": "object",
-    "properties": {"question": {"type": "string"}},
-    "required": ["question"],
-}
 
 
 class Calls:
@@ -187,14 +182,6 @@ def _tools(calls: Calls) -> list[Tool[Any, Any, Any]]:
     return [transfer_money, lookup, confirm, explode, ask_user]
 
 
-def over_the_limit(request: ToolRequest) -> bool:
-    """The seed's rule: a transfer over 100 awaits a human."""
-    assert isinstance(request.input, dict)
-    amount = request.input["amount"]
-    assert isinstance(amount, int)
-    return amount > 100
-
-
 GATED = by_tool({"transfer_money": when(over_the_limit)})
 
 
@@ -223,6 +210,41 @@ def resume(
     return resume_turn_sync(model, result.turn, answer, tools=tools, **options)
 
 
+@attrs.frozen
+class PausedRun:
+    """A run paused on one interrupt, and the options to resume it with."""
+
+    model: ScriptedModel
+    result: GenerateResult
+    tools: list[Tool[Any, Any, Any]]
+    options: dict[str, Any] = attrs.field(factory=dict)
+
+    @property
+    def pending(self) -> PendingInterrupt:
+        """The one interrupt pending."""
+        (only,) = self.result.interrupts
+        return only
+
+    def resume(self, answer: Resume) -> GenerateResult:
+        """Resume the paused turn with *answer*, with the same tools and options."""
+        return resume(self.model, self.result, answer, self.tools, **self.options)
+
+
+@pytest.fixture(name="gated")
+def _gated(tools: list[Tool[Any, Any, Any]]) -> PausedRun:
+    """`BIG` paused behind `GATED`; after it, the model says "Done."."""
+    model, result = run([model_says(BIG), model_says("Done.")], tools, approver=GATED)
+    return PausedRun(model, result, tools, {"approver": GATED})
+
+
+@pytest.fixture(name="wiping")
+def _wiping(calls: Calls) -> PausedRun:
+    """`WIPE` paused by the tool's own approval; after it, the model says "Done."."""
+    wipe = _self_approving(calls, [])
+    model, result = run([model_says(WIPE), model_says("Done.")], [wipe])
+    return PausedRun(model, result, [wipe])
+
+
 class TestTrivia:
     def test_an_interrupt_only_tool_is_answered_by_respond(
         self, tools: list[Tool[Any, Any, Any]]
@@ -249,14 +271,13 @@ class TestTrivia:
 
 class TestApproval:
     def test_over_the_limit_pauses_with_approval_pending(
-        self, tools: list[Tool[Any, Any, Any]], calls: Calls
+        self, gated: PausedRun, calls: Calls
     ) -> None:
         """A transfer over 100 awaits a human; the tool has not run."""
-        big = ToolRequest("transfer_money", input={"to": "ACME", "amount": 125000})
-        _, result = run([model_says(big)], tools, approver=GATED)
-        (pending,) = result.interrupts
+        pending = gated.pending
+        assert gated.result.finish_reason == "interrupted"
         assert pending.kind == ApprovalPending(pending.ref)
-        assert pending.payload == {"tool": "transfer_money", "input": big.input}
+        assert pending.payload == {"tool": "transfer_money", "input": BIG.input}
         assert pending.accepts.respond is None
         assert calls["transfer_money"] == 0
 
@@ -274,44 +295,28 @@ class TestApproval:
             "call-1": {"status": "sent", "to": "ACME", "amount": 5}
         }
 
-    def test_approved_transfer_runs_once(
-        self, tools: list[Tool[Any, Any, Any]], calls: Calls
-    ) -> None:
+    def test_approved_transfer_runs_once(self, gated: PausedRun, calls: Calls) -> None:
         """Approving runs the tool with its original input, once."""
-        big = ToolRequest("transfer_money", input={"to": "ACME", "amount": 125000})
-        model, result = run(
-            [model_says(big), model_says("Paid.")], tools, approver=GATED
-        )
-        (pending,) = result.interrupts
-        final = resume(
-            model,
-            result,
-            Resume(restart=[pending.approve("ok")]),
-            tools,
-            approver=GATED,
-        )
+        pending = gated.pending
+        final = gated.resume(Resume(restart=[pending.approve("ok")]))
         assert final.finish_reason == "stop"
+        assert final.message.text == "Done."
         assert calls["transfer_money"] == 1
-        assert outputs(last_tool_message(model))[pending.ref] == {
+        assert outputs(last_tool_message(gated.model))[pending.ref] == {
             "status": "sent",
             "to": "ACME",
             "amount": 125000,
         }
 
     def test_rejected_transfer_never_runs_and_the_model_hears_why(
-        self, tools: list[Tool[Any, Any, Any]], calls: Calls
+        self, gated: PausedRun, calls: Calls
     ) -> None:
         """Rejecting tells the model the rejection and reason; the tool never ran."""
-        big = ToolRequest("transfer_money", input={"to": "ACME", "amount": 125000})
-        model, result = run(
-            [model_says(big), model_says("Not paid.")], tools, approver=GATED
-        )
-        (pending,) = result.interrupts
-        answer = Resume(restart=[pending.reject("wrong account")])
-        final = resume(model, result, answer, tools, approver=GATED)
+        pending = gated.pending
+        final = gated.resume(Resume(restart=[pending.reject("wrong account")]))
         assert final.finish_reason == "stop"
         assert calls["transfer_money"] == 0
-        assert outputs(last_tool_message(model)) == {
+        assert outputs(last_tool_message(gated.model)) == {
             pending.ref: {"status": "rejected", "reason": "wrong account"}
         }
 
@@ -319,9 +324,8 @@ class TestApproval:
         self, tools: list[Tool[Any, Any, Any]], calls: Calls
     ) -> None:
         """An approver's own Reject answers the model without a pause."""
-        big = ToolRequest("transfer_money", input={"to": "ACME", "amount": 125000})
         model, result = run(
-            [model_says(big), model_says("Refused.")],
+            [model_says(BIG), model_says("Refused.")],
             tools,
             approver=lambda _request: Reject("limits"),
         )
@@ -364,9 +368,8 @@ class TestApproval:
                 raise LookupError("the policy service is down")
             return broken
 
-        big = ToolRequest("transfer_money", input={"to": "ACME", "amount": 125000})
         model, result = run(
-            [model_says(big), model_says("Not paid.")], tools, approver=approver
+            [model_says(BIG), model_says("Not paid.")], tools, approver=approver
         )
         assert result.finish_reason == "stop"
         assert calls["transfer_money"] == 0
@@ -375,29 +378,23 @@ class TestApproval:
         assert output["status"] == "rejected"
         assert "the approver failed" in str(output["reason"])
         with pytest.raises((LookupError, TypeError)):
-            run([model_says(big)], tools, approver=approver, on_tool_error="raise")
+            run([model_says(BIG)], tools, approver=approver, on_tool_error="raise")
         assert calls["transfer_money"] == 0
 
     def test_respond_to_an_approval_is_refused_and_nothing_runs(
-        self, tools: list[Tool[Any, Any, Any]], calls: Calls
+        self, gated: PausedRun, calls: Calls
     ) -> None:
         """A client-made result cannot skip the approval."""
-        big = ToolRequest("transfer_money", input={"to": "ACME", "amount": 125000})
-        model, result = run([model_says(big)], tools, approver=GATED)
-        (pending,) = result.interrupts
+        pending = gated.pending
         forged = Resume([Respond(pending.name, pending.ref, {"status": "sent"})])
         with pytest.raises(ResumeRejected) as caught:
-            resume(model, result, forged, tools, approver=GATED)
+            gated.resume(forged)
         assert caught.value.codes == (ProblemCode.ANSWER_NOT_ACCEPTED,)
         assert calls["transfer_money"] == 0
 
-    def test_tampered_amount_is_refused(
-        self, tools: list[Tool[Any, Any, Any]], calls: Calls
-    ) -> None:
+    def test_tampered_amount_is_refused(self, gated: PausedRun, calls: Calls) -> None:
         """Approving with a changed amount is input_modified; nothing runs."""
-        big = ToolRequest("transfer_money", input={"to": "ACME", "amount": 125000})
-        model, result = run([model_says(big)], tools, approver=GATED)
-        (pending,) = result.interrupts
+        pending = gated.pending
         forged = Resume(
             restart=[
                 Restart(
@@ -409,7 +406,7 @@ class TestApproval:
             ]
         )
         with pytest.raises(ResumeRejected) as caught:
-            resume(model, result, forged, tools, approver=GATED)
+            gated.resume(forged)
         assert caught.value.codes == (ProblemCode.INPUT_MODIFIED,)
         assert calls["transfer_money"] == 0
 
@@ -421,7 +418,7 @@ class TestBatch:
         """The finished sibling's output is reused on resume, not run again."""
         batch = model_says(
             ToolRequest("ask_user", input={"question": "Pay INV-7 today?"}),
-            ToolRequest("transfer_money", input={"to": "ACME", "amount": 125000}),
+            BIG,
             ToolRequest("lookup", input={}),
         )
         model, result = run([batch, model_says("All done.")], tools, approver=GATED)
@@ -658,9 +655,8 @@ class TestSchedule:
     ) -> None:
         """Continuing past a scheduled pause still asks the approver."""
         schedule = PauseSchedule(before={"transfer_money"})
-        big = ToolRequest("transfer_money", input={"to": "ACME", "amount": 125000})
         model, result = run(
-            [model_says(big), model_says("ok")],
+            [model_says(BIG), model_says("ok")],
             tools,
             schedule=schedule,
             approver=GATED,
@@ -1037,7 +1033,7 @@ class TestStream:
         """The stream yields every step, and Finished carries generate's result."""
         batch = model_says(
             ToolRequest("lookup", input={}),
-            ToolRequest("transfer_money", input={"to": "ACME", "amount": 125000}),
+            BIG,
         )
         options: dict[str, Any] = {
             "tools": tools,
@@ -1105,7 +1101,7 @@ class TestStream:
         """Each respond, rejection and carried output is one ToolFinished, in order."""
         batch = model_says(
             ToolRequest("ask_user", input={"question": "?"}),
-            ToolRequest("transfer_money", input={"to": "ACME", "amount": 125000}),
+            BIG,
             ToolRequest("lookup", input={}),
             ToolRequest("confirm", input={}),
         )
@@ -1382,7 +1378,7 @@ class TestWire:
         batch = model_says(
             "Let me check.",
             ToolRequest("ask_user", input={"question": "Pay INV-7 today?"}),
-            ToolRequest("transfer_money", input={"to": "ACME", "amount": 125000}),
+            BIG,
             ToolRequest("lookup", input={}),
             ToolRequest("confirm", input={}),
         )
@@ -1395,22 +1391,16 @@ class TestWire:
             result.interrupts[0].respond("Yes")
         )
 
-    def test_a_decoded_turn_resumes(
-        self, tools: list[Tool[Any, Any, Any]], calls: Calls
-    ) -> None:
+    def test_a_decoded_turn_resumes(self, gated: PausedRun, calls: Calls) -> None:
         """A turn stored as JSON and read back resumes like the original."""
-        big = ToolRequest("transfer_money", input={"to": "ACME", "amount": 125000})
-        model, result = run(
-            [model_says(big), model_says("Paid.")], tools, approver=GATED
-        )
-        assert result.turn is not None
-        turn = loads(dumps(result.turn), InterruptedTurn)
-        pending = loads(dumps(result.interrupts[0]), PendingInterrupt)
+        assert gated.result.turn is not None
+        turn = loads(dumps(gated.result.turn), InterruptedTurn)
+        pending = loads(dumps(gated.pending), PendingInterrupt)
         final = resume_turn_sync(
-            model,
+            gated.model,
             turn,
             Resume(restart=[pending.approve()]),
-            tools=tools,
+            tools=gated.tools,
             approver=GATED,
             now=clock,
         )
@@ -1461,8 +1451,7 @@ class TestAwaitHuman:
         self, tools: list[Tool[Any, Any, Any]], calls: Calls
     ) -> None:
         """The always() approver never pauses."""
-        big = ToolRequest("transfer_money", input={"to": "ACME", "amount": 125000})
-        _, result = run([model_says(big), model_says("ok")], tools, approver=always())
+        _, result = run([model_says(BIG), model_says("ok")], tools, approver=always())
         assert result.finish_reason == "stop"
         assert calls["transfer_money"] == 1
 
@@ -1486,42 +1475,39 @@ WIPE = ToolRequest("wipe", input={"disk": "d1"})
 
 
 class TestToolRaisedApproval:
-    def test_it_accepts_only_a_decision(self, calls: Calls) -> None:
+    def test_it_accepts_only_a_decision(self, wiping: PausedRun) -> None:
         """A tool's own ApprovalPending accepts no respond, only a decision."""
-        _, result = run([model_says(WIPE)], [_self_approving(calls, [])])
-        (pending,) = result.interrupts
+        pending = wiping.pending
         assert pending.kind == ApprovalPending(pending.ref)
         assert pending.payload == {"wipe": {"disk": "d1"}}
         assert pending.accepts == Accepts(restart=DECISION_SCHEMA)
         assert pending.on_expiry is None
 
-    def test_a_respond_is_refused_and_nothing_runs(self, calls: Calls) -> None:
+    def test_a_respond_is_refused_and_nothing_runs(
+        self, wiping: PausedRun, calls: Calls
+    ) -> None:
         """A made-up result cannot stand in for the tool's own approval."""
-        wipe = _self_approving(calls, [])
-        model, result = run([model_says(WIPE), model_says("ok")], [wipe])
-        (pending,) = result.interrupts
+        pending = wiping.pending
         with pytest.raises(ResumeRejected):
             pending.respond("wiped")
         forged = Resume([Respond(pending.name, pending.ref, "wiped")])
         with pytest.raises(ResumeRejected) as caught:
-            resume(model, result, forged, [wipe])
+            wiping.resume(forged)
         assert caught.value.codes == (ProblemCode.ANSWER_NOT_ACCEPTED,)
         assert calls["wipe"] == 1
-        assert len(model.requests) == 1
+        assert len(wiping.model.requests) == 1
 
     def test_restart_with_resumed_null_is_a_schema_violation(
-        self, calls: Calls
+        self, wiping: PausedRun, calls: Calls
     ) -> None:
         """A restart without a decision fails validation; nothing runs."""
-        wipe = _self_approving(calls, [])
-        model, result = run([model_says(WIPE), model_says("ok")], [wipe])
-        (pending,) = result.interrupts
+        pending = wiping.pending
         bare = Resume(restart=[Restart(pending.name, pending.ref)])
         with pytest.raises(ResumeRejected) as caught:
-            resume(model, result, bare, [wipe])
+            wiping.resume(bare)
         assert caught.value.codes == (ProblemCode.SCHEMA_VIOLATION,)
         assert calls["wipe"] == 1
-        assert len(model.requests) == 1
+        assert len(wiping.model.requests) == 1
 
     def test_approve_reruns_it_approved_and_the_result_reaches_the_history(
         self, tools: list[Tool[Any, Any, Any]], calls: Calls
@@ -1542,17 +1528,13 @@ class TestToolRaisedApproval:
         assert final.messages[-2] == last_tool_message(model)
 
     def test_reject_never_runs_it_and_the_model_sees_the_reason(
-        self, calls: Calls
+        self, wiping: PausedRun, calls: Calls
     ) -> None:
         """Rejecting answers the model with the reason; the tool does not run again."""
-        wipe = _self_approving(calls, [])
-        model, result = run([model_says(WIPE), model_says("Not wiped.")], [wipe])
-        (pending,) = result.interrupts
-        answer = Resume(restart=[pending.reject("disk in use")])
-        final = resume(model, result, answer, [wipe])
+        final = wiping.resume(Resume(restart=[wiping.pending.reject("disk in use")]))
         assert final.finish_reason == "stop"
         assert calls["wipe"] == 1
-        assert outputs(last_tool_message(model)) == {
+        assert outputs(last_tool_message(wiping.model)) == {
             "call-1": {"status": "rejected", "reason": "disk in use"}
         }
 

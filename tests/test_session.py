@@ -5,7 +5,7 @@ import multiprocessing
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
@@ -54,7 +54,9 @@ from interruption.testing import ScriptedModel
 from tests.sessions import (
     APPROVER,
     ASK_INPUT,
+    NOW,
     Boom,
+    Clock,
     Ledger,
     RunLog,
     ToolSet,
@@ -68,25 +70,9 @@ from tests.sessions import (
 )
 from tests.strategies import TTLS, Call, answers, batches, tool_sets
 
-NOW = datetime(2026, 11, 21, 23, 0, tzinfo=UTC)
 SESSION = "s-7c1e"
 
 # --- helpers -----------------------------------------------------------------
-
-
-class Clock:
-    """A clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.moment = NOW
-
-    def __call__(self) -> datetime:
-        """The time it reads."""
-        return self.moment
-
-    def advance(self, delta: timedelta) -> None:
-        """Move the clock forward by *delta*."""
-        self.moment += delta
 
 
 def answer(pending: PendingInterrupt) -> Respond | Restart:
@@ -165,11 +151,6 @@ def _tools(log: RunLog) -> list[Tool[Any, Any, Any]]:
     return make_tools(log)
 
 
-@pytest.fixture(name="clock")
-def _clock() -> Clock:
-    return Clock()
-
-
 @pytest.fixture(name="open_session")
 def _open_session(
     store: Store, tools: list[Tool[Any, Any, Any]], clock: Clock
@@ -188,6 +169,23 @@ def _open_session(
 OpenSession = Callable[..., Session]
 
 
+@pytest.fixture(name="session")
+def _session(open_session: OpenSession, request: pytest.FixtureRequest) -> Session:
+    """A session on the store; ``@pytest.mark.session(**options)`` sets options.
+
+    Without the mark: the defaults of ``open_session`` (`APPROVER`, the
+    test's clock).
+    """
+    mark = request.node.get_closest_marker("session")
+    return open_session(**(mark.kwargs if mark is not None else {}))
+
+
+@pytest.fixture(name="paused")
+def _paused(session: Session, runner: asyncio.Runner) -> GenerateResult:
+    """The session after the user said "pay": a lookup ran, a transfer awaits."""
+    return runner.run(session.send("pay"))
+
+
 def principal_of(
     store: Store, runner: asyncio.Runner, session: str, turn_id: int
 ) -> str | None:
@@ -203,26 +201,30 @@ def principal_of(
 
 class TestSession:
     def test_send_pauses_and_pending_lists_the_interrupts(
-        self, open_session: OpenSession, log: RunLog, runner: asyncio.Runner
+        self,
+        log: RunLog,
+        runner: asyncio.Runner,
+        session: Session,
+        paused: GenerateResult,
     ) -> None:
         """A send that pauses saves turn 1; pending() lists its interrupt."""
-        session = open_session()
-        result = runner.run(session.send("pay"))
-        assert result.finish_reason == "interrupted"
-        assert result.turn is not None
-        assert (result.turn.session, result.turn.turn_id) == (SESSION, 1)
+        assert paused.finish_reason == "interrupted"
+        assert paused.turn is not None
+        assert (paused.turn.session, paused.turn.turn_id) == (SESSION, 1)
         (pending,) = runner.run(session.pending())
-        assert pending == result.interrupts[0]
+        assert pending == paused.interrupts[0]
         assert isinstance(pending.kind, ApprovalPending)
-        assert runner.run(session.pending_turn()) == result.turn
+        assert runner.run(session.pending_turn()) == paused.turn
         assert (log["lookup"], log["transfer_money"]) == (1, 0)
 
     def test_resume_with_the_turn_id_continues(
-        self, open_session: OpenSession, log: RunLog, runner: asyncio.Runner
+        self,
+        log: RunLog,
+        runner: asyncio.Runner,
+        session: Session,
+        paused: GenerateResult,
     ) -> None:
         """Resuming the turn runs the approved tool once and finishes."""
-        session = open_session()
-        paused = runner.run(session.send("pay"))
         assert paused.turn is not None
         final = runner.run(
             session.resume(yes_to(paused.interrupts), turn_id=paused.turn.turn_id)
@@ -240,9 +242,9 @@ class TestSession:
         reopen: Callable[[], Store],
         log: RunLog,
         runner: asyncio.Runner,
+        paused: GenerateResult,
     ) -> None:
         """A new Session object with the same id, on the same store, resumes."""
-        paused = runner.run(open_session().send("pay"))
         again = open_session(on=reopen())
         pending = runner.run(again.pending())
         assert pending == paused.interrupts
@@ -287,12 +289,11 @@ class TestSession:
         assert runner.run(session.store.load_history("chat")) == result.messages
         assert runner.run(session.pending()) == ()
 
+    @pytest.mark.usefixtures("paused")
     def test_send_while_paused_is_refused(
-        self, open_session: OpenSession, runner: asyncio.Runner
+        self, runner: asyncio.Runner, session: Session
     ) -> None:
         """A paused session must be resumed before it takes new messages."""
-        session = open_session()
-        runner.run(session.send("pay"))
         with pytest.raises(RuntimeError, match="is paused"):
             runner.run(session.send("pay"))
 
@@ -336,11 +337,14 @@ class TestSession:
         assert refs == [f"call-{n}" for n in range(1, 19)]
 
     def test_a_busy_session_raises_a_typed_error(
-        self, open_session: OpenSession, store: Store, runner: asyncio.Runner
+        self,
+        open_session: OpenSession,
+        store: Store,
+        runner: asyncio.Runner,
+        session: Session,
+        paused: GenerateResult,
     ) -> None:
         """Paused and unfinished sessions raise their own SessionBusy classes."""
-        session = open_session()
-        paused = runner.run(session.send("pay"))
         with pytest.raises(SessionPaused) as caught:
             runner.run(session.send("again"))
         assert caught.value.session == SESSION
@@ -541,9 +545,9 @@ class TestConcurrency:
         store: Store,
         log: RunLog,
         runner: asyncio.Runner,
+        paused: GenerateResult,
     ) -> None:
         """20 validated resumes race at consume: one continues, 19 get consumed."""
-        paused = runner.run(open_session().send("pay"))
         resume = yes_to(paused.interrupts)
 
         async def race() -> list[GenerateResult | BaseException]:
@@ -1053,11 +1057,13 @@ class TestRecoveryOfEveryStep:
 
 class TestReplay:
     def test_the_same_resume_twice(
-        self, open_session: OpenSession, log: RunLog, runner: asyncio.Runner
+        self,
+        log: RunLog,
+        runner: asyncio.Runner,
+        session: Session,
+        paused: GenerateResult,
     ) -> None:
         """A replayed resume is consumed; the tool ran once."""
-        session = open_session()
-        paused = runner.run(session.send("pay"))
         resume = yes_to(paused.interrupts)
         runner.run(session.resume(resume, turn_id=1))
         error = rejection(runner, session.resume(resume, turn_id=1))
@@ -1100,21 +1106,21 @@ class TestReplay:
         assert error.codes == (ProblemCode.UNKNOWN_SESSION,)
 
     def test_a_turn_that_does_not_exist(
-        self, open_session: OpenSession, runner: asyncio.Runner
+        self, runner: asyncio.Runner, session: Session, paused: GenerateResult
     ) -> None:
         """A turn_id the session never had is unknown_turn."""
-        session = open_session()
-        paused = runner.run(session.send("pay"))
         error = rejection(runner, session.resume(yes_to(paused.interrupts), turn_id=7))
         assert error.codes == (ProblemCode.UNKNOWN_TURN,)
         assert "no turn 7" in error.problems[0].message
 
     def test_a_finished_session(
-        self, open_session: OpenSession, log: RunLog, runner: asyncio.Runner
+        self,
+        log: RunLog,
+        runner: asyncio.Runner,
+        session: Session,
+        paused: GenerateResult,
     ) -> None:
         """Resuming after the session finished is consumed; nothing runs."""
-        session = open_session()
-        paused = runner.run(session.send("pay"))
         runner.run(session.resume(yes_to(paused.interrupts)))
         for turn_id in (None, 1):
             error = rejection(runner, session.resume(Resume(), turn_id=turn_id))
@@ -1131,16 +1137,16 @@ def owners_only(principal: str | None, pending: PendingInterrupt) -> bool:
 
 
 class TestAuthorization:
+    @pytest.mark.session(authorize=owners_only)
     def test_a_refused_principal_is_not_authorized(
         self,
-        open_session: OpenSession,
         store: Store,
         log: RunLog,
         runner: asyncio.Runner,
+        session: Session,
+        paused: GenerateResult,
     ) -> None:
         """A refusal is one not_authorized naming nothing; the turn stays open."""
-        session = open_session(authorize=owners_only)
-        paused = runner.run(session.send("pay"))
         for principal in ("mallory", None):
             for resume in (yes_to(paused.interrupts), Resume()):
                 error = rejection(
@@ -1317,16 +1323,16 @@ class TestAuthorization:
         assert error.codes == (ProblemCode.NOT_AUTHORIZED,)
         assert runner.run(session.pending()) == paused.interrupts
 
+    @pytest.mark.session(authorize=owners_only)
     def test_an_allowed_principal_is_recorded_with_the_turn(
         self,
-        open_session: OpenSession,
         store: Store,
         log: RunLog,
         runner: asyncio.Runner,
+        session: Session,
+        paused: GenerateResult,
     ) -> None:
         """The authorized principal passes and the store keeps who it was."""
-        session = open_session(authorize=owners_only)
-        paused = runner.run(session.send("pay"))
         final = runner.run(
             session.resume(yes_to(paused.interrupts), turn_id=1, principal="alice")
         )
@@ -1370,17 +1376,18 @@ class TestExpiry:
         (pending,) = runner.run(other.send("ask")).interrupts
         assert pending.expires_at == NOW + timedelta(seconds=30)
 
-    def test_a_resume_after_expiry_is_expired(
+    @pytest.mark.session(ttl=timedelta(minutes=5))
+    def test_a_resume_after_expiry_is_expired(  # noqa: PLR0913 - fixtures
         self,
-        open_session: OpenSession,
+        *,
         store: Store,
         clock: Clock,
         log: RunLog,
         runner: asyncio.Runner,
+        session: Session,
+        paused: GenerateResult,
     ) -> None:
         """At expires_at the resume is rejected as expired and the turn stays open."""
-        session = open_session(ttl=timedelta(minutes=5))
-        paused = runner.run(session.send("pay"))
         clock.advance(timedelta(minutes=5))
         error = rejection(runner, session.resume(yes_to(paused.interrupts), turn_id=1))
         assert error.codes == (ProblemCode.EXPIRED,)
@@ -1411,15 +1418,15 @@ class TestExpiry:
         error = rejection(runner, session.resume(Resume(), turn_id=1))
         assert error.codes == (ProblemCode.MISSING,)
 
+    @pytest.mark.session(ttl=timedelta(minutes=5))
     def test_an_expired_turn_stops_blocking_its_session(
         self,
-        open_session: OpenSession,
         clock: Clock,
         runner: asyncio.Runner,
+        session: Session,
+        paused: GenerateResult,
     ) -> None:
         """Past expiry nothing is pending and send goes on, every call answered."""
-        session = open_session(ttl=timedelta(minutes=5))
-        paused = runner.run(session.send("pay"))
         assert runner.run(session.pending()) == paused.interrupts
         clock.advance(timedelta(minutes=5))
         assert runner.run(session.pending()) == ()
@@ -1812,11 +1819,11 @@ class TestOneSendAtATime:
         assert runner.run(open_session(on=OtherFirst(store)).recover()) is None
         assert log["transfer_money"] == 1
 
+    @pytest.mark.usefixtures("paused")
     def test_nothing_to_recover_takes_no_lease(
         self, open_session: OpenSession, store: Store, runner: asyncio.Runner
     ) -> None:
         """recover() with nothing to finish returns None, even while a lease is held."""
-        runner.run(open_session().send("pay"))
         assert runner.run(store.lease(SESSION, "dead", NOW, NOW + LEASE))
         assert runner.run(open_session().recover()) is None
 
@@ -1846,16 +1853,16 @@ class TestOneSendAtATime:
 
 
 class TestPausedAfterItRan:
+    @pytest.mark.session(schedule=PauseSchedule(after={"lookup"}))
     def test_cancel_keeps_the_real_output_of_a_call_that_ran(
         self,
-        open_session: OpenSession,
         store: Store,
         log: RunLog,
         runner: asyncio.Runner,
+        session: Session,
+        paused: GenerateResult,
     ) -> None:
         """Cancelled, a call that ran keeps its output; the trail says cancelled."""
-        session = open_session(schedule=PauseSchedule(after={"lookup"}))
-        paused = runner.run(session.send("pay"))
         assert {p.name for p in paused.interrupts} == {"lookup", "transfer_money"}
         assert log["lookup"] == 1
         runner.run(session.cancel("not today", principal="alice"))
@@ -1897,11 +1904,13 @@ class TestPausedAfterItRan:
 class TestArguments:
     @pytest.mark.parametrize("turn_id", [0, -1, 2**63, 2**64, True])
     def test_a_turn_id_out_of_range_is_invalid(
-        self, open_session: OpenSession, runner: asyncio.Runner, turn_id: int
+        self,
+        runner: asyncio.Runner,
+        turn_id: int,
+        session: Session,
+        paused: GenerateResult,
     ) -> None:
         """Resume and cancel take turn ids from 1 to 2**63 - 1; others are invalid."""
-        session = open_session()
-        paused = runner.run(session.send("pay"))
         with pytest.raises(InvalidArgument) as caught:
             runner.run(session.resume(yes_to(paused.interrupts), turn_id=turn_id))
         assert caught.value.where == "turn_id"
@@ -1911,11 +1920,13 @@ class TestArguments:
 
     @pytest.mark.parametrize("reason", ["", "   ", "\n\t", "x" * (MAX_REASON + 1)])
     def test_a_blank_or_oversized_reason_is_invalid(
-        self, open_session: OpenSession, runner: asyncio.Runner, reason: str
+        self,
+        runner: asyncio.Runner,
+        reason: str,
+        session: Session,
+        paused: GenerateResult,
     ) -> None:
         """A cancel reason is non-blank text of at most MAX_REASON characters."""
-        session = open_session()
-        paused = runner.run(session.send("pay"))
         with pytest.raises(InvalidArgument) as caught:
             runner.run(session.cancel(reason))
         assert caught.value.where == "cancel: reason"
@@ -2025,11 +2036,11 @@ class GatedFinish(Wrapped):
 
 
 class TestCancelRace:
+    @pytest.mark.usefixtures("paused")
     def test_two_cancels_at_the_close_one_wins(
         self, open_session: OpenSession, store: Store, runner: asyncio.Runner
     ) -> None:
         """Two cancels that both found the turn open: one closes it, one is consumed."""
-        runner.run(open_session().send("pay"))
 
         async def race() -> tuple[BaseException | None, ...]:
             gated = GatedFinish(store, 2)

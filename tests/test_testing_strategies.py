@@ -7,23 +7,36 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from interruption import (
+    JSON,
     Accepts,
     Custom,
+    Interrupted,
     InterruptedTurn,
     InvalidArgument,
     Message,
     PendingInterrupt,
+    Respond,
+    Restart,
     ResumeRejected,
     Role,
     ToolRequest,
+    ToolResponse,
     dumps,
     loads,
     validate_resume,
 )
+from interruption._json import is_json
+from interruption._schemacheck import conforms
+from interruption.approval import DECISION_SCHEMA, decision_from_json, decision_to_json
 from interruption.testing.strategies import (
+    decisions,
     interrupteds,
+    json_scalars,
+    json_values,
     kinds,
     mutations,
+    object_keys,
+    texts,
     turns,
     valid_resumes,
 )
@@ -33,7 +46,46 @@ from tests.strategies import ANY_KIND
 NOON: Final = datetime(2024, 1, 1, 12, tzinfo=UTC)
 
 
+def _leaves(value: object) -> int:
+    if isinstance(value, list):
+        return sum(map(_leaves, value))
+    if isinstance(value, dict):
+        return sum(map(_leaves, value.values()))
+    return 1
+
+
 class TestStrategies:
+    @given(st.integers(0, 4), st.integers(0, 8), st.data())
+    def test_texts_keep_their_bounds_and_valid_unicode(
+        self, low: int, extra: int, data: st.DataObject
+    ) -> None:
+        """A drawn text keeps its size bounds and encodes as UTF-8."""
+        text = data.draw(texts(min_size=low, max_size=low + extra))
+        assert low <= len(text) <= low + extra
+        assert text.encode("utf-8").decode("utf-8") == text
+
+    @given(object_keys())
+    def test_object_keys_are_valid_unicode(self, key: str) -> None:
+        """A drawn key encodes as UTF-8 (no lone surrogate)."""
+        assert key.encode("utf-8").decode("utf-8") == key
+
+    @given(st.one_of(json_scalars(), json_values()))
+    def test_json_values_are_json_and_survive_the_codec(self, value: JSON) -> None:
+        """Drawn scalars and values are JSON by the library's rule, on the wire too."""
+        assert is_json(value)
+        paused = Interrupted(Custom(), value)
+        assert loads(dumps(paused), Interrupted).payload == value
+
+    @given(json_scalars())
+    def test_json_scalars_are_not_containers(self, value: object) -> None:
+        """A drawn scalar is never an array or an object."""
+        assert not isinstance(value, list | dict)
+
+    @given(json_values(max_leaves=1))
+    def test_max_leaves_bounds_the_scalars(self, value: object) -> None:
+        """With max_leaves=1 a value holds at most one scalar."""
+        assert _leaves(value) <= 1
+
     @given(kinds())
     def test_kinds_round_trip(self, kind: object) -> None:
         """Every drawn kind survives the codec."""
@@ -48,6 +100,12 @@ class TestStrategies:
     def test_turns_round_trip(self, turn: InterruptedTurn) -> None:
         """Every drawn turn survives the codec."""
         assert loads(dumps(turn), InterruptedTurn) == turn
+
+    @given(decisions())
+    def test_decisions_decode_and_fit_their_schema(self, decision: JSON) -> None:
+        """A drawn decision decodes, writes back as drawn and fits its schema."""
+        assert decision_to_json(decision_from_json(decision)) == decision
+        assert conforms(decision, DECISION_SCHEMA)
 
 
 class TestTheLaws:
@@ -90,3 +148,38 @@ class TestTheLaws:
         with pytest.raises(InvalidArgument, match="pass answers=") as caught:
             data.draw(valid_resumes(turn))
         assert caught.value.where == "valid_resumes: answers"
+
+    @given(st.data())
+    def test_const_and_boolean_answers_and_a_taken_unknown_ref(
+        self, data: st.DataObject
+    ) -> None:
+        """Const and boolean schemas get answers; a forged ref skips taken ones."""
+        request = ToolRequest("ask", "c1", {})
+        pending = PendingInterrupt(
+            "c1",
+            Custom(),
+            None,
+            tool=request,
+            accepts=Accepts({"const": 7}, {"type": "boolean"}),
+        )
+        done = ToolResponse("ask", "c1-x", 1)
+        turn = InterruptedTurn(
+            "s",
+            1,
+            (Message(Role.MODEL, (request, ToolRequest("ask", "c1-x", {}))),),
+            (pending,),
+            (done,),
+            NOON,
+        )
+        resume = data.draw(valid_resumes(turn))
+        answered: list[Respond | Restart] = [*resume.respond, *resume.restart]
+        (entry,) = answered
+        if isinstance(entry, Respond):
+            assert entry.output == 7
+        else:
+            assert isinstance(entry.resumed, bool)
+        validate_resume(resume, turn)
+        found = {name: mutated for name, mutated, _ in mutations(resume, turn)}
+        unknown = found["unknown ref at 0"]
+        entries: list[Respond | Restart] = [*unknown.respond, *unknown.restart]
+        assert [forged.ref for forged in entries] == ["c1-xx"]

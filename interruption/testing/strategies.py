@@ -3,8 +3,11 @@
 What an adapter's or a framework's own test suite needs to state the
 library's laws about its integration:
 
-* `json_values`, `kinds`, `interrupteds`, `pending_interrupts`, `turns`:
-  the records, with any kind, payload and answer schema;
+* `texts`, `object_keys`, `json_scalars`, `json_values`: valid Unicode and
+  JSON values as the library defines them (I-JSON integers, no NaN);
+* `kinds`, `interrupteds`, `pending_interrupts`, `turns`: the records, with
+  any kind, payload and answer schema;
+* `decisions`: approval decisions, as a restart's ``resumed`` carries them;
 * `valid_resumes(turn)`: resumes that answer every interrupt of *turn* as it
   accepts ("every valid resume is accepted");
 * `mutations(resume, turn)`: every single mutation of a valid resume, each
@@ -58,11 +61,15 @@ from interruption.resume import (
 __all__ = [
     "Answers",
     "Mutation",
+    "decisions",
     "interrupteds",
+    "json_scalars",
     "json_values",
     "kinds",
     "mutations",
+    "object_keys",
     "pending_interrupts",
+    "texts",
     "turns",
     "valid_resumes",
 ]
@@ -73,7 +80,6 @@ Mutation: TypeAlias = tuple[str, Resume, frozenset[ProblemCode]]
 Answers: TypeAlias = Callable[[PendingInterrupt], st.SearchStrategy[JSON]]
 """Draws a valid answer (an output or a ``resumed`` value) for an interrupt."""
 
-_TEXT: Final = st.text(st.characters(exclude_categories=["Cs"]), max_size=8)
 _NAMES: Final = st.text("abcdefgh_", min_size=1, max_size=8)
 _REFS: Final = st.text("abcxyz0123-", min_size=1, max_size=6)
 _MOMENTS: Final = st.datetimes(
@@ -83,30 +89,61 @@ _MOMENTS: Final = st.datetimes(
 )
 
 
-def json_values(*, max_leaves: int = 8) -> st.SearchStrategy[JSON]:
-    """JSON values as the library defines them (I-JSON integers, no NaN)."""
-    scalars: st.SearchStrategy[JSON] = st.one_of(
+def texts(*, min_size: int = 0, max_size: int = 12) -> st.SearchStrategy[str]:
+    """Strings of valid Unicode: any code point but a lone surrogate.
+
+    Args:
+        min_size: The fewest code points a string has.
+        max_size: The most code points a string has.
+    """
+    return st.text(
+        st.characters(exclude_categories=["Cs"]), min_size=min_size, max_size=max_size
+    )
+
+
+def object_keys() -> st.SearchStrategy[str]:
+    """Object keys: often short names a record uses, else any valid Unicode.
+
+    Keys such as ``"type"`` and ``"kind"`` come up often, so a value that
+    looks like a record's document is drawn, not only random keys.
+    """
+    return st.one_of(st.sampled_from(["a", "b", "type", "kind", "x y"]), texts())
+
+
+def json_scalars() -> st.SearchStrategy[JSON]:
+    """``null``, booleans, I-JSON integers, finite floats and strings."""
+    return st.one_of(
         st.none(),
         st.booleans(),
         st.integers(-MAX_SAFE_INTEGER, MAX_SAFE_INTEGER),
         st.floats(allow_nan=False, allow_infinity=False),
-        _TEXT,
+        texts(),
     )
+
+
+def json_values(*, max_leaves: int = 12) -> st.SearchStrategy[JSON]:
+    """JSON values as the library defines them, nested a few levels.
+
+    Args:
+        max_leaves: The most scalars one value holds; arrays and objects
+            hold up to four items each.
+    """
     return st.recursive(
-        scalars,
+        json_scalars(),
         lambda inner: st.one_of(
-            st.lists(inner, max_size=3), st.dictionaries(_TEXT, inner, max_size=3)
+            st.lists(inner, max_size=4),
+            st.dictionaries(object_keys(), inner, max_size=4),
         ),
         max_leaves=max_leaves,
     )
 
 
 def kinds() -> st.SearchStrategy[InterruptionKind]:
-    """Every kind, with non-empty strings in its fields."""
+    """Every kind, with any non-empty valid Unicode in its fields."""
     return st.one_of(
         st.just(Custom()),
-        st.builds(ApprovalPending, _REFS),
-        st.builds(ScheduledPause, st.sampled_from(Phase), _NAMES),
+        st.builds(ApprovalPending, texts(min_size=1)),
+        st.builds(ScheduledPause, st.sampled_from(Phase), texts(min_size=1)),
     )
 
 
@@ -182,7 +219,7 @@ def turns(draw: st.DrawFn) -> InterruptedTurn:
         session=draw(_NAMES),
         turn_id=draw(st.integers(1, 1000)),
         messages=(
-            Message.of_text(Role.USER, draw(_TEXT)),
+            Message.of_text(Role.USER, draw(texts())),
             Message(Role.MODEL, tuple(requests)),
         ),
         interrupts=interrupts,
@@ -206,7 +243,7 @@ def _from_schema(schema: JSONSchema) -> st.SearchStrategy[JSON]:
     if kind == "boolean":
         return st.booleans()
     if kind == "string" and set(schema) == {"type"}:
-        return _TEXT
+        return texts()
     if kind == "integer" and set(schema) <= {"type", "minimum"}:
         low = schema.get("minimum", -MAX_SAFE_INTEGER)
         return st.integers(low if isinstance(low, int) else 0, MAX_SAFE_INTEGER)
@@ -223,9 +260,15 @@ def _from_schema(schema: JSONSchema) -> st.SearchStrategy[JSON]:
     raise InvalidArgument("valid_resumes: answers", "a strategy", got)
 
 
-def _decisions() -> st.SearchStrategy[JSON]:
+def decisions() -> st.SearchStrategy[JSON]:
+    """Approval decisions in their wire form: what answers an approval.
+
+    Approvals, with a note or without, and rejections with a reason, each
+    as `decision_to_json` writes it (the ``resumed`` of a restart that
+    answers an `ApprovalPending`).
+    """
     return st.one_of(
-        st.builds(Approve, st.none() | _TEXT),
+        st.builds(Approve, st.none() | texts()),
         st.builds(Reject, st.text("abc xyz", min_size=1, max_size=8)),
     ).map(decision_to_json)
 
@@ -236,7 +279,7 @@ def _answer(
 ) -> Respond | Restart:
     allowed = pending.allowed
     if isinstance(pending.kind, ApprovalPending):
-        return Restart(pending.name, pending.ref, draw(_decisions()))
+        return Restart(pending.name, pending.ref, draw(decisions()))
     kinds_: list[str] = []
     if allowed.respond is not None:
         kinds_.append("respond")
