@@ -538,16 +538,16 @@ async def admit(  # noqa: PLR0913 - keyword-only options
         KeyError: if *keys* lacks an interrupt's id (the adapter's bug).
     """
     policy = policy or ResumePolicy()
-    await record_paused(
+    spent = await _meet(
         store,
         interrupts,
+        keys,
         keys if filed is None else filed,
         session=session,
         at=policy.now(),
         keep_until=keep_until,
     )
     named = _named(resume)
-    spent = await store.spent([keys[pending.id] for pending in interrupts])
     live = tuple(pending for pending in interrupts if keys[pending.id] not in spent)
     turn = InterruptedTurn(
         session=session,
@@ -702,10 +702,11 @@ async def unspent(
     With *session*, a pause listed for the first time is also filed in its
     audit trail (`record_paused`, at *at*, by default now).
     """
-    if session is not None:
+    if session is None:
+        spent = await store.spent([keys[pending.id] for pending in interrupts])
+    else:
         moment = at if at is not None else utc_now()
-        await record_paused(store, interrupts, keys, session=session, at=moment)
-    spent = await store.spent([keys[pending.id] for pending in interrupts])
+        spent = await _meet(store, interrupts, keys, keys, session=session, at=moment)
     return tuple(pending for pending in interrupts if keys[pending.id] not in spent)
 
 
@@ -746,10 +747,39 @@ async def record_paused(  # noqa: PLR0913 - keyword-only options
     Returns:
         Whether an event was filed now.
     """
-    marks = {PAUSED_MARK + keys[pending.id]: pending.id for pending in interrupts}
+    marks = _marks(interrupts, keys)
     if not marks:
         return False
     seen = await store.spent(list(marks))
+    return await _file_paused(
+        store,
+        marks,
+        seen,
+        session=session,
+        at=at,
+        turn_id=turn_id,
+        keep_until=keep_until,
+    )
+
+
+def _marks(
+    interrupts: Sequence[PendingInterrupt], keys: Mapping[str, str]
+) -> dict[str, str]:
+    """Each interrupt's paused mark -> its id (`record_paused`)."""
+    return {PAUSED_MARK + keys[pending.id]: pending.id for pending in interrupts}
+
+
+async def _file_paused(  # noqa: PLR0913 - keyword-only options
+    store: Store,
+    marks: Mapping[str, str],
+    seen: frozenset[str],
+    *,
+    session: str,
+    at: datetime,
+    turn_id: int,
+    keep_until: datetime | None,
+) -> bool:
+    """File the interrupts of *marks* not *seen* yet, with their marks, once."""
     new = [mark for mark in marks if mark not in seen]
     if not new:
         return False
@@ -757,6 +787,38 @@ async def record_paused(  # noqa: PLR0913 - keyword-only options
         session, turn_id, "paused", at, pending=tuple(marks[mark] for mark in new)
     )
     return await store.spend_all(new, keep_until, (event,))
+
+
+async def _meet(  # noqa: PLR0913 - keyword-only options
+    store: Store,
+    interrupts: Sequence[PendingInterrupt],
+    keys: Mapping[str, str],
+    filed: Mapping[str, str],
+    *,
+    session: str,
+    at: datetime,
+    keep_until: datetime | None = None,
+) -> frozenset[str]:
+    """File the pause (`record_paused`, under *filed*) and read what is spent.
+
+    One read of the store for both: the paused marks and the spend *keys*.
+
+    Returns:
+        Those of the interrupts' spend keys already spent.
+    """
+    marks = _marks(interrupts, filed)
+    spend = [keys[pending.id] for pending in interrupts]
+    found = await store.spent([*marks, *spend])
+    await _file_paused(
+        store,
+        marks,
+        found,
+        session=session,
+        at=at,
+        turn_id=ADAPTER_TURN,
+        keep_until=keep_until,
+    )
+    return frozenset(key for key in spend if key in found)
 
 
 def pause_key(framework: str, *parts: str) -> str:
