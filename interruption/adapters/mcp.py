@@ -42,12 +42,11 @@ from __future__ import annotations
 
 import copy
 import inspect
-import json
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from datetime import datetime, timedelta
-from typing import Any, ClassVar, Final, Literal, TypeAlias, final
+from typing import Any, ClassVar, Final, Literal, TypeAlias, cast, final
 
 import attrs
 import jsonschema_rs
@@ -69,7 +68,6 @@ from interruption import (
     Mismatch,
     PayloadError,
     Store,
-    canonical,
     json_equal,
 )
 from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
@@ -94,7 +92,14 @@ from interruption.validation import (
     utc_now,
     validate_resume,
 )
-from interruption.wire import dumps, loads, structure, unstructure
+from interruption.wire import (
+    copy_json,
+    describe,
+    dumps,
+    loads,
+    structure,
+    unstructure,
+)
 
 __all__ = [
     "ANSWER_FIELD",
@@ -144,41 +149,17 @@ Handler: TypeAlias = Callable[
 ]
 """The application's human: ``(pending) -> Resume | "decline" | "cancel"``."""
 
-_SHORT: Final = 40
-
-
-def _describe(value: object) -> str:
-    """*value* for a message: short JSON for a scalar, else a noun."""
-    if value is None or isinstance(value, bool):
-        return json.dumps(value)
-    if isinstance(value, str):
-        text = repr(value)
-        return text if len(text) <= _SHORT else text[: _SHORT - 4] + "...'"
-    if isinstance(value, int | float):
-        return repr(value)[:_SHORT]
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "an array"
-    name = type(value).__name__
-    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
-
 
 def _problems(value: object, path: str) -> list[Mismatch]:
     """Where *value* is not JSON, under *path* (none when it is)."""
     try:
-        canonical(value)  # type: ignore[arg-type]  # the check is the point
+        copy_json(value)  # the records' own check
     except PayloadError as error:
         return [
             Mismatch(path + found.path[1:], found.expected, found.got)
             for found in error.problems
         ]
     return []
-
-
-def _encode(value: JSON) -> str:
-    """Compact JSON text of *value*."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 _FORMATS: Final = frozenset({"email", "uri", "date", "date-time"})
@@ -265,7 +246,7 @@ def _optional(
         or not isinstance(others[0], dict)
         or not set(rest) <= {"title", "description", "default"}
     ):
-        return {}, [Mismatch(f"{path}.anyOf", _OPTIONAL, _describe(choices))]
+        return {}, [Mismatch(f"{path}.anyOf", _OPTIONAL, describe(choices))]
     merged = {**others[0], **rest}
     if merged.get("default", 0) is None:
         del merged["default"]  # MCP drops a None default
@@ -276,7 +257,7 @@ def _optional(
 def _primitive(schema: JSON, path: str) -> tuple[dict[str, JSON], list[Mismatch]]:
     """One property of a form, as MCP sends it (an enum gets its type)."""
     if not isinstance(schema, dict):
-        return {}, [Mismatch(path, "a property schema (an object)", _describe(schema))]
+        return {}, [Mismatch(path, "a property schema (an object)", describe(schema))]
     if "anyOf" in schema and "type" not in schema:
         return _optional(schema, path)
     found = dict(schema)
@@ -287,7 +268,7 @@ def _primitive(schema: JSON, path: str) -> tuple[dict[str, JSON], list[Mismatch]
     kind = found.get("type")
     if not isinstance(kind, str) or kind not in _KEYWORDS:
         expected = "a type of string, number, integer, boolean or array"
-        return {}, [Mismatch(f"{path}.type", expected, _describe(kind))]
+        return {}, [Mismatch(f"{path}.type", expected, describe(kind))]
     problems = [
         Mismatch(f"{path}.{key}", f"a keyword MCP carries for a {kind}", repr(key))
         for key in found
@@ -296,12 +277,12 @@ def _primitive(schema: JSON, path: str) -> tuple[dict[str, JSON], list[Mismatch]
     fmt = found.get("format")
     if fmt is not None and fmt not in _FORMATS:
         expected = "one of 'date', 'date-time', 'email', 'uri'"
-        problems.append(Mismatch(f"{path}.format", expected, _describe(fmt)))
+        problems.append(Mismatch(f"{path}.format", expected, describe(fmt)))
     enum = found.get("enum")
     if kind == "string" and enum is not None and not _strings(enum):
-        problems.append(Mismatch(f"{path}.enum", "a list of strings", _describe(enum)))
+        problems.append(Mismatch(f"{path}.enum", "a list of strings", describe(enum)))
     if "oneOf" in found and not _titled(found["oneOf"]):
-        problems.append(Mismatch(f"{path}.oneOf", _TITLED, _describe(found["oneOf"])))
+        problems.append(Mismatch(f"{path}.oneOf", _TITLED, describe(found["oneOf"])))
     items = found.get("items")
     if kind == "array" and not (
         isinstance(items, dict)
@@ -314,7 +295,7 @@ def _primitive(schema: JSON, path: str) -> tuple[dict[str, JSON], list[Mismatch]
             or (set(items) == {"anyOf"} and _titled(items["anyOf"]))
         )
     ):
-        problems.append(Mismatch(f"{path}.items", _MULTI, _describe(items)))
+        problems.append(Mismatch(f"{path}.items", _MULTI, describe(items)))
     if not problems:
         problems.extend(_runnable(found, path))
     return found, problems
@@ -327,15 +308,17 @@ def _runnable(prop: dict[str, JSON], path: str) -> list[Mismatch]:
     in, what no answer could ever fit.
     """
     # Plain JSON for the validator: a tool's schema is a frozen value.
-    check = json.loads(_encode({k: v for k, v in prop.items() if k != "default"}))
+    check = copy_json({k: v for k, v in prop.items() if k != "default"})
     try:
-        validator = jsonschema_rs.validator_for(check, validate_formats=True)
+        validator = jsonschema_rs.validator_for(
+            cast("dict[str, Any]", check), validate_formats=True
+        )
     except ValueError as error:
         got = str(error).partition("\n")[0]
         return [Mismatch(path, "a valid JSON Schema property", got)]
     if "default" in prop and not validator.is_valid(prop["default"]):
         expected = "a default the property accepts"
-        return [Mismatch(f"{path}.default", expected, _describe(prop["default"]))]
+        return [Mismatch(f"{path}.default", expected, describe(prop["default"]))]
     return []
 
 
@@ -387,7 +370,7 @@ def _object(
     found = defs.get(name) if isinstance(defs, dict) and name != ref else None
     if not isinstance(found, dict) or extra:
         expected = "a $ref to an object in $defs, and nothing beside it"
-        return {}, "$", [Mismatch("$.$ref", expected, _describe(ref))]
+        return {}, "$", [Mismatch("$.$ref", expected, describe(ref))]
     return found, f"$.$defs.{name}", []
 
 
@@ -417,7 +400,7 @@ def _form(schema: Mapping[str, JSON], what: str) -> _Form:
         if key not in _OBJECT_KEYWORDS and key != "additionalProperties"
     ]
     if body.get("additionalProperties", False) is not False:
-        got = _describe(body["additionalProperties"])
+        got = describe(body["additionalProperties"])
         problems.append(Mismatch(f"{at}.additionalProperties", "false", got))
     found_properties = body.get("properties", {})
     sent: dict[str, JSON] = {}
@@ -425,7 +408,7 @@ def _form(schema: Mapping[str, JSON], what: str) -> _Form:
     if isinstance(found_properties, dict):
         properties = found_properties
     else:
-        got = _describe(found_properties)
+        got = describe(found_properties)
         problems.append(Mismatch(f"{at}.properties", "an object", got))
     for name, given in properties.items():
         carried, mismatches = _primitive(given, f"{at}.properties.{name}")
@@ -437,7 +420,7 @@ def _form(schema: Mapping[str, JSON], what: str) -> _Form:
     ):
         problems.append(
             Mismatch(
-                f"{at}.required", "names of the form's properties", _describe(required)
+                f"{at}.required", "names of the form's properties", describe(required)
             )
         )
     if problems:
@@ -521,7 +504,7 @@ class _Outcome:
         if self.error is not None:
             text = mcp_types.TextContent(type="text", text=self.error)
             return mcp_types.CallToolResult(content=[text], is_error=True)
-        text = mcp_types.TextContent(type="text", text=_encode(self.output))
+        text = mcp_types.TextContent(type="text", text=dumps(self.output))
         structured = (
             copy.deepcopy(self.output) if isinstance(self.output, dict) else None
         )
@@ -845,8 +828,8 @@ def _json_arguments(arguments: object) -> JSON:
 
 def _message(pending: PendingInterrupt) -> str:
     if isinstance(pending.kind, ApprovalPending) and pending.tool is not None:
-        return f"Approve {pending.tool.name} with {_encode(pending.tool.input)}?"
-    return _encode(pending.payload)
+        return f"Approve {pending.tool.name} with {dumps(pending.tool.input)}?"
+    return dumps(pending.payload)
 
 
 _NOT_JSON: Final[dict[str, JSON]] = {"content": "not a JSON form answer"}
@@ -1111,7 +1094,7 @@ def answer(
         return mcp_types.ElicitResult(action=resume)
     if not isinstance(resume, Resume):
         expected = "a Resume, 'decline' or 'cancel'"
-        raise ArgumentTypeError("answer: resume", expected, _describe(resume))
+        raise ArgumentTypeError("answer: resume", expected, describe(resume))
     from interruption.resume import InterruptedTurn  # noqa: PLC0415
 
     turn = InterruptedTurn("mcp", 1, (), (pending,), (), utc_now())
