@@ -37,7 +37,6 @@ client) and answers it only with what a validated `Resume` says:
 
 from __future__ import annotations
 
-import contextlib
 import copy
 from collections.abc import Mapping, Sequence
 from typing import Final, TypeAlias, final
@@ -78,7 +77,6 @@ from interruption import (
     ResumeRejected,
     Store,
     ToolRequest,
-    canonical,
 )
 from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
 from interruption.validation import (
@@ -90,6 +88,7 @@ from interruption.validation import (
     refuse,
     unspent,
 )
+from interruption.wire import check_schema, copy_json
 
 JSONSchema: TypeAlias = dict[str, JSON]
 """A JSON Schema, as a JSON object."""
@@ -167,7 +166,7 @@ def _damaged(path: str, expected: str, got: str) -> DecodeError:
 def _json(value: object, path: str) -> JSON:
     """*value* if it is JSON; else a DecodeError naming every spot under *path*."""
     try:
-        canonical(value)  # type: ignore[arg-type]  # the check is the point
+        copy_json(value)  # the records' own check
     except PayloadError as error:
         raise DecodeError(
             [
@@ -182,13 +181,7 @@ def _schemas(answers: Mapping[str, JSONSchema] | None) -> dict[str, JSONSchema]:
     """*answers*, each schema run once so that one that cannot run fails here."""
     schemas = dict(answers or {})
     for schema in schemas.values():
-        probe = PendingInterrupt(
-            "schema", Custom(), None, None, Accepts(respond=schema)
-        )
-        # SchemaError if it cannot run; a rejection says it ran (None is
-        # only not an answer it takes).
-        with contextlib.suppress(ResumeRejected):
-            probe.respond(None)
+        check_schema(schema)  # SchemaError if it cannot run
     return schemas
 
 
