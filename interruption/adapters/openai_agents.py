@@ -78,7 +78,6 @@ from interruption import (
     Role,
     Text,
     ToolRequest,
-    canonical,
 )
 from interruption.approval import DECISION_SCHEMA, Approve, decision_from_json
 from interruption.loop import run_sync
@@ -317,8 +316,7 @@ def _arguments(item: ToolApprovalItem) -> JSON:
         value = json.loads(
             text, parse_constant=_no_constant, object_pairs_hook=_no_duplicates
         )
-        canonical(value)
-        ToolRequest(item.name or "?", None, value)
+        ToolRequest(item.name or "?", None, value)  # the records' JSON check
     except (ValueError, RecursionError, PayloadError, DecodeError):
         return text  # shown as the model wrote it, never as a guess
     return cast("JSON", value)
