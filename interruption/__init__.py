@@ -108,6 +108,7 @@ if TYPE_CHECKING:
         Restart,
         Resume,
     )
+    from interruption.bridge import Bridge, PendingPause, pending_everywhere
     from interruption.sealing import Opened, Sealer
     from interruption.session import Session
     from interruption.store import MemoryStore, SqliteStore, Store
@@ -162,6 +163,9 @@ _LAZY: dict[str, str] = {
     "Respond": "interruption.resume",
     "Restart": "interruption.resume",
     "Resume": "interruption.resume",
+    "Bridge": "interruption.bridge",
+    "PendingPause": "interruption.bridge",
+    "pending_everywhere": "interruption.bridge",
     "Opened": "interruption.sealing",
     "Sealer": "interruption.sealing",
     "Session": "interruption.session",
@@ -202,6 +206,7 @@ __all__ = [
     "AuditEvent",
     "Authorize",
     "AwaitExternal",
+    "Bridge",
     "Confirm",
     "ContinuationUnfinished",
     "Custom",
@@ -242,6 +247,7 @@ __all__ = [
     "Prompt",
     "Reject",
     "ResolvedResume",
+    "PendingPause",
     "Respond",
     "Restart",
     "Resume",
@@ -286,6 +292,7 @@ __all__ = [
     "json_schema",
     "loads",
     "pause_key",
+    "pending_everywhere",
     "record_paused",
     "refuse",
     "resume_turn",
