@@ -10,6 +10,8 @@ needs to know no framework:
   `PendingPause.scope`), and its interrupts (`PendingInterrupt`) with their typed
   kinds and what each accepts. A principal the authorizer refuses sees
   nothing; what was answered through any door is not listed.
+- `Bridge.audit` reads a scope's audit trail: every pause filed, every
+  answer accepted and every attempt refused, through any door.
 - `Bridge.answer` takes a `Resume` for one scope and runs it through the
   one sequence every door shares: authorize, validate against the
   authoritative pending state (never against anything the client sent
@@ -28,6 +30,7 @@ from typing import Protocol, final, runtime_checkable
 
 import attrs
 
+from interruption.audit import AuditEvent
 from interruption.errors import FieldError
 from interruption.resume import PendingInterrupt, Resume
 from interruption.validation import ResolvedResume
@@ -112,6 +115,17 @@ class Bridge(Protocol):
         Raises:
             ResumeRejected: with every problem; ``consumed`` when the pause
                 was answered already, through this or any other door.
+        """
+        ...
+
+    async def audit(
+        self, scope: str, *, principal: str | None = None
+    ) -> Sequence[AuditEvent]:
+        """The audit trail of the pause kept at *scope*, oldest first.
+
+        Who answered, when, what (a digest) and, for a refused attempt, its
+        problem codes, whichever door it came through. A principal the
+        authorizer refuses sees nothing (an empty list).
         """
         ...
 

@@ -10,6 +10,7 @@ import attrs
 import pytest
 from interruption import (
     Accepts,
+    AuditEvent,
     Bridge,
     Custom,
     FieldError,
@@ -49,6 +50,12 @@ class Listed:
     async def answer(
         self, scope: str, resume: Resume, *, principal: str | None = None
     ) -> ResolvedResume:
+        """Never called here."""
+        raise NotImplementedError
+
+    async def audit(
+        self, scope: str, *, principal: str | None = None
+    ) -> Sequence[AuditEvent]:
         """Never called here."""
         raise NotImplementedError
 

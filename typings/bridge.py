@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import assert_type
 
 from interruption import (
+    AuditEvent,
     Bridge,
     PendingInterrupt,
     PendingPause,
@@ -31,3 +32,4 @@ async def listed(bridges: Sequence[Bridge], principal: str | None) -> None:
     assert_type(await bridge.pending(principal=principal), Sequence[PendingPause])
     answered = await bridge.answer("scope", Resume(), principal=principal)
     assert_type(answered, ResolvedResume)
+    assert_type(await bridge.audit("scope", principal=principal), Sequence[AuditEvent])
