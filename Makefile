@@ -67,7 +67,7 @@ package: $(STAMP)
 # The second pass runs as an install without the [fast] extra (no orjson):
 # verdicts must not depend on it; coverage adds up over both passes.
 WITHOUT_ORJSON_TESTS := tests/test_wire.py tests/test_validation.py tests/test_resume.py \
-	tests/test_json.py tests/test_schemacheck.py tests/test_loop.py tests/test_sealing.py
+	tests/test_json.py tests/test_schema_checks.py tests/test_loop.py tests/test_sealing.py
 
 pytest: $(STAMP)
 	$(BIN)/pytest --cov --cov-report= -p no:cacheprovider
@@ -83,7 +83,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/inbox.py
 
 schemas: $(STAMP)
-	$(BIN)/python -m interruption._schemas schemas
+	$(BIN)/python -m interruption._published_schemas schemas
 
 demo: $(STAMP)
 	$(BIN)/interruption demo

@@ -69,7 +69,7 @@ from interruption import (
 from interruption._converter import structure_value
 from interruption._json import MAX_DEPTH
 from interruption._parse import ENCODE, parse
-from interruption._schemacheck import _fast, conforms, schema_mismatches
+from interruption._schema_checks import _fast, conforms, schema_mismatches
 from interruption.approval import DECISION_SCHEMA
 from interruption.tools import ToolContext
 from interruption.wire import MAX_BYTES

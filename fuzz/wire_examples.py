@@ -27,7 +27,7 @@ from interruption import (
     ToolRequest,
     ToolResponse,
 )
-from interruption._schemas import WIRE_TYPES
+from interruption._published_schemas import WIRE_TYPES
 
 __all__ = ["EXAMPLES", "TURN", "TYPES", "write_seeds"]
 

@@ -30,7 +30,12 @@ from interruption._json import (
     describe,
     is_json_type,
 )
-from interruption._schema import DATETIME_DOC, describe_type, record_tag, union_members
+from interruption._record_schema import (
+    DATETIME_DOC,
+    describe_type,
+    record_tag,
+    union_members,
+)
 from interruption.errors import (
     DecodeError,
     FieldError,

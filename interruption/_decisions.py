@@ -245,7 +245,7 @@ def decision_from_json(data: JSON) -> ApprovalDecision:
             `decision_mismatches` words.
     """
     # Imported here: `import interruption` leaves the schema engine for later.
-    from interruption._schemacheck import conforms  # noqa: PLC0415
+    from interruption._schema_checks import conforms  # noqa: PLC0415
 
     if not conforms(data, DECISION_SCHEMA):
         raise DecodeError(decision_mismatches(data))

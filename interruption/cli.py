@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Final, TextIO, TypeVar, cast, final
 
 import attrs
 
-from interruption import _schemas
+from interruption import _published_schemas
 from interruption._json import (
     DOCUMENT_DEPTH,
     JSON,
@@ -36,7 +36,7 @@ from interruption._json import (
     STORED_DEPTH,
     Mismatch,
 )
-from interruption._schemacheck import SchemaError, check_schema
+from interruption._schema_checks import SchemaError, check_schema
 from interruption._status import (
     ACCEPTED,
     REJECTED,
@@ -153,7 +153,7 @@ def _parser() -> argparse.ArgumentParser:
     schema.add_argument(
         "name",
         nargs="?",
-        choices=_schemas.schema_names(),
+        choices=_published_schemas.schema_names(),
         metavar="NAME",
         help="a schema name; omit to list them",
     )
@@ -464,9 +464,13 @@ def _check(args: argparse.Namespace, stdin: TextIO | None, out: TextIO) -> int:
 
 def _schema(name: str | None, out: TextIO) -> int:
     if name is None:
-        print("\n".join(_schemas.schema_names()), file=out)
+        print("\n".join(_published_schemas.schema_names()), file=out)
     else:
-        print(_schemas.render(_schemas.schema_named(name)), end="", file=out)
+        print(
+            _published_schemas.render(_published_schemas.schema_named(name)),
+            end="",
+            file=out,
+        )
     return ACCEPTED
 
 

@@ -93,7 +93,7 @@ from interruption._call import (
     run,
 )
 from interruption._json import json_equal
-from interruption._schemacheck import JSONSchema
+from interruption._schema_checks import JSONSchema
 from interruption.approval import Approver
 from interruption.errors import (
     ArgumentTypeError,

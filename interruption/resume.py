@@ -26,7 +26,7 @@ from interruption._decisions import (
     is_rejection,
 )
 from interruption._json import JSON, json_equal
-from interruption._schemacheck import (
+from interruption._schema_checks import (
     JSONSchema,
     SchemaGroups,
     conforms,

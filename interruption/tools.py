@@ -60,7 +60,7 @@ from typing import (
 import attrs
 
 from interruption._json import JSON, Mismatch, owned
-from interruption._schemacheck import (
+from interruption._schema_checks import (
     JSONSchema,
     SchemaError,
     check_schema,

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Final, Literal, TypeAlias, final
 import attrs
 
 from interruption._json import digest
-from interruption._schemacheck import SchemaGroups, conforming_groups
+from interruption._schema_checks import SchemaGroups, conforming_groups
 from interruption.audit import AuditEvent
 from interruption.errors import Problem, ProblemCode, ResumeRejected
 from interruption.parts import ToolResponse

@@ -38,7 +38,7 @@ from interruption._json import (
 from interruption._json import child_path as _child_path
 from interruption._json import describe as _describe
 from interruption._parse import ENCODE, check_json, parse
-from interruption._schema import schema_of
+from interruption._record_schema import schema_of
 from interruption._validators import NON_EMPTY as _NON_EMPTY
 from interruption._validators import non_empty as _non_empty
 from interruption.errors import ArgumentTypeError, PayloadError
@@ -246,7 +246,7 @@ def check_schema(schema: Mapping[str, JSON]) -> None:
     checked = copy_json(dict(schema))
     # jsonschema-rs is imported when a schema is first checked, not with
     # the codec.
-    from interruption._schemacheck import check_schema as check  # noqa: PLC0415
+    from interruption._schema_checks import check_schema as check  # noqa: PLC0415
 
     check(checked)  # type: ignore[arg-type]  # a dict, copied from one
 

@@ -17,7 +17,7 @@ from interruption import (
     generate_sync,
     tool,
 )
-from interruption._schemacheck import conforms
+from interruption._schema_checks import conforms
 from interruption.approval import (
     DECISION_SCHEMA,
     Approve,

@@ -38,7 +38,7 @@ from interruption import (
 )
 from interruption._demo import approver, make_tools, script
 from interruption._json import DOCUMENT_DEPTH, MAX_DEPTH
-from interruption._schemas import schema_names
+from interruption._published_schemas import schema_names
 from interruption.cli import main
 from interruption.session import Session
 from interruption.store import SqliteStore

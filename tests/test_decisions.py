@@ -23,7 +23,7 @@ from interruption._decisions import (
     is_rejection,
 )
 from interruption._json import Mismatch, frozen
-from interruption._schemacheck import conforms
+from interruption._schema_checks import conforms
 from interruption.approval import DECISION_SCHEMA
 
 from tests.strategies import json_values

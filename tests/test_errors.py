@@ -40,7 +40,7 @@ from interruption import (
     loads,
 )
 from interruption._json import MAX_DEPTH
-from interruption._schemacheck import conforms
+from interruption._schema_checks import conforms
 
 from tests.strategies import interrupteds, json_values, kinds
 

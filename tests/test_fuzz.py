@@ -1,6 +1,6 @@
 """The bad input corpus: whatever arrives, `loads` decodes it or says why.
 
-The law, for every wire type in `interruption._schemas.WIRE_TYPES` and for
+The law, for every wire type in `interruption._published_schemas.WIRE_TYPES` and for
 ``list[Interrupted]``: `loads` returns an instance of the type or raises
 `DecodeError` (a `ValueError`) whose every problem has a path starting at
 ``$``, an ``expected`` and a ``got``, and never one made by the safety net
@@ -38,8 +38,8 @@ from interruption import (
     unstructure,
 )
 from interruption._json import DOCUMENT_DEPTH, JSON, MAX_DEPTH, STORED_DEPTH
-from interruption._schema import DATETIME_DOC
-from interruption._schemas import WIRE_TYPES
+from interruption._published_schemas import WIRE_TYPES
+from interruption._record_schema import DATETIME_DOC
 from interruption.store._base import read_stored
 from interruption.testing.store_contract import turn
 from interruption.wire import MAX_BYTES

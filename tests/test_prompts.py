@@ -13,7 +13,7 @@ from interruption import (
     structure,
     unstructure,
 )
-from interruption._schemacheck import conforms
+from interruption._schema_checks import conforms
 
 
 class TestConfirm:

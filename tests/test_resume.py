@@ -42,7 +42,7 @@ from interruption import (
     unstructure,
 )
 from interruption._json import MAX_DEPTH, FrozenArray, FrozenObject
-from interruption._schemacheck import JSONSchema, SchemaGroups, conforming_groups
+from interruption._schema_checks import JSONSchema, SchemaGroups, conforming_groups
 from interruption.approval import DECISION_SCHEMA
 from interruption.errors import FieldError
 from interruption.kinds import InterruptionKind, Phase, ScheduledPause

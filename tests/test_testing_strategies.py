@@ -26,7 +26,7 @@ from interruption import (
     validate_resume,
 )
 from interruption._json import is_json
-from interruption._schemacheck import conforms
+from interruption._schema_checks import conforms
 from interruption.approval import DECISION_SCHEMA, decision_from_json, decision_to_json
 from interruption.testing.strategies import (
     decisions,

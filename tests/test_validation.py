@@ -40,7 +40,7 @@ from interruption import (
 )
 from interruption._decisions import DECISIONS
 from interruption._json import json_equal
-from interruption._schemacheck import JSONSchema, SchemaError, conforms
+from interruption._schema_checks import JSONSchema, SchemaError, conforms
 from interruption.approval import DECISION_SCHEMA
 from interruption.kinds import tag_of
 from interruption.resume import ExpiryAnswer

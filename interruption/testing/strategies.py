@@ -37,7 +37,7 @@ except ImportError as error:  # pragma: no cover - the [testing] extra brings it
 import attrs
 
 from interruption._json import JSON, MAX_SAFE_INTEGER, json_equal
-from interruption._schemacheck import JSONSchema, conforms
+from interruption._schema_checks import JSONSchema, conforms
 from interruption.approval import DECISION_SCHEMA, Approve, Reject, decision_to_json
 from interruption.errors import InvalidArgument, ProblemCode
 from interruption.kinds import (

@@ -41,7 +41,7 @@ from interruption import (
     ResumePolicy,
     ResumeRejected,
 )
-from interruption._schemacheck import SchemaError
+from interruption._schema_checks import SchemaError
 from interruption.adapters import _kept
 from interruption.adapters.genkit import (
     ANY_JSON,

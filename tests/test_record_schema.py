@@ -6,7 +6,7 @@ from typing import Literal
 import attrs
 import pytest
 from interruption import JSON, ApprovalPending, InterruptionKind, Phase
-from interruption._schema import DRAFT, describe_type, schema_of
+from interruption._record_schema import DRAFT, describe_type, schema_of
 from jsonschema import Draft202012Validator
 
 

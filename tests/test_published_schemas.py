@@ -8,7 +8,7 @@ import pytest
 from interruption import JSON, Interrupted, ResumeRejected, json_schema
 from interruption._converter import InterruptedWire, ResumeRejectedWire
 from interruption._json import FIELD_NESTING, is_json_type
-from interruption._schemas import WIRE_TYPES, expected_files, render, write
+from interruption._published_schemas import WIRE_TYPES, expected_files, render, write
 from jsonschema import Draft202012Validator
 
 SCHEMAS = Path(__file__).parent.parent / "schemas"

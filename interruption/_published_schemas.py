@@ -1,6 +1,6 @@
 """The published JSON Schemas: which wire types, and writing them to disk.
 
-Run ``python -m interruption._schemas DIRECTORY`` (``make schemas``) to
+Run ``python -m interruption._published_schemas DIRECTORY`` (``make schemas``) to
 regenerate ``schemas/``; a test fails when the files are out of date.
 """
 
