@@ -25,7 +25,6 @@ from interruption._json import (
     JSON,
     FrozenArray,
     FrozenObject,
-    Mismatch,
     child_path,
     describe,
     is_json_type,
@@ -39,6 +38,7 @@ from interruption._record_schema import (
 from interruption.errors import (
     DecodeError,
     FieldError,
+    Mismatch,
     PayloadError,
     Problem,
     ResumeRejected,

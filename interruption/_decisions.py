@@ -28,9 +28,9 @@ from typing import Final, TypeAlias, cast, final
 
 import attrs
 
-from interruption._json import JSON, Mismatch, child_path, describe, frozen
+from interruption._json import JSON, child_path, describe, frozen
 from interruption._validators import NON_EMPTY, non_empty, optional_string
-from interruption.errors import DecodeError
+from interruption.errors import DecodeError, Mismatch
 
 __all__ = [
     "BARE",

@@ -15,8 +15,9 @@ import math
 import typing
 from typing import TYPE_CHECKING, Final, NoReturn, TypeAlias
 
-import attrs
 import rfc8785
+
+from interruption._base_errors import Mismatch, PayloadError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -198,25 +199,6 @@ MAX_SAFE_INTEGER: Final = 2**53 - 1
 
 _SHORT: Final = 40
 _LONG_INT_BITS: Final = 128  # str() of a huge int is slow, refused past 4300 digits
-
-
-@typing.final
-@attrs.frozen
-class Mismatch:
-    """One spot where a value is not what it should be.
-
-    Attributes:
-        path: Where, as a JSON path: ``$``, ``$.kind.phase``, ``$.parts[2]``.
-        expected: What should be there, in words.
-        got: What is there instead, in words or as short JSON.
-    """
-
-    path: str
-    expected: str
-    got: str
-
-    def __str__(self) -> str:
-        return f"{self.path}: expected {self.expected}, got {self.got}"
 
 
 def describe(value: object) -> str:
@@ -482,9 +464,6 @@ def canonical(value: JSON) -> bytes:
     """
     problems = json_problems(value, max_depth=CANONICAL_DEPTH)
     if problems:
-        # errors.py imports this module: its error is looked up when raised.
-        from interruption.errors import PayloadError  # noqa: PLC0415
-
         raise PayloadError(problems)
     return rfc8785.dumps(value)
 

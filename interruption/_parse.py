@@ -18,11 +18,10 @@ from typing import TYPE_CHECKING, Final, NoReturn
 
 from interruption._json import (
     MAX_SAFE_INTEGER,
-    Mismatch,
     child_path,
     json_problems,
 )
-from interruption.errors import DecodeError
+from interruption.errors import DecodeError, Mismatch
 
 if TYPE_CHECKING:
     from collections.abc import Callable

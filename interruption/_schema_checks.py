@@ -48,7 +48,6 @@ from interruption._json import (
     JSON,
     FrozenArray,
     FrozenObject,
-    Mismatch,
     child_path,
     describe,
     frozen,
@@ -56,7 +55,7 @@ from interruption._json import (
     json_problems,
 )
 from interruption._parse import ENCODE
-from interruption.errors import FieldError, PayloadError, SchemaError
+from interruption.errors import FieldError, Mismatch, PayloadError, SchemaError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

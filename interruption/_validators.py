@@ -16,13 +16,11 @@ builds every record through its ``__init__``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 import attrs
 
-if TYPE_CHECKING:
-    from interruption.errors import FieldError, FieldTypeError, PayloadError
-
+from interruption._base_errors import FieldError, FieldTypeError, PayloadError
 from interruption._json import (
     JSON,
     NotJSON,
@@ -49,16 +47,10 @@ __all__ = [
 
 
 def _not_json(value: object, path: str) -> PayloadError:
-    # errors.py imports this module (for `check_payload`), through kinds.py
-    # too: its errors are looked up when one is raised, never at import.
-    from interruption.errors import PayloadError  # noqa: PLC0415
-
     return PayloadError(json_problems(value, path=path))
 
 
 def _refused(field: str, expected: str, got: str) -> FieldError:
-    from interruption.errors import FieldError  # noqa: PLC0415 - as _not_json
-
     return FieldError(field, expected, got)
 
 
@@ -132,8 +124,6 @@ def wrong_type(field: str, expected: str, value: object) -> FieldTypeError:
     Returns:
         A `FieldTypeError` (raise it), its ``got`` in `describe`'s words.
     """
-    from interruption.errors import FieldTypeError  # noqa: PLC0415 - as _not_json
-
     return FieldTypeError(field, expected, describe(value))
 
 

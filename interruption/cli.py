@@ -34,7 +34,6 @@ from interruption._json import (
     JSON,
     STORED_BYTES,
     STORED_DEPTH,
-    Mismatch,
 )
 from interruption._schema_checks import SchemaError, check_schema
 from interruption._status import (
@@ -44,7 +43,7 @@ from interruption._status import (
     UNREADABLE,
     USAGE,
 )
-from interruption.errors import DecodeError, InterruptionError, ResumeRejected
+from interruption.errors import DecodeError, InterruptionError, Mismatch, ResumeRejected
 from interruption.resume import Accepts, InterruptedTurn, Resume
 from interruption.validation import ResolvedResume, ResumePolicy, validate_resume
 from interruption.wire import MAX_BYTES, loads, unstructure

@@ -45,7 +45,15 @@ from typing import TYPE_CHECKING, ClassVar, Literal, Self, TypeAlias, final
 
 import attrs
 
-from interruption._json import Mismatch
+from interruption._base_errors import (
+    FieldError,
+    FieldTypeError,
+    InterruptionError,
+    InvalidArgument,
+    Mismatch,
+    MismatchError,
+    PayloadError,
+)
 from interruption._validators import optional_string, string
 
 if TYPE_CHECKING:
@@ -55,6 +63,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ArgumentTypeError",
+    "ContinuationUnfinished",
     "DecodeError",
     "EventLoopRunning",
     "ExtraMissing",
@@ -63,69 +72,22 @@ __all__ = [
     "InterruptionError",
     "InvalidArgument",
     "Mismatch",
+    "PauseRefused",
     "PayloadError",
     "Problem",
     "ProblemCode",
     "ResumeRejected",
     "SchemaError",
+    "SessionBusy",
     "SessionInUse",
+    "SessionPaused",
     "StoreUnavailable",
     "TurnIdTaken",
 ]
 
 
-def _render(problems: tuple[Mismatch, ...]) -> str:
-    if len(problems) == 1:
-        return str(problems[0])
-    lines = "\n".join(f"  {problem}" for problem in problems)
-    return f"{len(problems)} problems:\n{lines}"
-
-
-class InterruptionError(Exception):
-    """The base of every failure this library raises.
-
-    Attributes:
-        code: A stable string naming the failure's class (``"decode_error"``),
-            the same for every instance; each subclass has its own.
-    """
-
-    code: ClassVar[str] = "interruption_error"
-
-
-class _MismatchError(InterruptionError):
-    """A failure made of one or more `Mismatch` records."""
-
-    problems: tuple[Mismatch, ...]
-
-    def __init__(self, problems: Iterable[Mismatch]) -> None:
-        found = tuple(problems)
-        if not found:
-            where = f"{type(self).__name__}: problems"
-            raise InvalidArgument(where, "at least one Mismatch", "none")
-        super().__init__(found)
-        self.problems = found
-
-    @property
-    def path(self) -> str:
-        """The JSON path of the first problem, like ``$.kind.phase``."""
-        return self.problems[0].path
-
-    @property
-    def expected(self) -> str:
-        """What the first problem's spot should have held."""
-        return self.problems[0].expected
-
-    @property
-    def got(self) -> str:
-        """What the first problem's spot held instead."""
-        return self.problems[0].got
-
-    def __str__(self) -> str:
-        return _render(self.problems)
-
-
 @final
-class DecodeError(_MismatchError, ValueError):
+class DecodeError(MismatchError, ValueError):
     """Wire input is malformed.
 
     Attributes:
@@ -139,21 +101,7 @@ class DecodeError(_MismatchError, ValueError):
 
 
 @final
-class PayloadError(_MismatchError, TypeError):
-    """A payload is not a JSON value; raised where the payload is handed over.
-
-    Attributes:
-        problems: Every `Mismatch` found (path, expected, got).
-        path: The first problem's JSON path, ``$`` being the payload itself.
-        expected: What the first problem's spot should have held.
-        got: What it held instead.
-    """
-
-    code: ClassVar[str] = "payload_error"
-
-
-@final
-class SchemaError(_MismatchError, ValueError):
+class SchemaError(MismatchError, ValueError):
     """A JSON Schema this library will not run: invalid, unresolvable or too slow.
 
     Raised when a schema is checked (`check` of a turn file) or first used
@@ -180,51 +128,6 @@ class SchemaError(_MismatchError, ValueError):
     def message(self) -> str:
         """Every problem, joined with ``"; "``."""
         return "; ".join(str(mismatch) for mismatch in self.problems)
-
-
-class FieldError(InterruptionError, ValueError):
-    """A record field got a value it does not accept (raised at construction).
-
-    Decoding reports the same problem as a `DecodeError` at the field's path.
-
-    Args:
-        field: The field's name.
-        expected: What it accepts.
-        got: What it got.
-
-    Attributes:
-        field: The field's name.
-        path: The field as a JSON path of its record (``$.node``).
-        expected: What it accepts.
-        got: What it got.
-    """
-
-    code: ClassVar[str] = "field_error"
-
-    def __init__(self, field: str, expected: str, got: str) -> None:
-        super().__init__(f"{field}: expected {expected}, got {got}")
-        self.field = field
-        self.expected = expected
-        self.got = got
-
-    @property
-    def path(self) -> str:
-        """The field as a JSON path of its record, like ``$.node``."""
-        return f"$.{self.field}"
-
-    def __reduce__(self) -> tuple[type[FieldError], tuple[str, str, str]]:
-        return type(self), (self.field, self.expected, self.got)
-
-
-@final
-class FieldTypeError(FieldError, TypeError):
-    """A record field got a value of a type it does not take (``5`` for a string).
-
-    A `FieldError` and a `TypeError` both: ``except FieldError`` and ``except
-    TypeError`` catch it. Its pieces are a `FieldError`'s.
-    """
-
-    code: ClassVar[str] = "field_type_error"
 
 
 class SessionBusy(InterruptionError, RuntimeError):
@@ -399,29 +302,6 @@ class ResumeRejected(InterruptionError, ValueError):
             return f"resume rejected: {self.problems[0]}"
         lines = "\n".join(f"  {problem}" for problem in self.problems)
         return f"resume rejected, {len(self.problems)} problems:\n{lines}"
-
-
-class InvalidArgument(InterruptionError, ValueError):
-    """An argument a caller passed is out of what the call accepts.
-
-    Raised before anything is read or written: a session id with a NUL, a
-    turn id beyond 64 bits, a blank or oversized cancel reason, a listing's
-    limit out of range.
-
-    Attributes:
-        code: ``"invalid_argument"``, stable.
-        where: The call and argument, like ``"cancel: reason"``.
-        expected: What it accepts.
-        got: A short rendering of what it was given.
-    """
-
-    code: ClassVar[str] = "invalid_argument"
-
-    def __init__(self, where: str, expected: str, got: str) -> None:
-        super().__init__(f"{where}: expected {expected}, got {got}")
-        self.where = where
-        self.expected = expected
-        self.got = got
 
 
 @final

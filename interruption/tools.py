@@ -59,7 +59,7 @@ from typing import (
 
 import attrs
 
-from interruption._json import JSON, Mismatch, owned
+from interruption._json import JSON, owned
 from interruption._schema_checks import (
     JSONSchema,
     SchemaError,
@@ -68,7 +68,7 @@ from interruption._schema_checks import (
     schema_value,
 )
 from interruption._validators import check_payload
-from interruption.errors import ArgumentTypeError, InterruptionError
+from interruption.errors import ArgumentTypeError, InterruptionError, Mismatch
 from interruption.kinds import (
     ApprovalPending,
     Custom,

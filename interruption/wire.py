@@ -30,7 +30,6 @@ from interruption._json import (
     DOCUMENT_DEPTH,
     JSON,
     STORED_DEPTH,
-    Mismatch,
     is_json,
     json_problems,
     owned,
@@ -41,7 +40,7 @@ from interruption._parse import ENCODE, check_json, parse
 from interruption._record_schema import schema_of
 from interruption._validators import NON_EMPTY as _NON_EMPTY
 from interruption._validators import non_empty as _non_empty
-from interruption.errors import ArgumentTypeError, PayloadError
+from interruption.errors import ArgumentTypeError, Mismatch, PayloadError
 
 if TYPE_CHECKING:
     import attrs

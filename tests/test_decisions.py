@@ -22,9 +22,10 @@ from interruption._decisions import (
     decision_to_json,
     is_rejection,
 )
-from interruption._json import Mismatch, frozen
+from interruption._json import frozen
 from interruption._schema_checks import conforms
 from interruption.approval import DECISION_SCHEMA
+from interruption.errors import Mismatch
 
 from tests.strategies import json_values
 
