@@ -30,7 +30,7 @@ def _table_codes(text: str) -> set[str]:
 
 
 def _errors() -> list[type[InterruptionError]]:
-    found = (getattr(interruption, name) for name in interruption.__all__)
+    found = (getattr(interruption, name) for name in dir(interruption))
     return [
         cls
         for cls in found

@@ -237,4 +237,8 @@ def test_lint_holds_the_import_contract() -> None:
     assert "lint-imports" in body
     config = tomllib.loads((_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     contracts = config["tool"]["importlinter"]["contracts"]
-    assert {contract["id"] for contract in contracts} == {"layers", "adapters-public"}
+    assert {contract["id"] for contract in contracts} == {
+        "layers",
+        "error-tree",
+        "adapters-public",
+    }

@@ -2,8 +2,9 @@
 
 `MemoryStore` (tests, one process), `SqliteStore` (the embedded default,
 safe across processes on one machine) and `PostgresStore` (many processes
-or machines; needs the ``[postgres]`` extra). Each store's module (with
-asyncio, sqlite3 or psycopg) is imported when its name is first used.
+or machines; needs the ``[postgres]`` extra). Each name is listed once, in
+``__init__.pyi`` beside this file, and its module (with asyncio, sqlite3 or
+psycopg) is imported when the name is first used (`lazy_loader`).
 
 Without psycopg, ``from interruption.store import PostgresStore`` and
 ``hasattr(interruption.store, "PostgresStore")`` still work, so a module
@@ -13,36 +14,13 @@ raises `ExtraMissing` (an `ImportError`), which names the ``postgres`` extra.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, NoReturn
+from typing import NoReturn
 
-from interruption.audit import AuditEvent, AuditKind
+import lazy_loader
+
 from interruption.errors import ExtraMissing
-from interruption.store._base import MAX_RECORD_BYTES, MAX_REJECTED, Listed, Store
 
-if TYPE_CHECKING:
-    from interruption.store._memory import MemoryStore
-    from interruption.store._postgres import PostgresStore
-    from interruption.store._sqlite import SqliteStore
-
-__all__ = [
-    "MAX_RECORD_BYTES",
-    "MAX_REJECTED",
-    "AuditEvent",
-    "AuditKind",
-    "Listed",
-    "MemoryStore",
-    "PostgresStore",
-    "SqliteStore",
-    "Store",
-]
-
-_LAZY: dict[str, str] = {
-    "MemoryStore": "interruption.store._memory",
-    "PostgresStore": "interruption.store._postgres",
-    "SqliteStore": "interruption.store._sqlite",
-}
-"""The stores imported when first used, and the module of each."""
+_attached, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)
 
 _EXTRAS: dict[str, tuple[str, str]] = {"PostgresStore": ("postgres", "psycopg")}
 """The stores that need an extra: the extra, and the top module it installs."""
@@ -59,22 +37,22 @@ def _unavailable(name: str, extra: str, cause: ImportError) -> type:
     return type(name, (), {"__new__": refuse, "__doc__": doc, "__module__": __name__})
 
 
-if not TYPE_CHECKING:  # a type checker sees the imports above instead
+def __getattr__(name: str) -> object:
+    """Return the public *name*, importing its module on first use.
 
-    def __getattr__(name: str) -> object:
-        module = _LAZY.get(name)
-        if module is None:
-            msg = f"module {__name__!r} has no attribute {name!r}"
-            raise AttributeError(msg)
-        try:
-            value = getattr(importlib.import_module(module), name)
-        except ImportError as error:
-            extra, top = _EXTRAS.get(name, ("", ""))
-            if not top or (error.name or top).partition(".")[0] != top:
-                raise
-            value = _unavailable(name, extra, error)
+    A store whose extra is not installed is a stand-in that raises
+    `ExtraMissing` when constructed.
+
+    Raises:
+        AttributeError: if the package has no public name *name*.
+        ImportError: if the name's module fails to import for another reason.
+    """
+    try:
+        return _attached(name)
+    except ImportError as error:
+        extra, top = _EXTRAS.get(name, ("", ""))
+        if not top or (error.name or top).partition(".")[0] != top:
+            raise
+        value = _unavailable(name, extra, error)
         globals()[name] = value
         return value
-
-    def __dir__() -> list[str]:
-        return sorted({*globals(), *__all__})

@@ -1,0 +1,144 @@
+# The public façade: each public name once, as ``from .module import Name as Name``.
+#
+# This stub is the one list. mypy reads it for `interruption`'s types; at run
+# time `__init__.py` hands it to lazy_loader, which imports a name's module
+# when the name is first used and derives ``__all__`` and ``dir()`` from it.
+# To add a public name, add it here (to its module's line, or a new line for a
+# new module); only relative imports of this package (``from .x``) may appear.
+
+from ._json import (
+    JSON as JSON,
+    canonical as canonical,
+    digest as digest,
+    json_equal as json_equal,
+)
+from .approval import (
+    ApprovalDecision as ApprovalDecision,
+    Approve as Approve,
+    Approver as Approver,
+    AwaitExternal as AwaitExternal,
+    Decision as Decision,
+    Reject as Reject,
+)
+from .audit import AuditEvent as AuditEvent
+from .bridge import (
+    Bridge as Bridge,
+    PendingPause as PendingPause,
+    pending_everywhere as pending_everywhere,
+)
+from .errors import (
+    ArgumentTypeError as ArgumentTypeError,
+    ContinuationUnfinished as ContinuationUnfinished,
+    DecodeError as DecodeError,
+    EventLoopRunning as EventLoopRunning,
+    ExtraMissing as ExtraMissing,
+    FieldError as FieldError,
+    FieldTypeError as FieldTypeError,
+    InterruptionError as InterruptionError,
+    InvalidArgument as InvalidArgument,
+    Mismatch as Mismatch,
+    PauseRefused as PauseRefused,
+    PayloadError as PayloadError,
+    Problem as Problem,
+    ProblemCode as ProblemCode,
+    ResumeRejected as ResumeRejected,
+    SchemaError as SchemaError,
+    SessionBusy as SessionBusy,
+    SessionInUse as SessionInUse,
+    SessionPaused as SessionPaused,
+    StoreUnavailable as StoreUnavailable,
+    TurnIdTaken as TurnIdTaken,
+)
+from .kinds import (
+    ApprovalPending as ApprovalPending,
+    Custom as Custom,
+    InterruptionKind as InterruptionKind,
+    Phase as Phase,
+    ScheduledPause as ScheduledPause,
+)
+from .loop import (
+    FinishReason as FinishReason,
+    Finished as Finished,
+    GenerateResult as GenerateResult,
+    LoopOptions as LoopOptions,
+    Model as Model,
+    ModelMessage as ModelMessage,
+    ModelRequest as ModelRequest,
+    Paused as Paused,
+    StreamEvent as StreamEvent,
+    ToolFinished as ToolFinished,
+    ToolSpec as ToolSpec,
+    ToolStarted as ToolStarted,
+    continue_resolved as continue_resolved,
+    generate as generate,
+    generate_stream as generate_stream,
+    generate_sync as generate_sync,
+    resume_turn as resume_turn,
+    resume_turn_stream as resume_turn_stream,
+    resume_turn_sync as resume_turn_sync,
+)
+from .parts import (
+    Message as Message,
+    Part as Part,
+    Role as Role,
+    Text as Text,
+    ToolRequest as ToolRequest,
+    ToolResponse as ToolResponse,
+)
+from .pause import (
+    Interrupted as Interrupted,
+    interrupt as interrupt,
+    interrupt_with as interrupt_with,
+)
+from .prompts import Confirm as Confirm, Input as Input, Prompt as Prompt
+from .resume import (
+    Accepts as Accepts,
+    ExpiryAnswer as ExpiryAnswer,
+    InterruptedTurn as InterruptedTurn,
+    PendingInterrupt as PendingInterrupt,
+    PendingTurn as PendingTurn,
+    Respond as Respond,
+    Restart as Restart,
+    Resume as Resume,
+)
+from .schedule import PauseSchedule as PauseSchedule
+from .sealing import Opened as Opened, Sealer as Sealer
+from .session import Session as Session
+from .store import (
+    MemoryStore as MemoryStore,
+    SqliteStore as SqliteStore,
+    Store as Store,
+)
+from .tools import (
+    Tool as Tool,
+    ToolContext as ToolContext,
+    ToolContractError as ToolContractError,
+    define_interrupt as define_interrupt,
+    tool as tool,
+)
+from .validation import (
+    Answer as Answer,
+    Authorize as Authorize,
+    ResolvedResume as ResolvedResume,
+    ResumePolicy as ResumePolicy,
+    Spend as Spend,
+    admit as admit,
+    interrupt_keys as interrupt_keys,
+    pause_key as pause_key,
+    record_paused as record_paused,
+    refuse as refuse,
+    unspent as unspent,
+    validate_and_spend as validate_and_spend,
+    validate_resume as validate_resume,
+)
+from .wire import (
+    dumps as dumps,
+    json_schema as json_schema,
+    loads as loads,
+    structure as structure,
+    unstructure as unstructure,
+    wire_digest as wire_digest,
+)
+
+# The installed release (importlib.metadata), read when first asked.
+__version__: str
