@@ -3,6 +3,8 @@ import copy
 import json
 import math
 import pickle
+import subprocess
+import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
 
@@ -335,7 +337,7 @@ class TestCodes:
     def _public_failures() -> list[type[InterruptionError]]:
         import interruption  # noqa: PLC0415 - every public name, lazy ones too
 
-        found = [getattr(interruption, name) for name in interruption.__all__]
+        found = [getattr(interruption, name) for name in dir(interruption)]
         return [
             cls
             for cls in found
@@ -768,3 +770,101 @@ def test_the_pause_is_control_flow_outside_the_error_tree() -> None:
     assert not issubclass(interruption.pause.Interrupted, Exception)
     assert not hasattr(interruption.errors, "Interrupted")
     assert not set(interruption.pause.__all__) & set(interruption.errors.__all__)
+
+
+BASE_ERRORS = [
+    FieldError,
+    FieldTypeError,
+    InterruptionError,
+    InvalidArgument,
+    Mismatch,
+    PayloadError,
+]
+"""The classes the lowest modules raise, defined beneath `interruption.errors`."""
+
+RAISE_LOW = """
+import math, sys
+from interruption._json import canonical
+from interruption._validators import check_payload
+from interruption.kinds import ApprovalPending
+for fail in (
+    lambda: canonical(math.nan),
+    lambda: check_payload({1: 2}),
+    lambda: ApprovalPending(5),
+    lambda: ApprovalPending(""),
+):
+    try:
+        fail()
+    except Exception as error:
+        print(type(error).__name__)
+print(sorted(m for m in sys.modules if m.startswith("interruption")))
+"""
+"""Raises a failure of each low module, then lists the modules of ours loaded."""
+
+
+class TestBaseErrors:
+    """The failures of the lowest modules are public in `interruption.errors`."""
+
+    @pytest.mark.parametrize("cls", BASE_ERRORS)
+    def test_errors_is_their_public_home(self, cls: type[object]) -> None:
+        """Each names `interruption.errors` as its module, which exports it."""
+        import interruption.errors  # noqa: PLC0415
+
+        assert cls.__module__ == "interruption.errors"
+        assert getattr(interruption.errors, cls.__name__) is cls
+        assert cls.__name__ in interruption.errors.__all__
+
+    def test_every_failure_of_errors_is_exported(self) -> None:
+        """`interruption.errors.__all__` names every failure class it holds."""
+        import interruption.errors  # noqa: PLC0415
+
+        failures = {
+            name
+            for name, value in vars(interruption.errors).items()
+            if isinstance(value, type)
+            and issubclass(value, InterruptionError)
+            and value.__module__ == "interruption.errors"
+            and not name.startswith("_")
+        }
+        assert failures - {"MismatchError"} <= set(interruption.errors.__all__)
+
+    @given(
+        problems=st.lists(
+            st.builds(Mismatch, st.text(), st.text(), st.text()), min_size=1
+        )
+    )
+    def test_a_payload_error_pickles(self, problems: list[Mismatch]) -> None:
+        """A payload error and its mismatches survive pickling, by their public home."""
+        error = PayloadError(problems)
+        again = pickle.loads(pickle.dumps(error))  # noqa: S301 - our own bytes
+        assert type(again) is PayloadError
+        assert again.problems == error.problems
+        assert str(again) == str(error)
+
+    def test_the_low_modules_raise_without_reaching_up(self) -> None:
+        """The JSON checks, field validators and kinds raise without loading errors."""
+        found = subprocess.run(  # noqa: S603 - our own interpreter and code
+            [sys.executable, "-c", RAISE_LOW],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.splitlines()
+        assert found[:4] == [
+            "PayloadError",
+            "PayloadError",
+            "FieldTypeError",
+            "FieldError",
+        ]
+        assert "interruption.errors" not in found[4]
+        assert "interruption._base_errors" in found[4]
+
+    def test_the_base_errors_import_nothing_of_ours(self) -> None:
+        """`interruption._base_errors` stands on the ground floor of the package."""
+        check = (
+            "import sys, interruption._base_errors; "
+            "print(*sorted(m for m in sys.modules if m.startswith('interruption')))"
+        )
+        found = subprocess.run(  # noqa: S603 - our own interpreter and code
+            [sys.executable, "-c", check], capture_output=True, text=True, check=True
+        )
+        assert found.stdout.split() == ["interruption", "interruption._base_errors"]
