@@ -33,6 +33,12 @@ Every failure has a stable `InterruptionError.code` (``"decode_error"``,
 ``"schema_error"``, ...), its class's own, so that a web handler can map
 codes to statuses without matching class names.
 
+The root and the failures the lowest modules raise (`InterruptionError`,
+`Mismatch`, `PayloadError`, `FieldError`, `FieldTypeError`,
+`InvalidArgument`) are defined in ``interruption._base_errors``, which imports
+nothing of the package, so the JSON checks and the field validators raise them
+without an import back up; they are public here, as every other failure.
+
 Failures carry their pieces as attributes (`Mismatch.path`, `.expected`,
 `.got`; `Problem.code`), so no caller parses a message, and several problems
 travel together, never only the first.
