@@ -589,6 +589,7 @@ class TestLive:
         page = client.post(f"/s/{long}", data={"csrf": token, "pause": "[]"})
         assert page.status_code == 400
         assert "expected text of 1 to 256 characters" in page.text
-        body = client.post(f"/api/sessions/{long}/resume", json={"turn_id": 1, "resume": {}})
+        sent = {"turn_id": 1, "resume": {}}
+        body = client.post(f"/api/sessions/{long}/resume", json=sent)
         assert body.status_code == 400
         assert body.json()["type"] == "invalid_argument"
