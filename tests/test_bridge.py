@@ -179,3 +179,17 @@ class TestSessionBridge:
         assert [str(code) for code in late.value.codes] == ["expired"]
         assert "default answer applied" in str(late.value)
         assert asyncio.run(bridge.pending(principal="alice")) == []
+
+    def test_a_turn_closed_since_it_was_listed_is_not_shown(self) -> None:
+        """A turn answered or expired after the store listed it is left out."""
+        store = MemoryStore()
+        agent = Agent(store)
+        clock = [datetime.now(UTC)]
+        bridge = SessionBridge(store, agent.open, lambda: clock[0])
+        answered = asyncio.run(agent.start("pay 50000"))
+        approve = Resume(restart=[Restart("transfer_money", "call-1", "approve")])
+        asyncio.run(bridge.answer(answered.id, approve, principal="alice"))
+        assert asyncio.run(bridge._open(answered.id, "alice")) is None
+        timed = asyncio.run(agent.start("confirm?", ttl=timedelta(minutes=1)))
+        clock[0] += timedelta(minutes=2)
+        assert asyncio.run(bridge._open(timed.id, "alice")) is None
