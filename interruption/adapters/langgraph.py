@@ -1237,8 +1237,15 @@ class GraphBridge(Generic[StateT, ContextT, InputT, OutputT]):
         return resolved_of(turn, resume)
 
     async def _shown(self, thread: str) -> tuple[PendingInterrupt, ...]:
-        """The thread's latest pause, answered or not, from its checkpoints."""
+        """The thread's latest pause, answered or not, from its checkpoints.
+
+        What is pending (a breakpoint included), else the interrupts of the
+        latest of its recent checkpoints (`HISTORY`) that shows some.
+        """
         config = self._config(thread)
+        live = await self._pending(config)
+        if live:
+            return live
         if self.blocking:
             history = await asyncio.to_thread(
                 lambda: list(self.graph.get_state_history(config, limit=HISTORY))
@@ -1261,7 +1268,9 @@ class GraphBridge(Generic[StateT, ContextT, InputT, OutputT]):
         Args:
             scope: The thread id.
             principal: Who asks; with an authorizer, they must be allowed
-                for the thread's latest pause (else they see nothing).
+                for the thread's latest pause (else they see nothing; nor
+                does anyone once a breakpoint, which leaves no interrupt
+                in the checkpoints, was answered).
 
         Returns:
             Its events, oldest first.
