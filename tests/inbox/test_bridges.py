@@ -30,6 +30,9 @@ from langchain_core.runnables import RunnableConfig
 from starlette.testclient import TestClient
 
 APPROVE = Resume(restart=[Restart("transfer_money", "call-1", "approve")])
+_APPROVE_JSON = {
+    "restart": [{"name": "transfer_money", "ref": "call-1", "resumed": "approve"}]
+}
 
 
 class World:
@@ -111,6 +114,17 @@ class TestListing:
         assert mallory.get(f"/audit/langgraph/{thread}").status_code == 404
         assert mallory.get(f"/api/audit/langgraph/{thread}").status_code == 404
         assert "transfer_money" not in mallory.get("/").text
+        sent = mallory.post(f"/api/answer/langgraph/{thread}", json=_APPROVE_JSON)
+        assert sent.status_code == 403
+        assert sent.json()["problems"][0]["code"] == "not_authorized"
+        token = mallory.cookies.get("inbox_csrf")
+        form = {"csrf": token, "pause": '[["transfer_money", "call-1"]]'}
+        page = mallory.post(
+            f"/p/langgraph/{thread}", data={**form, "i0.mode": "approve"}
+        )
+        assert page.status_code == 403
+        assert "may not answer" in page.text
+        assert world.graph.sent == []
 
     def test_an_unknown_door_is_404(self, world: World) -> None:
         """A door no bridge has is a 404 problem, as a page or as JSON."""
