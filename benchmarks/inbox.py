@@ -2,17 +2,19 @@
 
 Run with ``python benchmarks/inbox.py``. A SQLite store (a temporary file,
 WAL) holds 1,000 sessions, each paused at one approval (the example
-agent's ``pay``). Two timings, each the best of several interleaved repeats:
+agent's ``pay``). Three timings, each the best of several interleaved
+repeats:
 
 * *store read* — what the page must read, with the store's own calls: the
   open sessions (`Store.sessions`, a page of 1,000) and each one's turn
   (`Store.load_turn`);
+* *bridge listing* — `SessionBridge.pending`: the same reads, expired turns
+  closed, each session's authorizer asked, the pauses sorted newest first;
 * *inbox page* — ``GET /?page=1`` with a page size of 1,000, in process
-  (httpx's ASGI transport): the same reads, each session's authorizer
-  asked, expired turns closed, the turns sorted newest first, the HTML
-  rendered (Jinja2, autoescaped).
+  (httpx's ASGI transport): the bridge's listing, merged over every door
+  (`pending_everywhere`), and the HTML rendered (Jinja2, autoescaped).
 
-The ratio says what the inbox adds on top of reading the store.
+The ratios say what the bridge and the page add on top of reading the store.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from examples.service.agent import Agent
 from interruption import SqliteStore
+from interruption.bridge import SessionBridge
 from interruption.inbox import create_app
 
 PENDING: Final = 1000
@@ -52,7 +55,8 @@ async def main() -> None:
         agent = Agent(store)
         for _ in range(PENDING):
             await agent.start("pay 50000")
-        app = create_app(store, agent.open, page_size=PENDING)
+        bridge = SessionBridge(store, agent.open)
+        app = create_app(bridges=[bridge], page_size=PENDING)
         transport = httpx.ASGITransport(app=app)
         headers = {"X-Remote-User": "alice"}
         async with httpx.AsyncClient(
@@ -65,20 +69,28 @@ async def main() -> None:
                 for session in ids:
                     assert await store.load_turn(session) is not None
 
+            async def listing() -> None:
+                pauses = await bridge.pending(principal="alice")
+                assert len(pauses) == PENDING
+
             async def page() -> None:
                 response = await client.get("/?page=1")
                 assert response.status_code == 200
                 assert response.text.count('class="card"') == PENDING
 
             read_s = await _best(read)
+            list_s = await _best(listing)
             page_s = await _best(page)
             read_s = min(read_s, await _best(read))  # interleaved
+            list_s = min(list_s, await _best(listing))
             page_s = min(page_s, await _best(page))
         await store.close()
-    print(f"pending turns:           {PENDING}")
-    print(f"store read alone:        {read_s * 1000:8.1f} ms")
-    print(f"inbox page (HTML):       {page_s * 1000:8.1f} ms")
-    print(f"ratio page / store read: {page_s / read_s:8.2f}x")
+    print(f"pending turns:             {PENDING}")
+    print(f"store read alone:          {read_s * 1000:8.1f} ms")
+    print(f"bridge listing:            {list_s * 1000:8.1f} ms")
+    print(f"inbox page (HTML):         {page_s * 1000:8.1f} ms")
+    print(f"ratio bridge / store read: {list_s / read_s:8.2f}x")
+    print(f"ratio page / store read:   {page_s / read_s:8.2f}x")
 
 
 if __name__ == "__main__":

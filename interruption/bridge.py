@@ -19,24 +19,46 @@ needs to know no framework:
   only then hand the framework the validated answers.
 
 Each adapter module offers a ``bridge(...)`` that builds its `Bridge`;
+`SessionBridge` is the one over a `Store`'s `Session` turns; and
 `pending_everywhere` merges the pauses of several, newest first.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
-from typing import Protocol, final, runtime_checkable
+from typing import Final, Protocol, TypeAlias, final, runtime_checkable
 
 import attrs
 
 from interruption.audit import AuditEvent
-from interruption.errors import FieldError
-from interruption.resume import PendingInterrupt, Resume
-from interruption.validation import ResolvedResume
+from interruption.errors import FieldError, ProblemCode, ResumeRejected
+from interruption.resume import (
+    InterruptedTurn,
+    PendingInterrupt,
+    Respond,
+    Restart,
+    Resume,
+    answer_key,
+)
+from interruption.session import Session
+from interruption.store import Store
+from interruption.validation import (
+    Answer,
+    ResolvedResume,
+    authorize_turn,
+    utc_now,
+)
 from interruption.wire import NON_EMPTY, non_empty
 
-__all__ = ["Bridge", "PendingPause", "pending_everywhere"]
+__all__ = [
+    "Bridge",
+    "OpenSession",
+    "PendingPause",
+    "SessionBridge",
+    "pending_everywhere",
+    "resolved_of",
+]
 
 
 def _some(
@@ -144,3 +166,192 @@ async def pending_everywhere(
     ]
     pauses.sort(key=lambda pause: pause.created_at, reverse=True)
     return pauses
+
+
+def resolved_of(turn: InterruptedTurn, resume: Resume) -> ResolvedResume:
+    """What an accepted *resume* answered in *turn*, as a `ResolvedResume`.
+
+    No check: a door's own answering entry point accepted *resume* against
+    *turn* already (`interruption.admit`, `Session.resume`); this only pairs
+    each interrupt with the entry that answers it (by `answer_key`), for a
+    door whose entry point does not return them.
+
+    Args:
+        turn: The authoritative turn the resume was accepted for.
+        resume: The accepted answers (what the store kept).
+
+    Returns:
+        The answers in the turn's order; interrupts no entry names are
+        ``unanswered``.
+    """
+    given: list[Respond | Restart] = [*resume.respond, *resume.restart]
+    entries = {(entry.name, entry.ref): entry for entry in given}
+    answers = tuple(
+        Answer(pending, entries[answer_key(pending)])
+        for pending in turn.interrupts
+        if answer_key(pending) in entries
+    )
+    unanswered = tuple(p for p in turn.interrupts if answer_key(p) not in entries)
+    return ResolvedResume(turn, answers, unanswered)
+
+
+OpenSession: TypeAlias = Callable[[str], Session]
+"""Opens a session by id, with its model, tools and authorizer, to answer it."""
+
+_PAGE: Final = 1000
+"""How many session ids `Store.sessions` gives at most per call."""
+
+
+@final
+@attrs.frozen
+class SessionBridge:
+    """The `Bridge` over the `Session` turns a `Store` keeps.
+
+    Its door is ``"session"`` and a scope is a session id. What is pending
+    is each session's open turn (`Store.sessions`), shown to the principals
+    its `Session.authorize` allows; an answer goes through `Session.resume`
+    (authorize, validate, spend the turn once, audit, then continue). A
+    turn past its expiry is closed first, with its declared default
+    answers (`Session.expire`), and an answer to it is ``expired``.
+
+    Attributes:
+        store: Where the sessions live (the store their `Session` uses).
+        open_session: Opens a session by id, with its model, tools and
+            authorizer (`Session.authorize` decides who sees and answers).
+        now: The clock (UTC) expiry is judged by.
+    """
+
+    store: Store
+    open_session: OpenSession
+    now: Callable[[], datetime] = utc_now
+
+    @property
+    def door(self) -> str:
+        """``"session"``."""
+        return "session"
+
+    async def expire(self) -> None:
+        """Close every expired turn, with its declared default answers."""
+        cursor: str | None = None
+        while True:
+            page = await self.store.sessions("expired", now=self.now(), after=cursor)
+            for session in page:
+                await self.open_session(session).expire()
+            if len(page) < _PAGE:
+                return
+            cursor = page[-1]  # pragma: no cover - over a thousand at once
+
+    async def _allowed(self, turn: InterruptedTurn, principal: str | None) -> bool:
+        try:
+            await authorize_turn(
+                turn, self.open_session(turn.session).authorize, principal
+            )
+        except ResumeRejected:
+            return False
+        return True
+
+    async def _open(self, session: str, principal: str | None) -> PendingPause | None:
+        """The session's open turn, if *principal* may answer it."""
+        stored = await self.store.load_turn(session)
+        if stored is None or stored.state != "open":
+            return None
+        turn = stored.turn
+        closes = turn.closes_at
+        if closes is not None and closes <= self.now():
+            return None
+        if not await self._allowed(turn, principal):
+            return None
+        return PendingPause(self.door, session, turn.interrupts, turn.created_at)
+
+    async def pending(self, *, principal: str | None = None) -> list[PendingPause]:
+        """Every open turn *principal* may answer, newest first.
+
+        Expired turns are closed first (`expire`).
+
+        Args:
+            principal: Who asks (`Session.authorize` decides).
+
+        Returns:
+            One `PendingPause` per open turn (its scope the session id).
+        """
+        await self.expire()
+        found: list[PendingPause] = []
+        cursor: str | None = None
+        while True:
+            page = await self.store.sessions("open", now=self.now(), after=cursor)
+            for session in page:
+                pause = await self._open(session, principal)
+                if pause is not None:
+                    found.append(pause)
+            if len(page) < _PAGE:
+                break
+            cursor = page[-1]  # pragma: no cover - over a thousand at once
+        found.sort(key=lambda pause: (pause.created_at, pause.scope), reverse=True)
+        return found
+
+    async def answer(
+        self,
+        scope: str,
+        resume: Resume,
+        *,
+        principal: str | None = None,
+        turn_id: int | None = None,
+    ) -> ResolvedResume:
+        """Answer session *scope*'s turn through `Session.resume`, once.
+
+        Args:
+            scope: The session id.
+            resume: The answers.
+            principal: Who answers.
+            turn_id: The turn answered (a stale one is ``consumed``); None:
+                the latest.
+
+        Returns:
+            What was accepted (the session has continued).
+
+        Raises:
+            ResumeRejected: as `Session.resume`; ``expired`` alone for a
+                turn past its expiry, closed now with its default answers.
+            InvalidArgument: for a turn id or a principal out of range.
+        """
+        session = self.open_session(scope)
+        stored = await self.store.load_turn(scope, turn_id)
+        closes = None if stored is None else stored.turn.closes_at
+        if stored is not None and closes is not None and closes <= self.now():
+            await session.expire()  # a no-op when it was closed already
+            trail = await self.store.audit(scope)
+            if any(
+                event.kind == "expired" and event.turn_id == stored.turn.turn_id
+                for event in trail
+            ):
+                message = (
+                    f"this pause expired at {closes:%Y-%m-%d %H:%M:%S} UTC: "
+                    "its default answer applied"
+                )
+                raise ResumeRejected.of(ProblemCode.EXPIRED, message)
+        await session.resume(resume, turn_id=turn_id, principal=principal)
+        if stored is None:  # pragma: no cover - a session that never paused
+            message = f"session {scope!r} kept no turn"  # is refused by resume
+            raise ResumeRejected.of(ProblemCode.UNKNOWN_SESSION, message)
+        answered = await self.store.load_turn(scope, stored.turn.turn_id)
+        kept = None if answered is None else answered.resume
+        return resolved_of(stored.turn, resume if kept is None else kept)
+
+    async def audit(
+        self, scope: str, *, principal: str | None = None
+    ) -> tuple[AuditEvent, ...]:
+        """Session *scope*'s audit trail, if *principal* may answer its turn.
+
+        Args:
+            scope: The session id.
+            principal: Who asks; one the session's authorizer refuses for
+                its latest turn sees nothing.
+
+        Returns:
+            Its events, oldest first; empty for an unknown session or a
+            refused principal.
+        """
+        stored = await self.store.load_turn(scope)
+        if stored is None or not await self._allowed(stored.turn, principal):
+            return ()
+        return tuple(await self.store.audit(scope))

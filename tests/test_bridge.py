@@ -8,18 +8,27 @@ from datetime import UTC, datetime, timedelta
 
 import attrs
 import pytest
+from examples.service.agent import Agent
+from hypothesis import given
+from hypothesis import strategies as st
 from interruption import (
     Accepts,
     AuditEvent,
     Bridge,
     Custom,
     FieldError,
+    InterruptedTurn,
+    MemoryStore,
     PendingInterrupt,
     PendingPause,
     ResolvedResume,
+    Respond,
+    Restart,
     Resume,
+    ResumeRejected,
     pending_everywhere,
 )
+from interruption.bridge import SessionBridge, resolved_of
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -92,3 +101,95 @@ def test_pending_everywhere_merges_newest_first_for_the_principal() -> None:
     merged = asyncio.run(pending_everywhere(bridges, principal="ann"))
     assert merged == [new, mid, old]
     assert asyncio.run(pending_everywhere(bridges, principal="bob")) == []
+
+
+@given(
+    ids=st.lists(
+        st.text(alphabet="abcdef", min_size=1, max_size=4), unique=True, max_size=6
+    ),
+    data=st.data(),
+)
+def test_resolved_of_pairs_each_interrupt_with_its_entry(
+    ids: list[str], data: st.DataObject
+) -> None:
+    """Answered and unanswered interrupts partition the turn, in its order."""
+    interrupts = tuple(ask(ref) for ref in ids)
+    chosen = data.draw(st.sets(st.sampled_from(ids)) if ids else st.just(set()))
+    entries = [Respond(p.name, p.ref, p.ref) for p in interrupts if p.id in chosen]
+    turn = InterruptedTurn("s", 1, (), interrupts, (), T0)
+    resolved = resolved_of(turn, Resume(respond=entries[::-1]))
+    assert [a.interrupt for a in resolved.answers] == [
+        p for p in interrupts if p.id in chosen
+    ]
+    assert [a.entry for a in resolved.answers] == [
+        e for e in entries[::-1] if e.ref in chosen
+    ][::-1]
+    assert [p.id for p in resolved.unanswered] == [i for i in ids if i not in chosen]
+
+
+class TestSessionBridge:
+    """The sessions' own door, over the example agent."""
+
+    def test_lists_open_turns_for_the_allowed(self) -> None:
+        """Open turns come newest first, each scoped by its session id."""
+        store = MemoryStore()
+        agent = Agent(store)
+        bridge = SessionBridge(store, agent.open)
+        assert isinstance(bridge, Bridge)
+        assert bridge.door == "session"
+        first = asyncio.run(agent.start("pay 50000"))
+        second = asyncio.run(agent.start("book"))
+        pauses = asyncio.run(bridge.pending(principal="alice"))
+        assert [(p.door, p.scope) for p in pauses] == [
+            ("session", second.id),
+            ("session", first.id),
+        ]
+        assert asyncio.run(bridge.pending(principal="mallory")) == []
+
+    def test_answers_once_through_the_session(self) -> None:
+        """An answer runs the call; the same answer again is consumed."""
+        store = MemoryStore()
+        agent = Agent(store)
+        bridge = SessionBridge(store, agent.open)
+        session = asyncio.run(agent.start("pay 50000"))
+        approve = Resume(restart=[Restart("transfer_money", "call-1", "approve")])
+        resolved = asyncio.run(bridge.answer(session.id, approve, principal="alice"))
+        assert [a.entry for a in resolved.answers] == list(approve.restart)
+        assert agent.sent == [{"to": "ACME", "amount": 50000}]
+        with pytest.raises(ResumeRejected) as again:
+            asyncio.run(bridge.answer(session.id, approve, principal="alice"))
+        assert [str(code) for code in again.value.codes] == ["consumed"]
+        trail = asyncio.run(bridge.audit(session.id, principal="alice"))
+        assert [event.kind for event in trail] == ["paused", "accepted", "rejected"]
+        assert asyncio.run(bridge.audit(session.id, principal="mallory")) == ()
+        assert asyncio.run(bridge.audit("nope", principal="alice")) == ()
+
+    def test_an_expired_turn_takes_its_default(self) -> None:
+        """An answer after the expiry is `expired`; the default answer applied."""
+        store = MemoryStore()
+        agent = Agent(store)
+        later = [datetime.now(UTC)]
+        bridge = SessionBridge(store, agent.open, lambda: later[0])
+        session = asyncio.run(agent.start("confirm?", ttl=timedelta(milliseconds=1)))
+        asyncio.run(asyncio.sleep(0.01))
+        later[0] = datetime.now(UTC)
+        yes = Resume(respond=[Respond("ask_user", "q-1", "Yes")])
+        with pytest.raises(ResumeRejected) as late:
+            asyncio.run(bridge.answer(session.id, yes, principal="alice"))
+        assert [str(code) for code in late.value.codes] == ["expired"]
+        assert "default answer applied" in str(late.value)
+        assert asyncio.run(bridge.pending(principal="alice")) == []
+
+    def test_a_turn_closed_since_it_was_listed_is_not_shown(self) -> None:
+        """A turn answered or expired after the store listed it is left out."""
+        store = MemoryStore()
+        agent = Agent(store)
+        clock = [datetime.now(UTC)]
+        bridge = SessionBridge(store, agent.open, lambda: clock[0])
+        answered = asyncio.run(agent.start("pay 50000"))
+        approve = Resume(restart=[Restart("transfer_money", "call-1", "approve")])
+        asyncio.run(bridge.answer(answered.id, approve, principal="alice"))
+        assert asyncio.run(bridge._open(answered.id, "alice")) is None
+        timed = asyncio.run(agent.start("confirm?", ttl=timedelta(minutes=1)))
+        clock[0] += timedelta(minutes=2)
+        assert asyncio.run(bridge._open(timed.id, "alice")) is None

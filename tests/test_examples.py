@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -94,19 +95,16 @@ class TestService:
         """The inbox under /inbox lists the run and answers it, links included."""
         run = str(_start(client, "pay 50000")["session"])
         page = client.get("/inbox/")
-        assert f'href="/inbox/s/{run}"' in page.text
+        assert f'href="/inbox/p/session/{run}"' in page.text
         assert 'href="/inbox/static/inbox.css"' in page.text
         assert client.get("/inbox/static/inbox.css").status_code == 200
-        form_page = client.get(f"/inbox/s/{run}")
-        token = re.search(r'name="csrf" value="([^"]+)"', form_page.text)
-        assert token is not None
         done = client.post(
-            f"/inbox/s/{run}",
-            data={"csrf": token.group(1), "turn_id": "1", "i0.mode": "approve"},
+            f"/inbox/p/session/{run}",
+            data={**_form(client, f"/inbox/p/session/{run}"), "i0.mode": "approve"},
             follow_redirects=False,
         )
         assert done.status_code == 303
-        assert done.headers["location"] == f"/inbox/s/{run}?answered=1"
+        assert done.headers["location"] == f"/inbox/p/session/{run}?answered=1"
         events = client.get(f"/runs/{run}/audit").json()["events"]
         assert events[-1]["principal"] == "alice"
 
@@ -120,6 +118,16 @@ class TestService:
         assert TestClient(module.app).get("/inbox/").status_code == 200
         with pytest.raises(AttributeError):
             _ = module.other
+
+
+def _form(client: TestClient, path: str) -> dict[str, str]:
+    """The CSRF token and the shown pause of the inbox page at *path*."""
+    page = client.get(path)
+    token = re.search(r'name="csrf" value="([^"]+)"', page.text)
+    shown = re.search(r'name="pause" value="([^"]*)"', page.text)
+    assert token is not None
+    assert shown is not None
+    return {"csrf": token.group(1), "pause": html.unescape(shown.group(1))}
 
 
 def _graph_client(where: Path) -> TestClient:
@@ -280,6 +288,31 @@ class TestLangGraphService:
             "text": "You said Yes.",
             "paused": False,
         }
+
+    def test_the_inbox_answers_through_the_bridge(self, graph: TestClient) -> None:
+        """The inbox lists the thread's pause and approves it once; a replay is 409."""
+        thread, _ = _thread(graph, "pay 50000")
+        listed = graph.get("/inbox/api/pending").json()["items"]
+        assert [(item["door"], item["scope"]) for item in listed] == [
+            ("langgraph", thread)
+        ]
+        assert f'href="/inbox/p/langgraph/{thread}"' in graph.get("/inbox/").text
+        where = f"/inbox/p/langgraph/{thread}"
+        done = graph.post(
+            where,
+            data={**_form(graph, where), "i0.mode": "approve"},
+            follow_redirects=False,
+        )
+        assert done.status_code == 303
+        assert _agent(graph).sent == [ACME]
+        replay = graph.post(f"/threads/{thread}/answer", json=APPROVE)
+        assert replay.status_code == 409
+        assert replay.json()["problems"][0]["code"] == "consumed"
+        assert _agent(graph).sent == [ACME]
+        trail = graph.get(f"/inbox/api/audit/langgraph/{thread}").json()["events"]
+        assert [event["kind"] for event in trail] == ["paused", "accepted", "rejected"]
+        mallory = graph.get("/inbox/api/pending", headers={"X-Remote-User": "mallory"})
+        assert mallory.json()["total"] == 0
 
     def test_cancel_is_405(self, graph: TestClient) -> None:
         """The adapter has no cancel: a 405 with a problem body and an empty Allow."""

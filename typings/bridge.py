@@ -9,12 +9,16 @@ from typing import assert_type
 from interruption import (
     AuditEvent,
     Bridge,
+    MemoryStore,
     PendingInterrupt,
     PendingPause,
     ResolvedResume,
     Resume,
+    Session,
     pending_everywhere,
 )
+from interruption.bridge import OpenSession, SessionBridge, resolved_of
+from interruption.testing import ScriptedModel
 
 
 async def listed(bridges: Sequence[Bridge], principal: str | None) -> None:
@@ -33,3 +37,24 @@ async def listed(bridges: Sequence[Bridge], principal: str | None) -> None:
     answered = await bridge.answer("scope", Resume(), principal=principal)
     assert_type(answered, ResolvedResume)
     assert_type(await bridge.audit("scope", principal=principal), Sequence[AuditEvent])
+
+
+async def sessions() -> None:
+    """The sessions' own bridge."""
+    store = MemoryStore()
+
+    def open_session(session: str) -> Session:
+        return Session(store, ScriptedModel([]), id=session)
+
+    opener: OpenSession = open_session
+    bridge = SessionBridge(store, opener)
+    doors: list[Bridge] = [bridge]
+    assert_type(doors[0], Bridge)
+    assert_type(bridge.door, str)
+    assert_type(await bridge.pending(principal="ann"), list[PendingPause])
+    assert_type(await bridge.answer("s", Resume(), turn_id=2), ResolvedResume)
+    assert_type(await bridge.audit("s"), tuple[AuditEvent, ...])
+    resolved = await bridge.answer("s", Resume())
+    assert_type(resolved_of(resolved.turn, Resume()), ResolvedResume)
+    SessionBridge(store, "open")  # type: ignore[arg-type]
+    await bridge.answer("s", Resume(), turn_id="2")  # type: ignore[arg-type]

@@ -13,6 +13,7 @@ from interruption import (
     Role,
     Session,
 )
+from interruption.bridge import SessionBridge
 from interruption.http import decode_error_from, problem_body, status_of
 from interruption.inbox import (
     OpenSession,
@@ -52,5 +53,9 @@ assert_type(from_cookie("user"), PrincipalOf)
 assert_type(create_app(store, open_session, principal=who), Starlette)
 assert_type(create_app(store, open_session, principal=from_header()), Starlette)
 create_app(store, "not a function")  # type: ignore[arg-type]
+sessions_door = SessionBridge(store, open_session)
+assert_type(create_app(bridges=[sessions_door]), Starlette)
+assert_type(create_app(store, open_session, bridges=[sessions_door]), Starlette)
+create_app(bridges=[store])  # type: ignore[list-item]
 create_app(store, open_session, page_size="20")  # type: ignore[arg-type]
 pending_json: dict[str, JSON] = answer_as(...)  # type: ignore[arg-type]

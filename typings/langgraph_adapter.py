@@ -9,25 +9,30 @@ import attrs
 from interruption import (
     JSON,
     ApprovalDecision,
+    AuditEvent,
     Confirm,
     Input,
     PendingInterrupt,
+    ResolvedResume,
     Resume,
     ResumePolicy,
     Store,
 )
 from interruption.adapters.langgraph import (
+    GraphBridge,
     ToolApproval,
     apending,
     approve_call,
     aresume,
     aresume_stream,
     ask,
+    bridge,
     pending,
     resume,
     resume_stream,
     send_tool_calls,
 )
+from interruption.bridge import Bridge, PendingPause
 from langchain_core.messages import AnyMessage, ToolCall
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.message import add_messages
@@ -90,3 +95,25 @@ async def outside_async(
     assert_type(await aresume(graph, config, answer, store), GraphOutput[Chat])
     parts = await aresume_stream(graph, config, answer, store)
     assert_type(parts, AsyncIterator[StreamPart[Chat, Chat]])
+
+
+async def bridged(graph: CompiledStateGraph[Chat], store: Store) -> None:
+    def threads() -> list[str]:
+        return ["t-1"]
+
+    async def later() -> list[str]:
+        return ["t-1"]
+
+    def alice(principal: str | None, _pending: PendingInterrupt) -> bool:
+        return principal == "alice"
+
+    door = bridge(graph, store, threads, authorize=alice)
+    assert_type(door, GraphBridge[Chat, None, Chat, Chat])
+    bridge(graph, store, later, blocking=True)
+    doors: list[Bridge] = [door]
+    assert_type(doors[0].door, str)
+    assert_type(await door.pending(principal="alice"), list[PendingPause])
+    assert_type(await door.answer("t-1", Resume()), ResolvedResume)
+    assert_type(await door.audit("t-1"), tuple[AuditEvent, ...])
+    bridge(graph, store, ["t-1"])  # type: ignore[arg-type]
+    bridge(graph, store, threads, authorize="alice")  # type: ignore[arg-type]

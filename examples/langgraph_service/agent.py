@@ -17,7 +17,13 @@ import sqlite3
 from typing import TYPE_CHECKING, Annotated, Final, TypedDict, final
 
 from interruption import JSON, Store
-from interruption.adapters.langgraph import ToolApproval, ask, send_tool_calls
+from interruption.adapters.langgraph import (
+    GraphBridge,
+    ToolApproval,
+    ask,
+    bridge,
+    send_tool_calls,
+)
 from interruption.prompts import Confirm
 from langchain_core.messages import (
     AIMessage,
@@ -31,7 +37,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 
-from examples.service.agent import LIMIT
+from examples.service.agent import LIMIT, may_answer
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -108,6 +114,8 @@ class GraphAgent:
         checkpoints: Its ``SqliteSaver``.
         store: As given.
         sent: Every transfer that really ran, in order.
+        bridge: Its threads' pauses, for the inbox (`bridge`: the approvers
+            of `may_answer` see and answer them).
     """
 
     def __init__(self, checkpoints: str | Path, store: Store) -> None:
@@ -116,8 +124,22 @@ class GraphAgent:
         # One connection, shared by the service's worker threads: SqliteSaver
         # serializes its own use of it with a lock.
         connection = sqlite3.connect(checkpoints, check_same_thread=False)
+        self._connection = connection
         self.checkpoints = SqliteSaver(connection)
         self.graph: CompiledStateGraph[Chat] = self._build()
+        self.bridge: GraphBridge[Chat, None, Chat, Chat] = bridge(
+            self.graph, store, self.threads, authorize=may_answer, blocking=True
+        )
+
+    def threads(self) -> list[str]:
+        """Every thread the checkpoints hold, newest checkpoint first."""
+        self.checkpoints.setup()
+        with self.checkpoints.lock:
+            rows = self._connection.execute(
+                "SELECT thread_id FROM checkpoints "
+                "GROUP BY thread_id ORDER BY MAX(checkpoint_id) DESC"
+            ).fetchall()
+        return [str(row[0]) for row in rows]
 
     def _build(self) -> CompiledStateGraph[Chat]:
         sent = self.sent

@@ -6,7 +6,10 @@ build one with `create_service`. It is `examples.service.app` with the
 LangGraph adapter in place of `Session`: what is pending is read from the
 checkpointer by `pending`, an answer goes through `resume` (validated,
 spent once in the store, audited, and only then sent to LangGraph), and
-every error is the library's own, mapped by `interruption.http`.
+every error is the library's own, mapped by `interruption.http`. The
+inbox at ``/inbox/`` lists and answers the same pauses through the
+adapter's bridge (`GraphAgent.bridge`): an answer through either door spends
+the pause once.
 
 ================================  ============================================
 ``POST /threads``                 start a run: ``{"text": "pay 50000"}``
@@ -14,6 +17,7 @@ every error is the library's own, mapped by `interruption.http`.
 ``POST /threads/{id}/answer``     a ``Resume``: ``{"restart": [...]}``
 ``POST /threads/{id}/cancel``     405: the adapter has no cancel
 ``GET /threads/{id}/audit``       the audit trail
+``/inbox/``                       the approval inbox, over the same threads
 ================================  ============================================
 
 The caller is named by the ``X-Remote-User`` header (an authenticating
@@ -41,11 +45,12 @@ from interruption import (
 from interruption.adapters.langgraph import pending as lg_pending
 from interruption.adapters.langgraph import resume as lg_resume
 from interruption.http import problem_body, status_of
+from interruption.inbox import create_app, from_header
 from langchain_core.messages import HumanMessage
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import Mount, Route
 
 from examples.langgraph_service.agent import Chat, GraphAgent
 from examples.service.agent import may_answer
@@ -163,15 +168,21 @@ async def audit(request: Request) -> Response:
 
 
 def create_service(checkpoints: str | Path, store: Store) -> Starlette:
-    """The service over a ``SqliteSaver`` file and *store*.
+    """The service over a ``SqliteSaver`` file and *store*, with the inbox.
 
     Args:
         checkpoints: LangGraph's checkpoint file (``":memory:"`` for one process).
         store: Where spent marks and the audit trail live.
 
     Returns:
-        The Starlette application.
+        The Starlette application; the inbox at ``/inbox``.
     """
+    agent = GraphAgent(checkpoints, store)
+    inbox = create_app(
+        bridges=[agent.bridge],
+        principal=from_header("X-Remote-User"),
+        title="LangGraph inbox",
+    )
     service = Starlette(
         routes=[
             Route("/threads", start, methods=["POST"]),
@@ -179,9 +190,10 @@ def create_service(checkpoints: str | Path, store: Store) -> Starlette:
             Route("/threads/{thread}/answer", answer, methods=["POST"]),
             Route("/threads/{thread}/cancel", cancel, methods=["POST"]),
             Route("/threads/{thread}/audit", audit),
+            Mount("/inbox", inbox),
         ]
     )
-    service.state.agent = GraphAgent(checkpoints, store)
+    service.state.agent = agent
     return service
 
 

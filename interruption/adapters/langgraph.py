@@ -27,22 +27,27 @@ breakpoint)::
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import (
     AsyncIterator,
     Awaitable,
     Callable,
     Collection,
+    Iterable,
     Iterator,
     Mapping,
     Sequence,
 )
 from contextlib import contextmanager
 from contextvars import ContextVar
+from datetime import datetime
 from typing import (
     TYPE_CHECKING,
     ClassVar,
     Final,
+    Generic,
     Literal,
+    TypeAlias,
     TypeVar,
     cast,
     final,
@@ -59,6 +64,8 @@ from interruption.approval import (
     Reject,
     decision_from_json,
 )
+from interruption.audit import AuditEvent
+from interruption.bridge import PendingPause, resolved_of
 from interruption.errors import (
     ArgumentTypeError,
     InterruptionError,
@@ -72,10 +79,21 @@ from interruption.kinds import ApprovalPending, Custom, Phase, ScheduledPause
 from interruption.loop import run_sync
 from interruption.parts import ToolRequest
 from interruption.prompts import Confirm, Input
-from interruption.resume import Accepts, PendingInterrupt, Respond, Restart, Resume
+from interruption.resume import (
+    Accepts,
+    InterruptedTurn,
+    PendingInterrupt,
+    Respond,
+    Restart,
+    Resume,
+)
 from interruption.validation import (
+    ADAPTER_TURN,
+    Authorize,
+    ResolvedResume,
     ResumePolicy,
     admit,
+    authorize_turn,
     interrupt_keys,
     refuse,
     unspent,
@@ -121,6 +139,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MARK",
+    "GraphBridge",
+    "Threads",
     "ToolApproval",
     "ToolRoutingError",
     "apending",
@@ -128,6 +148,7 @@ __all__ = [
     "aresume",
     "aresume_stream",
     "ask",
+    "bridge",
     "pending",
     "resume",
     "resume_stream",
@@ -1078,3 +1099,218 @@ async def aresume_stream(  # noqa: PLR0913 - keyword-only options
     return graph.astream(
         command, config, context=context, stream_mode=stream_mode, version="v2"
     )
+
+
+# --- the bridge: every thread's pauses, for the inbox ------------------------
+
+
+_resume: Final = resume
+"""`resume`, under a name the bridge's ``resume`` argument does not hide."""
+
+Threads: TypeAlias = Callable[[], Iterable[str] | Awaitable[Iterable[str]]]
+"""Lists the thread ids that may hold a pause, sync or async (LangGraph's
+checkpointers cannot list threads cheaply: the app says where to look)."""
+
+
+@final
+@attrs.frozen
+class GraphBridge(Generic[StateT, ContextT, InputT, OutputT]):
+    """The `Bridge` over a compiled graph's threads (build it with `bridge`).
+
+    What is pending is `apending` of each thread *threads* lists; an answer
+    is `aresume` (authorize, validate against the checkpoint, spend once
+    under the same keys as every door, audit, then continue the graph).
+
+    Attributes:
+        graph: The compiled graph (with a checkpointer).
+        store: Where spent pauses are marked and the audit trail is kept.
+        threads: Lists the thread ids to look in.
+        policy: Authorization, partial resumes, the clock (its principal is
+            each call's).
+        context: The graph's run context, if it takes one.
+        blocking: Whether the checkpointer is synchronous only (LangGraph's
+            ``SqliteSaver``): then `pending` and `resume` run in a worker
+            thread, else `apending` and `aresume` run on the loop.
+    """
+
+    graph: Pregel[StateT, ContextT, InputT, OutputT]
+    store: Store
+    threads: Threads
+    policy: ResumePolicy = attrs.field(factory=ResumePolicy)
+    context: ContextT | None = None
+    blocking: bool = False
+
+    @property
+    def door(self) -> str:
+        """``"langgraph"``: the framework its spend keys name (`pause_key`)."""
+        return "langgraph"
+
+    def _config(self, thread: str) -> RunnableConfig:
+        return {"configurable": {"thread_id": thread}}
+
+    async def _pending(self, config: RunnableConfig) -> tuple[PendingInterrupt, ...]:
+        if self.blocking:
+            return await asyncio.to_thread(pending, self.graph, config, self.store)
+        return await apending(self.graph, config, self.store)
+
+    async def _allowed(
+        self,
+        thread: str,
+        interrupts: Sequence[PendingInterrupt],
+        principal: str | None,
+    ) -> bool:
+        turn = InterruptedTurn(
+            thread, ADAPTER_TURN, (), tuple(interrupts), (), self.policy.now()
+        )
+        try:
+            await authorize_turn(turn, self.policy.authorize, principal)
+        except ResumeRejected:
+            return False
+        return True
+
+    async def _pause(self, thread: str, principal: str | None) -> PendingPause | None:
+        config = self._config(thread)
+        interrupts = await self._pending(config)
+        if not interrupts or not await self._allowed(thread, interrupts, principal):
+            return None
+        state = (
+            await asyncio.to_thread(self.graph.get_state, config)
+            if self.blocking
+            else await self.graph.aget_state(config)
+        )
+        created = state.created_at
+        at = self.policy.now() if created is None else datetime.fromisoformat(created)
+        return PendingPause(self.door, thread, interrupts, at)
+
+    async def pending(self, *, principal: str | None = None) -> list[PendingPause]:
+        """Every thread's pause *principal* may answer, newest first.
+
+        Args:
+            principal: Who asks; the policy's authorizer must allow them for
+                every interrupt of a thread's pause.
+
+        Returns:
+            One `PendingPause` per paused thread (its scope the thread id),
+            with what `apending` shows; spent interrupts are not listed.
+        """
+        listed = self.threads()
+        if not isinstance(listed, Iterable):
+            listed = await listed
+        found = [
+            pause
+            for thread in dict.fromkeys(listed)
+            if (pause := await self._pause(thread, principal)) is not None
+        ]
+        found.sort(key=lambda pause: (pause.created_at, pause.scope), reverse=True)
+        return found
+
+    async def answer(
+        self, scope: str, resume: Resume, *, principal: str | None = None
+    ) -> ResolvedResume:
+        """Answer thread *scope*'s pause through `aresume`; the graph runs on.
+
+        Args:
+            scope: The thread id.
+            resume: The answers.
+            principal: Who answers.
+
+        Returns:
+            What was accepted.
+
+        Raises:
+            ResumeRejected: as `aresume` (``consumed`` for a pause answered
+                through any door); nothing was sent to LangGraph then.
+        """
+        config = self._config(scope)
+        shown = await self._pending(config)
+        policy = attrs.evolve(self.policy, principal=principal)
+        graph, store, context = self.graph, self.store, self.context
+        if self.blocking:
+            await asyncio.to_thread(
+                lambda: _resume(
+                    graph, config, resume, store, policy=policy, context=context
+                )
+            )
+        else:
+            await aresume(graph, config, resume, store, policy=policy, context=context)
+        turn = InterruptedTurn(scope, ADAPTER_TURN, (), shown, (), policy.now())
+        return resolved_of(turn, resume)
+
+    async def _shown(self, thread: str) -> tuple[PendingInterrupt, ...]:
+        """The thread's latest pause, answered or not, from its checkpoints.
+
+        What is pending (a breakpoint included), else the interrupts of the
+        latest of its recent checkpoints (`HISTORY`) that shows some.
+        """
+        config = self._config(thread)
+        live = await self._pending(config)
+        if live:
+            return live
+        if self.blocking:
+            history = await asyncio.to_thread(
+                lambda: list(self.graph.get_state_history(config, limit=HISTORY))
+            )
+        else:
+            history = [
+                state
+                async for state in self.graph.aget_state_history(config, limit=HISTORY)
+            ]
+        for state in history:
+            if state.interrupts:
+                return tuple(_of_interrupt(found)[0] for found in state.interrupts)
+        return ()
+
+    async def audit(
+        self, scope: str, *, principal: str | None = None
+    ) -> tuple[AuditEvent, ...]:
+        """Thread *scope*'s audit trail, every door's attempts included.
+
+        Args:
+            scope: The thread id.
+            principal: Who asks; with an authorizer, they must be allowed
+                for the thread's latest pause (else they see nothing; nor
+                does anyone once a breakpoint, which leaves no interrupt
+                in the checkpoints, was answered).
+
+        Returns:
+            Its events, oldest first.
+        """
+        if self.policy.authorize is not None:
+            shown = await self._shown(scope)
+            if not shown or not await self._allowed(scope, shown, principal):
+                return ()
+        return tuple(await self.store.audit(scope))
+
+
+def bridge(  # noqa: PLR0913 - keyword-only options
+    graph: Pregel[StateT, ContextT, InputT, OutputT],
+    store: Store,
+    threads: Threads,
+    *,
+    authorize: Authorize | None = None,
+    policy: ResumePolicy | None = None,
+    context: ContextT | None = None,
+    blocking: bool = False,
+) -> GraphBridge[StateT, ContextT, InputT, OutputT]:
+    """The `Bridge` over *graph*'s threads: what the inbox lists and answers.
+
+    Args:
+        graph: The compiled graph (with a checkpointer).
+        store: Where `resume` marks spent pauses (the store every door of
+            these threads uses).
+        threads: Lists the thread ids that may hold a pause (sync or async).
+        authorize: Who may see and answer a pause (`ResumePolicy.authorize`);
+            None: the policy's.
+        policy: Partial resumes, the clock; strict by default.
+        context: The graph's run context, if it takes one.
+        blocking: Whether the checkpointer is synchronous only (LangGraph's
+            ``SqliteSaver``, ``PostgresSaver``): its reads and the resume
+            then run in a worker thread (`pending`, `resume`).
+
+    Returns:
+        A `GraphBridge`: door ``"langgraph"``, scope a thread id.
+    """
+    chosen = policy or ResumePolicy()
+    if authorize is not None:
+        chosen = attrs.evolve(chosen, authorize=authorize)
+    return GraphBridge(graph, store, threads, chosen, context, blocking)

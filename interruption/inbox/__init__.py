@@ -2,20 +2,23 @@
 
 An ASGI application (Starlette; install the ``[inbox]`` extra) that any
 app can mount, or that ``interruption inbox --db app.sqlite`` serves on its
-own. It lists what is pending across sessions, newest first; renders a form
-for each pause from its published JSON Schema; sends one turn's answers as
-one `Resume` through `Session.resume`, so the validator decides every
-answer; and shows each session's audit trail. Under the pages is a JSON API
-with the same problem codes and statuses (`interruption.http`)::
+own. It lists what is pending through every door (a `Bridge`: the
+sessions of a `Store`, each adapter's ``bridge(...)``), newest first;
+renders a form for each pause from its published JSON Schema; sends one
+pause's answers as one `Resume` through `Bridge.answer`, so the validator
+decides every answer; and shows each pause's audit trail. Under the pages
+is a JSON API with the same problem codes and statuses
+(`interruption.http`)::
 
     from interruption.inbox import create_app, from_header
 
-    inbox = create_app(store, open_session, principal=from_header("X-User"))
+    inbox = create_app(
+        store, open_session, bridges=[graph_bridge], principal=from_header("X-User")
+    )
     app.mount("/inbox", inbox)
 """
 
 from interruption.inbox._app import (
-    InboxItem,
     OpenSession,
     PrincipalOf,
     ResumeRequest,
@@ -26,7 +29,6 @@ from interruption.inbox._app import (
 )
 
 __all__ = [
-    "InboxItem",
     "OpenSession",
     "PrincipalOf",
     "ResumeRequest",

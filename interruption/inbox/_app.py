@@ -7,11 +7,11 @@ import hmac
 import json
 import re
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Final, Literal, TypeAlias, final
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import attrs
 from jinja2 import Environment, FileSystemLoader, select_autoescape
@@ -34,12 +34,10 @@ from interruption import (
     JSON,
     ApprovalPending,
     Approve,
-    AuditEvent,
     Confirm,
-    InterruptedTurn,
     InterruptionError,
+    InvalidArgument,
     PendingInterrupt,
-    PendingTurn,
     Problem,
     ProblemCode,
     Reject,
@@ -47,19 +45,24 @@ from interruption import (
     Restart,
     Resume,
     ResumeRejected,
-    Session,
     Store,
     loads,
     structure,
     unstructure,
 )
 from interruption.approval import decision_to_json
+from interruption.bridge import (
+    Bridge,
+    OpenSession,
+    PendingPause,
+    SessionBridge,
+    pending_everywhere,
+)
 from interruption.http import problem_body, status_of
-from interruption.inbox._forms import Field, Missing, field_for, read
-from interruption.validation import authorize_turn, utc_now
+from interruption.inbox._forms import Field, Missing, field_for, read, strict_json
+from interruption.validation import ResolvedResume, utc_now
 
 __all__ = [
-    "InboxItem",
     "OpenSession",
     "PrincipalOf",
     "ResumeRequest",
@@ -73,9 +76,6 @@ _HERE: Final = Path(__file__).parent
 
 PrincipalOf: TypeAlias = Callable[[Request], Awaitable[str | None] | str | None]
 """Who is asking: ``(request) -> principal``, sync or async; None is anonymous."""
-
-OpenSession: TypeAlias = Callable[[str], Session]
-"""Opens a session by id, with its model, tools and authorizer, to answer it."""
 
 CSRF_COOKIE: Final = "inbox_csrf"
 """The double-submit cookie: its value must come back in the form's field."""
@@ -130,20 +130,6 @@ def from_cookie(name: str) -> PrincipalOf:
         return request.cookies.get(name) or None
 
     return principal
-
-
-@final
-@attrs.frozen
-class InboxItem:
-    """One paused session a principal may answer, as the inbox lists it.
-
-    Attributes:
-        state: The pending turn (`PendingTurn`: what to answer, when).
-        created_at: When it paused.
-    """
-
-    state: PendingTurn
-    created_at: datetime
 
 
 @final
@@ -236,24 +222,69 @@ def answer_as(pending: PendingInterrupt) -> dict[str, JSON]:
     }
 
 
-def _item(turn: InterruptedTurn) -> InboxItem:
-    return InboxItem(PendingTurn.of(turn), turn.created_at)
-
-
-def _item_json(item: InboxItem) -> dict[str, JSON]:
-    state = item.state
+def _pause_json(pause: PendingPause) -> dict[str, JSON]:
     return {
-        "session": state.session,
-        "turn_id": state.turn_id,
-        "created_at": item.created_at.isoformat(),
+        "door": pause.door,
+        "scope": pause.scope,
+        "created_at": pause.created_at.isoformat(),
         "expires_at": None
-        if state.expires_at is None
-        else state.expires_at.isoformat(),
+        if pause.expires_at is None
+        else pause.expires_at.isoformat(),
         "interrupts": [
             {**_as_object(unstructure(pending)), "answer_as": answer_as(pending)}
-            for pending in state.interrupts
+            for pending in pause.interrupts
         ],
     }
+
+
+def _shown(pause: PendingPause) -> str:
+    """What a form says it answers: the name and ref of each interrupt shown."""
+    return json.dumps([list(answer_key) for answer_key in _keys(pause)])
+
+
+def _keys(pause: PendingPause) -> list[tuple[str, str]]:
+    return [(pending.name, pending.ref) for pending in pause.interrupts]
+
+
+def _shown_keys(text: object) -> list[tuple[str, str]]:
+    """The (name, ref) pairs a form's ``pause`` field names; [] if unreadable."""
+    try:
+        value = strict_json(text) if isinstance(text, str) else None
+    except ValueError:
+        return []
+    if not isinstance(value, list):
+        return []
+    return [
+        (pair[0], pair[1])
+        for pair in value
+        if isinstance(pair, list)
+        and len(pair) == 2
+        and isinstance(pair[0], str)
+        and isinstance(pair[1], str)
+    ]
+
+
+def _unanswerable(keys: Sequence[tuple[str, str]]) -> Resume:
+    """Names *keys* twice (a respond and a restart each): never accepted.
+
+    What a form for a pause no longer shown sends: the bridge's verdict
+    (``not_authorized``, ``consumed``, ``expired``, ...) comes before its
+    ``duplicate`` problems, and is what the person is told.
+    """
+    return Resume(
+        respond=tuple(Respond(name, ref, None) for name, ref in keys),
+        restart=tuple(Restart(name, ref, None) for name, ref in keys),
+    )
+
+
+def _audit_of(door: str, scope: str) -> str:
+    """The path of a pause's audit trail, under the inbox's root."""
+    return f"/audit/{quote(door, safe='')}/{quote(scope, safe='')}"
+
+
+def _url_of(door: str, scope: str) -> str:
+    """The path of a pause's page, under the inbox's root: both parts escaped."""
+    return f"/p/{quote(door, safe='')}/{quote(scope, safe='')}"
 
 
 def _as_object(value: JSON) -> dict[str, JSON]:
@@ -392,8 +423,7 @@ def _diff(before: JSON, after: JSON) -> tuple[tuple[str, str, str], ...]:
 @final
 @attrs.frozen
 class _Config:
-    store: Store
-    open_session: OpenSession
+    bridges: Mapping[str, Bridge]
     principal: PrincipalOf
     page_size: int
     poll: float
@@ -418,6 +448,8 @@ class _Inbox:
             lstrip_blocks=True,
         )
         env.filters["pretty"] = _pretty
+        env.globals["url_of"] = _url_of
+        env.globals["audit_of"] = _audit_of
         self.env = env
 
     # --- reading what is pending ------------------------------------------
@@ -428,66 +460,39 @@ class _Inbox:
             found = await found
         return found
 
-    async def visible(self, session: str, principal: str | None) -> InboxItem | None:
-        """The session's open turn if *principal* may answer it, else None."""
-        turn = await self._answerable(session, principal)
-        return None if turn is None else _item(turn)
+    def where(self, request: Request) -> tuple[Bridge, str]:
+        """The bridge and scope a URL names; an unknown door is a 404 problem."""
+        door = request.path_params.get("door", "session")
+        bridge = self.config.bridges.get(door)
+        if bridge is None:
+            message = f"no door {door!r} in this inbox"
+            raise ResumeRejected.of(ProblemCode.UNKNOWN_SESSION, message)
+        return bridge, request.path_params["scope"]
 
-    async def _answerable(
-        self, session: str, principal: str | None
-    ) -> InterruptedTurn | None:
-        """The session's open turn (no history) if *principal* may answer it."""
-        config = self.config
-        stored = await config.store.load_turn(session)
-        if stored is None or stored.state != "open":
-            return None
-        turn = stored.turn
-        closes = turn.closes_at
-        if closes is not None and closes <= config.now():
-            return None
-        try:
-            await authorize_turn(
-                turn, config.open_session(session).authorize, principal
-            )
-        except ResumeRejected:
-            return None
-        return turn
+    async def pending(self, principal: str | None) -> list[PendingPause]:
+        """Every pause *principal* may answer, through every bridge, newest first."""
+        return await pending_everywhere(
+            self.config.bridges.values(), principal=principal
+        )
 
-    async def expire(self) -> None:
-        """Close every expired turn, with its declared default answers."""
-        config = self.config
-        cursor: str | None = None
-        while True:
-            page = await config.store.sessions(
-                "expired", now=config.now(), after=cursor
-            )
-            for session in page:
-                await config.open_session(session).expire()
-            if len(page) < 1000:
-                return
-            cursor = page[-1]  # pragma: no cover - over a thousand at once
-
-    async def pending(self, principal: str | None) -> list[InterruptedTurn]:
-        """Every open turn *principal* may answer, newest first (no history)."""
-        config = self.config
-        await self.expire()
-        found: list[InterruptedTurn] = []
-        cursor: str | None = None
-        while True:
-            page = await config.store.sessions("open", now=config.now(), after=cursor)
-            for session in page:
-                turn = await self._answerable(session, principal)
-                if turn is not None:
-                    found.append(turn)
-            if len(page) < 1000:
-                break
-            cursor = page[-1]  # pragma: no cover - over a thousand at once
-        found.sort(key=lambda turn: (turn.created_at, turn.session), reverse=True)
-        return found
+    async def visible(
+        self, bridge: Bridge, scope: str, principal: str | None
+    ) -> PendingPause | None:
+        """The pause kept at *scope* if *principal* may answer it, else None."""
+        found = await bridge.pending(principal=principal)
+        return next((pause for pause in found if pause.scope == scope), None)
 
     def _page(self, request: Request) -> int:
         text = request.query_params.get("page", "1")
         return int(text) if text.isdigit() and 0 < int(text) < 10**6 else 1
+
+    def _paged(
+        self, request: Request, pauses: Sequence[PendingPause]
+    ) -> tuple[int, Sequence[PendingPause], bool]:
+        page = self._page(request)
+        size = self.config.page_size
+        shown = pauses[(page - 1) * size : page * size]
+        return page, shown, len(pauses) > page * size
 
     # --- pages --------------------------------------------------------------
 
@@ -514,17 +519,15 @@ class _Inbox:
 
     async def index(self, request: Request) -> Response:
         principal = await self.who(request)
-        items = await self.pending(principal)
-        page = self._page(request)
-        size = self.config.page_size
-        shown = [_item(turn) for turn in items[(page - 1) * size : page * size]]
+        pauses = await self.pending(principal)
+        page, shown, more = self._paged(request, pauses)
         return self.render(
             request,
             "index.html",
             items=shown,
             page=page,
-            more=len(items) > page * size,
-            total=len(items),
+            more=more,
+            total=len(pauses),
             principal=principal,
             kind_label=_kind_label,
             asks=_asks,
@@ -532,9 +535,8 @@ class _Inbox:
 
     async def turn(self, request: Request) -> Response:
         principal = await self.who(request)
-        session = request.path_params["session"]
-        await self.expire()
-        item = await self.visible(session, principal)
+        bridge, scope = self.where(request)
+        item = await self.visible(bridge, scope, principal)
         answered = request.query_params.get("answered")
         if item is None:
             return self.render(
@@ -542,16 +544,19 @@ class _Inbox:
                 "turn.html",
                 status=200 if answered else 404,
                 item=None,
-                session=session,
+                door=bridge.door,
+                scope=scope,
                 answered=answered,
                 principal=principal,
             )
-        cards = [_card(pending, n) for n, pending in enumerate(item.state.interrupts)]
+        cards = [_card(pending, n) for n, pending in enumerate(item.interrupts)]
         return self.render(
             request,
             "turn.html",
             item=item,
-            session=session,
+            door=bridge.door,
+            scope=scope,
+            shown=_shown(item),
             cards=cards,
             answered=answered,
             principal=principal,
@@ -578,51 +583,47 @@ class _Inbox:
 
     async def answer(self, request: Request) -> Response:
         principal = await self.who(request)
-        session_id = request.path_params["session"]
+        bridge, scope = self.where(request)
         form = await request.form()
         if not self._csrf_ok(request, form):
             return self.render(request, "refused.html", status=403)
-        item = await self.visible(session_id, principal)
-        turn_text = form.get("turn_id")
-        turn_id = (
-            int(turn_text) if isinstance(turn_text, str) and turn_text.isdigit() else 0
-        )
-        if item is None or item.state.turn_id != turn_id:
+        item = await self.visible(bridge, scope, principal)
+        sent = _shown_keys(form.get("pause"))
+        page = {"door": bridge.door, "scope": scope, "principal": principal}
+        if item is None or _keys(item) != sent:
             # Answered elsewhere, expired, or never shown to this principal:
-            # the session decides which, and files the attempt.
-            rejected = await self._resume_stale(session_id, turn_id, principal)
-            return self.render(
-                request,
-                "turn.html",
-                status=status_of(rejected),
-                item=None,
-                session=session_id,
-                answered=None,
-                principal=principal,
-                rejected=[problem.message for problem in rejected.problems],
-            )
-        cards = [_card(pending, n) for n, pending in enumerate(item.state.interrupts)]
+            # the bridge decides which, and files the attempt.
+            try:
+                await bridge.answer(scope, _unanswerable(sent), principal=principal)
+            except ResumeRejected as rejected:
+                return self.render(
+                    request,
+                    "turn.html",
+                    status=status_of(rejected),
+                    item=None,
+                    answered=None,
+                    rejected=[problem.message for problem in rejected.problems],
+                    **page,
+                )
+            message = "this pause changed meanwhile"  # pragma: no cover - a race
+            raise ResumeRejected.of(ProblemCode.CONSUMED, message)  # pragma: no cover
+        cards = [_card(pending, n) for n, pending in enumerate(item.interrupts)]
         entries, cards = self._entries(form, cards)
         review = form.get("intent") == "review"
+        shown = {"item": item, "shown": _shown(item), "kind_label": _kind_label}
         if review or any(card.field_problems for card in cards):
-            status = 200 if review else 422
             return self.render(
                 request,
                 "turn.html",
-                status=status,
-                item=item,
-                session=session_id,
+                status=200 if review else 422,
                 cards=cards,
                 answered=None,
-                principal=principal,
-                kind_label=_kind_label,
                 reviewing=review,
+                **page,
+                **shown,
             )
-        session = self.config.open_session(session_id)
         try:
-            await session.resume(
-                _resume_of(entries), turn_id=turn_id, principal=principal
-            )
+            await bridge.answer(scope, _resume_of(entries), principal=principal)
         except ResumeRejected as rejected:
             cards = _with_problems(cards, rejected.problems)
             general = [p.message for p in rejected.problems if p.interrupt_id is None]
@@ -630,49 +631,15 @@ class _Inbox:
                 request,
                 "turn.html",
                 status=status_of(rejected),
-                item=item,
-                session=session_id,
                 cards=cards,
                 answered=None,
-                principal=principal,
-                kind_label=_kind_label,
                 rejected=general,
+                **page,
+                **shown,
             )
         root = request.scope.get("root_path", "")
-        return RedirectResponse(f"{root}/s/{session_id}?answered=1", status_code=303)
-
-    async def _resume_stale(
-        self, session_id: str, turn_id: int, principal: str | None
-    ) -> ResumeRejected:
-        """Ask the session why an answer to a turn not shown is refused.
-
-        An empty resume: the session rejects it before anything runs (not
-        authorized, consumed, unknown) and files the attempt; a turn past
-        its expiry is closed first, with its declared default answers.
-        """
-        session = self.config.open_session(session_id)
-        turn = turn_id or None
-        store = self.config.store
-        stored = await store.load_turn(session_id, turn)
-        closes = None if stored is None else stored.turn.closes_at
-        if stored is not None and closes is not None and closes <= self.config.now():
-            await session.expire()  # a no-op when the inbox closed it already
-            trail = await store.audit(session_id)
-            if any(
-                event.kind == "expired" and event.turn_id == stored.turn.turn_id
-                for event in trail
-            ):
-                message = (
-                    f"this pause expired at {closes:%Y-%m-%d %H:%M:%S} UTC: "
-                    "its default answer applied"
-                )
-                return ResumeRejected.of(ProblemCode.EXPIRED, message)
-        try:
-            await session.resume(Resume(), turn_id=turn, principal=principal)
-        except ResumeRejected as rejected:
-            return rejected
-        message = "this turn was answered meanwhile"  # pragma: no cover - a race
-        return ResumeRejected.of(ProblemCode.CONSUMED, message)  # pragma: no cover
+        where = _url_of(bridge.door, scope)
+        return RedirectResponse(f"{root}{where}?answered=1", status_code=303)
 
     def _entries(
         self, form: FormData, cards: Sequence[_Card]
@@ -713,31 +680,17 @@ class _Inbox:
 
     async def audit(self, request: Request) -> Response:
         principal = await self.who(request)
-        session = request.path_params["session"]
-        events = await self._audit(session, principal)
+        bridge, scope = self.where(request)
+        events = await bridge.audit(scope, principal=principal)
         return self.render(
             request,
             "audit.html",
-            status=200 if events is not None else 404,
-            session=session,
-            events=events or (),
+            status=200 if events else 404,
+            door=bridge.door,
+            scope=scope,
+            events=events,
             principal=principal,
         )
-
-    async def _audit(
-        self, session: str, principal: str | None
-    ) -> tuple[AuditEvent, ...] | None:
-        """The trail, if *principal* may answer the session's latest turn."""
-        stored = await self.config.store.load_turn(session)
-        if stored is None:
-            return None
-        try:
-            await authorize_turn(
-                stored.turn, self.config.open_session(session).authorize, principal
-            )
-        except ResumeRejected:
-            return None
-        return await self.config.store.audit(session)
 
     async def failed(self, request: Request, error: Exception) -> Response:
         """Any failure of the library's own: its status, as JSON or a page."""
@@ -757,69 +710,85 @@ class _Inbox:
 
     async def api_pending(self, request: Request) -> Response:
         principal = await self.who(request)
-        items = await self.pending(principal)
-        page = self._page(request)
-        size = self.config.page_size
-        shown = [_item(turn) for turn in items[(page - 1) * size : page * size]]
+        pauses = await self.pending(principal)
+        page, shown, more = self._paged(request, pauses)
         body: dict[str, JSON] = {
-            "items": [_item_json(item) for item in shown],
+            "items": [_pause_json(pause) for pause in shown],
             "page": page,
-            "next": page + 1 if len(items) > page * size else None,
-            "total": len(items),
+            "next": page + 1 if more else None,
+            "total": len(pauses),
         }
         return JSONResponse(body)
 
-    async def api_session(self, request: Request) -> Response:
+    async def api_pause(self, request: Request) -> Response:
         principal = await self.who(request)
-        session = request.path_params["session"]
-        await self.expire()
-        item = await self.visible(session, principal)
+        bridge, scope = self.where(request)
+        item = await self.visible(bridge, scope, principal)
         if item is None:
             return _problem(
                 ResumeRejected.of(
                     ProblemCode.NOTHING_PENDING,
-                    f"nothing pending in session {session!r} that you may answer",
+                    f"nothing pending at {bridge.door} {scope!r} that you may answer",
                 )
             )
-        return JSONResponse(_item_json(item))
+        return JSONResponse(_pause_json(item))
+
+    async def api_answer(self, request: Request) -> Response:
+        principal = await self.who(request)
+        bridge, scope = self.where(request)
+        if not self._csrf_ok(request, None):
+            return _cross_site()
+        try:
+            sent = loads(await request.body(), Resume)
+            resolved = await bridge.answer(scope, sent, principal=principal)
+        except InterruptionError as error:
+            return _problem(error)
+        return await self._answered(bridge, scope, resolved, principal)
 
     async def api_resume(self, request: Request) -> Response:
+        """The sessions' own route: a `ResumeRequest` names the turn it answers."""
         principal = await self.who(request)
+        bridge, scope = self.where(request)
         if not self._csrf_ok(request, None):
-            return JSONResponse(
-                {
-                    "type": "cross_site",
-                    "message": "expected a JSON body from this origin, got another",
-                },
-                status_code=403,
-            )
-        session = self.config.open_session(request.path_params["session"])
+            return _cross_site()
         try:
             sent = loads(await request.body(), ResumeRequest)
-            result = await session.resume(
-                sent.resume, turn_id=sent.turn_id, principal=principal
+            if not isinstance(bridge, SessionBridge):  # pragma: no cover - routed
+                raise ResumeRejected.of(ProblemCode.UNKNOWN_SESSION, "no sessions")
+            resolved = await bridge.answer(
+                scope, sent.resume, principal=principal, turn_id=sent.turn_id
             )
         except InterruptionError as error:
             return _problem(error)
-        following = result.turn
+        return await self._answered(bridge, scope, resolved, principal)
+
+    async def _answered(
+        self,
+        bridge: Bridge,
+        scope: str,
+        resolved: ResolvedResume,
+        principal: str | None,
+    ) -> Response:
+        again = await self.visible(bridge, scope, principal)
         return JSONResponse(
             {
                 "accepted": True,
-                "finish_reason": str(result.finish_reason),
-                "paused_again": following is not None,
-                "turn_id": None if following is None else following.turn_id,
+                "door": bridge.door,
+                "scope": scope,
+                "answered": [answer.interrupt.id for answer in resolved.answers],
+                "paused_again": again is not None,
             }
         )
 
     async def api_audit(self, request: Request) -> Response:
         principal = await self.who(request)
-        session = request.path_params["session"]
-        events = await self._audit(session, principal)
-        if events is None:
+        bridge, scope = self.where(request)
+        events = await bridge.audit(scope, principal=principal)
+        if not events:
             return _problem(
                 ResumeRejected.of(
                     ProblemCode.UNKNOWN_SESSION,
-                    f"no audit trail of session {session!r} that you may read",
+                    f"no audit trail at {bridge.door} {scope!r} that you may read",
                 )
             )
         return JSONResponse({"events": [unstructure(event) for event in events]})
@@ -832,11 +801,13 @@ class _Inbox:
         async def stream() -> AsyncIterator[str]:
             loop = asyncio.get_running_loop()
             ends = loop.time() + self.config.stream_for
-            seen: tuple[tuple[str, int], ...] | None = None
+            seen: tuple[tuple[str, str, tuple[str, ...]], ...] | None = None
             yield "retry: 2000\n\n"
             while loop.time() < ends:
-                items = await self.pending(principal)
-                now = tuple((turn.session, turn.turn_id) for turn in items)
+                pauses = await self.pending(principal)
+                now = tuple(
+                    (p.door, p.scope, tuple(i.id for i in p.interrupts)) for p in pauses
+                )
                 if seen is not None and now != seen:
                     yield f"event: changed\ndata: {len(now)}\n\n"
                 seen = now
@@ -849,6 +820,16 @@ class _Inbox:
             media_type="text/event-stream",
             headers={"X-Accel-Buffering": "no"},
         )
+
+
+def _cross_site() -> JSONResponse:
+    return JSONResponse(
+        {
+            "type": "cross_site",
+            "message": "expected a JSON body from this origin, got another",
+        },
+        status_code=403,
+    )
 
 
 def _problem(error: InterruptionError) -> JSONResponse:
@@ -976,9 +957,10 @@ def _with_problems(cards: Sequence[_Card], problems: Sequence[Problem]) -> list[
 
 
 def create_app(  # noqa: PLR0913 - keyword-only configuration
-    store: Store,
-    open_session: OpenSession,
+    store: Store | None = None,
+    open_session: OpenSession | None = None,
     *,
+    bridges: Sequence[Bridge] = (),
     principal: PrincipalOf | None = None,
     page_size: int = 20,
     poll_seconds: float = 1.0,
@@ -988,33 +970,50 @@ def create_app(  # noqa: PLR0913 - keyword-only configuration
 ) -> Starlette:
     """Build the inbox: an ASGI application to mount or serve on its own.
 
-    Every answer goes through `Session.resume` (the validator decides,
-    the turn is spent once, the audit trail records it); the inbox only
-    shows and asks. A principal the session's authorizer refuses sees
-    nothing pending and no audit trail.
+    It lists what is pending through every bridge (`interruption.bridge`),
+    newest first, and sends every answer through `Bridge.answer` (the
+    validator decides, the pause is spent once, the audit trail records
+    it); the inbox only shows and asks. A principal a bridge's authorizer
+    refuses sees nothing of it: no pause, no audit trail.
 
     Args:
-        store: Where the sessions live (the store their `Session` uses).
+        store: Where `Session` turns live: with *open_session*, a
+            `SessionBridge` (door ``"session"``), listed first.
         open_session: Opens a session by id, with its model, tools and
             authorizer (`Session.authorize` decides who sees and answers).
+        bridges: More doors: each adapter's ``bridge(...)``, any `Bridge`.
         principal: Who is asking (`from_header`, `from_cookie`, or any
             callable); `from_header("X-Remote-User")` when None.
-        page_size: Pending turns per page.
-        poll_seconds: How often live updates read the store.
+        page_size: Pending pauses per page.
+        poll_seconds: How often live updates read what is pending.
         stream_seconds: How long one live-update stream lasts before the
             browser reconnects (bounded, so no stream runs for ever).
-        now: The clock (UTC), for tests.
+        now: The clock (UTC) of the pages and of the sessions' expiry.
         title: The page's heading.
 
     Returns:
-        The Starlette application: ``/`` (what is pending), ``/s/{id}``
-        (one turn, answered as one resume), ``/s/{id}/audit``, ``/events``
-        (server-sent events), ``/api/...`` (the JSON API, see
-        ``docs/inbox.md``) and ``/static/...``.
+        The Starlette application: ``/`` (what is pending), ``/p/{door}/
+        {scope}`` (one pause, answered as one resume), ``/audit/{door}/
+        {scope}``, ``/events`` (server-sent events), ``/api/...`` (the JSON
+        API, see ``docs/inbox.md``) and ``/static/...``; the sessions' own
+        ``/s/{id}`` paths too.
+
+    Raises:
+        InvalidArgument: if only one of *store* and *open_session* is
+            given, no door is given at all, or two bridges share a door.
     """
+    doors = list(bridges)
+    if (store is None) != (open_session is None):
+        got = "only the store" if open_session is None else "only open_session"
+        raise InvalidArgument("create_app", "a store with open_session", got)
+    if store is not None and open_session is not None:
+        doors.insert(0, SessionBridge(store, open_session, now or utc_now))
+    by_door = {bridge.door: bridge for bridge in doors}
+    if not doors or len(by_door) != len(doors):
+        names = ", ".join(repr(bridge.door) for bridge in doors) or "none"
+        raise InvalidArgument("create_app: bridges", "distinct doors", names)
     config = _Config(
-        store=store,
-        open_session=open_session,
+        bridges=by_door,
         principal=principal or from_header(),
         page_size=page_size,
         poll=poll_seconds,
@@ -1023,16 +1022,25 @@ def create_app(  # noqa: PLR0913 - keyword-only configuration
         title=title,
     )
     inbox = _Inbox(config)
+    pause, scope = "/p/{door}/{scope:path}", "/{door}/{scope:path}"
+    session = "/{scope}"
     routes = [
         Route("/", inbox.index),
-        Route("/s/{session}", inbox.turn, methods=["GET"]),
-        Route("/s/{session}", inbox.answer, methods=["POST"]),
-        Route("/s/{session}/audit", inbox.audit),
+        Route(pause, inbox.turn, methods=["GET"]),
+        Route(pause, inbox.answer, methods=["POST"]),
+        Route(f"/audit{scope}", inbox.audit),
         Route("/events", inbox.events),
         Route("/api/pending", inbox.api_pending),
-        Route("/api/sessions/{session}", inbox.api_session),
-        Route("/api/sessions/{session}/resume", inbox.api_resume, methods=["POST"]),
-        Route("/api/sessions/{session}/audit", inbox.api_audit),
+        Route(f"/api/pauses{scope}", inbox.api_pause),
+        Route(f"/api/answer{scope}", inbox.api_answer, methods=["POST"]),
+        Route(f"/api/audit{scope}", inbox.api_audit),
+        # The sessions' own paths (door "session"), as before bridges.
+        Route(f"/s{session}", inbox.turn, methods=["GET"]),
+        Route(f"/s{session}", inbox.answer, methods=["POST"]),
+        Route(f"/s{session}/audit", inbox.audit),
+        Route(f"/api/sessions{session}", inbox.api_pause),
+        Route(f"/api/sessions{session}/resume", inbox.api_resume, methods=["POST"]),
+        Route(f"/api/sessions{session}/audit", inbox.api_audit),
         Mount("/static", StaticFiles(directory=_HERE / "static"), name="static"),
     ]
     return Starlette(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import html
 import io
 import re
 from datetime import UTC, datetime, timedelta
@@ -55,10 +56,10 @@ def _world() -> World:
 def _csrf(client: TestClient, path: str) -> tuple[str, str]:
     page = client.get(path)
     token = re.search(r'name="csrf" value="([^"]+)"', page.text)
-    turn = re.search(r'name="turn_id" value="(\d+)"', page.text)
+    shown = re.search(r'name="pause" value="([^"]*)"', page.text)
     assert token is not None
-    assert turn is not None
-    return token.group(1), turn.group(1)
+    assert shown is not None
+    return token.group(1), html.unescape(shown.group(1))
 
 
 class TestPending:
@@ -67,7 +68,8 @@ class TestPending:
         first = world.start("pay 50000")
         second = world.start("book")
         body = world.client().get("/api/pending").json()
-        assert [item["session"] for item in body["items"]] == [second.id, first.id]
+        assert [item["scope"] for item in body["items"]] == [second.id, first.id]
+        assert {item["door"] for item in body["items"]} == {"session"}
         pending = body["items"][1]["interrupts"][0]
         assert pending["answer_as"]["name"] == "transfer_money"
         assert pending["answer_as"]["ref"] == "call-1"
@@ -216,7 +218,7 @@ class TestForms:
         token, turn = _csrf(client, f"/s/{session.id}")
         done = client.post(
             f"/s/{session.id}",
-            data={"csrf": token, "turn_id": turn, "i0.mode": "approve"},
+            data={"csrf": token, "pause": turn, "i0.mode": "approve"},
         )
         assert done.status_code == 200
         assert "Your answer was accepted" in done.text
@@ -229,7 +231,7 @@ class TestForms:
         token, turn = _csrf(client, f"/s/{session.id}")
         form = {
             "csrf": token,
-            "turn_id": turn,
+            "pause": turn,
             "i0.respond.0": "2",
             "i0.respond.1": "3",
             "i0.respond.2": "true",
@@ -253,7 +255,7 @@ class TestForms:
         session = world.start("book")
         client = world.client()
         token, turn = _csrf(client, f"/s/{session.id}")
-        form = {"csrf": token, "turn_id": turn, "i0.respond.0": "two"}
+        form = {"csrf": token, "pause": turn, "i0.respond.0": "two"}
         page = client.post(f"/s/{session.id}", data=form)
         assert page.status_code == 422
         assert "expected an integer, got &#39;two&#39;" in page.text
@@ -266,7 +268,7 @@ class TestForms:
         token, turn = _csrf(client, f"/s/{session.id}")
         form = {
             "csrf": token,
-            "turn_id": turn,
+            "pause": turn,
             "i0.mode": "edit",
             "i0.edit.0": "boss@example.com",
             "i0.edit.1": "Status",
@@ -285,7 +287,7 @@ class TestForms:
         session = world.start("pay 50000")
         client = world.client()
         token, turn = _csrf(client, f"/s/{session.id}")
-        form = {"csrf": token, "turn_id": turn, "i0.mode": "reject"}
+        form = {"csrf": token, "pause": turn, "i0.mode": "reject"}
         page = client.post(f"/s/{session.id}", data=form)
         assert page.status_code == 422
         assert world.agent.sent == []
@@ -328,7 +330,7 @@ class TestForms:
         client = world.client()
         token, turn = _csrf(client, f"/s/{session.id}")
         asyncio.run(asyncio.sleep(1.1))
-        form = {"csrf": token, "turn_id": turn, "i0.respond": '"Yes"'}
+        form = {"csrf": token, "pause": turn, "i0.respond": '"Yes"'}
         page = client.post(f"/s/{session.id}", data=form)
         assert page.status_code == 410
         assert "its default answer applied" in page.text
@@ -352,7 +354,7 @@ class TestMore:
         token, turn = _csrf(client, f"/s/{session.id}")
         form = {
             "csrf": token,
-            "turn_id": turn,
+            "pause": turn,
             "i0.mode": "restart",
             "i0.restart.0": '"tonight"',
             "i0.restart.1": "v2\nhotfix",
@@ -370,7 +372,7 @@ class TestMore:
         session = world.start("email")
         client = world.client()
         token, turn = _csrf(client, f"/s/{session.id}")
-        form = {"csrf": token, "turn_id": turn, "i0.mode": "restart"}
+        form = {"csrf": token, "pause": turn, "i0.mode": "restart"}
         assert client.post(f"/s/{session.id}", data=form).status_code == 200
         assert world.agent.sent == [
             {"to": "team@example.com", "subject": "Status", "urgent": False}
@@ -381,7 +383,7 @@ class TestMore:
         session = world.start("pay 50000")
         client = world.client()
         token, turn = _csrf(client, f"/s/{session.id}")
-        page = client.post(f"/s/{session.id}", data={"csrf": token, "turn_id": turn})
+        page = client.post(f"/s/{session.id}", data={"csrf": token, "pause": turn})
         assert page.status_code == 422
         assert "expected a choice, got none" in page.text
 
@@ -392,7 +394,7 @@ class TestMore:
         token, turn = _csrf(client, f"/s/{session.id}")
         page = client.post(
             f"/s/{session.id}",
-            data={"csrf": token, "turn_id": turn, "i0.mode": "approve"},
+            data={"csrf": token, "pause": turn, "i0.mode": "approve"},
             headers={"origin": "https://evil.example"},
         )
         assert page.status_code == 403
@@ -417,7 +419,7 @@ class TestMore:
         token, turn = _csrf(client, f"/s/{session.id}")
         page = client.post(
             f"/s/{session.id}",
-            data={"csrf": token, "turn_id": turn, "i0.mode": "approve"},
+            data={"csrf": token, "pause": turn, "i0.mode": "approve"},
         )
         assert page.status_code == 403
         assert "may not answer" in page.text
@@ -444,7 +446,7 @@ class TestMore:
         session = world.start("pay 50000")
         client = world.client()
         token, turn = _csrf(client, f"/s/{session.id}")
-        form = {"csrf": token, "turn_id": turn, "i0.mode": "approve"}
+        form = {"csrf": token, "pause": turn, "i0.mode": "approve"}
         client.post(f"/s/{session.id}", data=form)
         again = client.post(f"/s/{session.id}", data=form)
         assert again.status_code == 409
@@ -472,7 +474,7 @@ class TestMore:
         token, number = _csrf(client, "/s/s-1")
         form = {
             "csrf": token,
-            "turn_id": number,
+            "pause": number,
             "i0.mode": "edit",
             "i0.edit.0": "boss@example.com",
             "i0.edit.1": "Hi",
@@ -530,7 +532,7 @@ class TestLive:
         session = world.start("pay 50000")
         client = world.client()
         token, turn = _csrf(client, f"/s/{session.id}")
-        form = {"csrf": token, "turn_id": turn, "i0.mode": "approve"}
+        form = {"csrf": token, "pause": turn, "i0.mode": "approve"}
         page = client.post(f"/s/{session.id}", data=form, headers={"origin": "null"})
         assert page.status_code == 200
         assert world.agent.sent == [{"to": "ACME", "amount": 50000}]
@@ -540,7 +542,7 @@ class TestLive:
         session = world.start("confirm quickly?", ttl=timedelta(milliseconds=400))
         client = world.client()
         token, turn = _csrf(client, f"/s/{session.id}")
-        form = {"csrf": token, "turn_id": turn, "i0.respond": '"Yes"'}
+        form = {"csrf": token, "pause": turn, "i0.respond": '"Yes"'}
         assert client.post(f"/s/{session.id}", data=form).status_code == 200
         asyncio.run(asyncio.sleep(0.5))
         again = client.post(f"/s/{session.id}", data=form)
@@ -569,7 +571,7 @@ class TestLive:
         asyncio.run(asyncio.sleep(0.35))
         form = {
             "csrf": token,
-            "turn_id": number,
+            "pause": number,
             "i0.respond": '"Yes"',
             "i1.respond": '"No"',
             "i0.mode": "respond",
@@ -579,12 +581,15 @@ class TestLive:
         assert "expired" in page.text
 
     def test_an_id_no_store_takes(self, world: World) -> None:
-        """A session id out of range is a 400, as a page or as JSON."""
+        """A session id out of range has nothing pending; an answer to it is 400."""
         client = world.client()
         long = "x" * 300
-        page = client.get(f"/s/{long}")
+        assert client.get(f"/s/{long}").status_code == 404
+        token, _ = _csrf(client, f"/s/{world.start('pay 50000').id}")
+        page = client.post(f"/s/{long}", data={"csrf": token, "pause": "[]"})
         assert page.status_code == 400
         assert "expected text of 1 to 256 characters" in page.text
-        body = client.get(f"/api/sessions/{long}")
+        sent = {"turn_id": 1, "resume": {}}
+        body = client.post(f"/api/sessions/{long}/resume", json=sent)
         assert body.status_code == 400
         assert body.json()["type"] == "invalid_argument"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import threading
 from collections.abc import Coroutine, Iterator
 from datetime import timedelta
@@ -17,10 +18,13 @@ from typing import Final, TypeVar
 
 import pytest
 from examples.service.agent import Agent
-from interruption import JSON, Session, SqliteStore
+from interruption import JSON, ResumeRejected, Session, SqliteStore
+from interruption.adapters.langgraph import aresume, bridge
 from interruption.inbox import create_app
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
+from tests.adapters.test_langgraph_bridge import APPROVE, config, may_answer
+from tests.adapters.test_langgraph_bridge import World as Graph
 from tests.inbox._browser import CHROMIUM_ARGS, Served, axe_script, chromium
 
 SHOTS: Final = Path(__file__).parent / "screenshots"
@@ -43,6 +47,7 @@ class Inbox:
         self.thread.start()
         self.store = SqliteStore(str(db))  # the test's: it starts runs, reads results
         self.agent = Agent(self.store)
+        self.graph = Graph()  # a LangGraph graph, checkpointed in memory
         self.served = self._serve()
 
     def run(self, work: Coroutine[object, object, T]) -> T:
@@ -60,7 +65,11 @@ class Inbox:
     def _serve(self, port: int | None = None) -> Served:
         store = SqliteStore(str(self.db))
         self.server_agent = Agent(store)
-        app = create_app(store, self.server_agent.open, poll_seconds=0.2)
+        graph = self.graph
+        door = bridge(graph.graph, store, lambda: graph.started, authorize=may_answer)
+        app = create_app(
+            store, self.server_agent.open, bridges=[door], poll_seconds=0.2
+        )
         return Served(app, port)
 
     def restart(self) -> None:
@@ -362,6 +371,55 @@ class TestAnswering:
         assert page.locator("main script, main img").count() == 0
 
 
+class TestDoors:
+    def test_a_langgraph_pause_beside_a_session_turn(
+        self, inbox: Inbox, page: Page
+    ) -> None:
+        """A LangGraph pause shows first, approved once; the adapter replay fails."""
+        session = inbox.start("pay 40000")
+        thread = inbox.graph.start("pay 45000")
+        page.goto(inbox.served.url)
+        first = page.locator("a.card-link").first
+        expect(first).to_have_attribute("href", re.compile(f"/p/langgraph/{thread}$"))
+        expect(first).to_contain_text("Approval")
+        expect(page.locator(f"a[href$='/p/session/{session.id}']")).to_be_visible()
+        _shot(page, "doors")
+        first.click()
+        page.get_by_text("Approve", exact=True).click()
+        _send(page)
+        expect(page.get_by_role("status")).to_contain_text("accepted")
+        assert inbox.graph.sent == [{"to": "ACME", "amount": 45000}]
+        with pytest.raises(ResumeRejected) as replay:
+            inbox.run(aresume(inbox.graph.graph, config(thread), APPROVE, inbox.store))
+        assert [str(code) for code in replay.value.codes] == ["consumed"]
+        assert inbox.graph.sent == [{"to": "ACME", "amount": 45000}]
+        page.get_by_role("link", name="Audit trail").click()
+        rows = page.locator("tbody tr")
+        expect(rows).to_have_count(3)
+        for row, kind in zip(
+            rows.all(), ["paused", "accepted", "rejected"], strict=True
+        ):
+            expect(row).to_contain_text(kind)
+
+    def test_a_refused_principal_sees_no_door(
+        self, inbox: Inbox, browser: Browser
+    ) -> None:
+        """Someone the authorizers refuse sees neither door's pause nor trail."""
+        inbox.start("pay 90000")
+        thread = inbox.graph.start("pay 95000")
+        context = _context(browser, "mallory")
+        page = context.new_page()
+        page.goto(inbox.served.url)
+        expect(page.get_by_text("Nothing is waiting for your answer")).to_be_visible()
+        page.goto(f"{inbox.served.url}/p/langgraph/{thread}")
+        expect(page.get_by_role("heading", level=1)).to_have_text(
+            "Nothing pending here"
+        )
+        page.goto(f"{inbox.served.url}/audit/langgraph/{thread}")
+        expect(page.get_by_text("No audit trail you may read")).to_be_visible()
+        context.close()
+
+
 class TestAccessible:
     def test_no_axe_violations_on_the_main_screens(
         self, inbox: Inbox, browser: Browser
@@ -371,6 +429,7 @@ class TestAccessible:
         typed = inbox.start("book")
         inbox.start("deploy")
         inbox.start("confirm the offsite for Friday?", ttl=timedelta(hours=2))
+        thread = inbox.graph.start("pay 12345")
         base = inbox.served.url
         context = _context(browser)
         page = context.new_page()
@@ -382,6 +441,7 @@ class TestAccessible:
             f"{base}/s/{batch.id}",
             f"{base}/s/{typed.id}",
             f"{base}/s/{batch.id}/audit",
+            f"{base}/p/langgraph/{thread}",
         ):
             assert _axe(browser, url) == [], url
 

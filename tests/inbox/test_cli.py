@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import io
 import re
 import threading
@@ -51,7 +52,8 @@ class TestInboxCommand:
         app, host, port = calls[0]
         assert (host, port) == ("127.0.0.1", 8400)
         pending = TestClient(app).get("/api/pending").json()
-        assert [item["session"] for item in pending["items"]] == [session]
+        assert [item["scope"] for item in pending["items"]] == [session]
+        assert [item["door"] for item in pending["items"]] == ["session"]
 
     def test_an_agent_of_your_own(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -115,8 +117,11 @@ class TestDemoInbox:
                 thread.join(0.05)
                 page = client.get(url)
             token = re.search(r'name="csrf" value="([^"]+)"', page.text)
+            shown = re.search(r'name="pause" value="([^"]+)"', page.text)
             assert token is not None
-            answer = {"csrf": token.group(1), "turn_id": "2", "i0.mode": "approve"}
+            assert shown is not None
+            pause = html.unescape(shown.group(1))
+            answer = {"csrf": token.group(1), "pause": pause, "i0.mode": "approve"}
             assert client.post(url, data=answer).status_code in {200, 303}
         thread.join(15)
         assert not thread.is_alive()
