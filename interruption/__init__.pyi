@@ -23,7 +23,9 @@ from .approval import (
 from .audit import AuditEvent as AuditEvent
 from .bridge import (
     Bridge as Bridge,
+    OpenSession as OpenSession,
     PendingPause as PendingPause,
+    SessionBridge as SessionBridge,
     pending_everywhere as pending_everywhere,
 )
 from .errors import (
