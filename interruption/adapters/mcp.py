@@ -1333,7 +1333,9 @@ class ElicitationBridge:
 
         Returns:
             What was accepted: the callback now sends it to the server,
-            which checks it again and spends its pause.
+            which checks it again and spends its pause. (Should the call
+            end while the answer is being spent, it is spent and never
+            sent: the server's pause then expires unanswered.)
 
         Raises:
             ResumeRejected: ``not_authorized`` for a refused principal;
