@@ -94,3 +94,5 @@ async def bridged(resume: Resume) -> None:
     bridge({})  # type: ignore[arg-type]
     bridge(authorize="bob")  # type: ignore[arg-type]
     await door.answer("scope", {})  # type: ignore[arg-type]
+    assert_type(await door.dismiss("scope", "decline"), None)
+    await door.dismiss("scope", "later")  # type: ignore[arg-type]

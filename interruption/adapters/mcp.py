@@ -1212,6 +1212,11 @@ class _Asked:
     created_at: datetime
     reply: asyncio.Future[mcp_types.ElicitResult]
 
+    def send(self, result: mcp_types.ElicitResult) -> None:
+        """Hand the waiting callback *result*, unless its call ended."""
+        if not self.reply.done():
+            self.reply.set_result(result)
+
 
 @final
 class ElicitationBridge:
@@ -1345,16 +1350,7 @@ class ElicitationBridge:
                 a scope this bridge never filed.
         """
         policy = attrs.evolve(self.policy, principal=principal)
-        asked = self._asked.get(scope)
-        if asked is None or (
-            asked.reply.cancelled() and not await self.store.spent([asked.key])
-        ):
-            message = f"no form of this client waits at {scope!r}"
-            rejected = ResumeRejected.of(ProblemCode.NOTHING_PENDING, message)
-            shown = () if asked is None else (asked.pending,)
-            raise await refuse(
-                rejected, resume, self.store, session=scope, policy=policy, shown=shown
-            )
+        asked = await self._waiting(scope, resume, policy)
         resolved = await admit(
             resume,
             (asked.pending,),
@@ -1363,9 +1359,67 @@ class ElicitationBridge:
             keys={asked.pending.id: asked.key},
             policy=policy,
         )
-        if not asked.reply.done():
-            asked.reply.set_result(_result(asked.pending, resolved))
+        asked.send(_result(asked.pending, resolved))
         return resolved
+
+    async def dismiss(
+        self, scope: str, action: Dismiss, *, principal: str | None = None
+    ) -> None:
+        """Decline or cancel the form at *scope*, once, as MCP lets a human.
+
+        Not part of `Bridge` (a `Resume` cannot say it): the server tells
+        the tool which it was (see `mcp_tool`). Authorized, spent and
+        audited as `answer` is (an ``accepted`` event whose ``reason`` is
+        *action*), then sent.
+
+        Args:
+            scope: The request.
+            action: ``"decline"`` or ``"cancel"``.
+            principal: Who dismisses it.
+
+        Raises:
+            ResumeRejected: as `answer`: ``not_authorized``, ``consumed``,
+                ``nothing_pending``.
+            ArgumentTypeError: if *action* is neither (a `TypeError`).
+        """
+        if action not in ("decline", "cancel"):
+            expected = "'decline' or 'cancel'"
+            raise ArgumentTypeError("dismiss: action", expected, describe(action))
+        nothing = Resume()
+        policy = attrs.evolve(self.policy, principal=principal, allow_partial=True)
+        asked = await self._waiting(scope, nothing, policy)
+        await admit(
+            nothing,
+            (asked.pending,),
+            self.store,
+            session=scope,
+            keys={asked.pending.id: asked.key},
+            policy=policy,
+            dismissed=True,
+            note=action,
+        )
+        asked.send(mcp_types.ElicitResult(action=action))
+
+    async def _waiting(
+        self, scope: str, resume: Resume, policy: ResumePolicy
+    ) -> _Asked:
+        """The request at *scope*, unless it never was or its call ended.
+
+        Raises:
+            ResumeRejected: ``nothing_pending`` (filed, as `refuse` files
+                it; ``not_authorized`` for a refused principal).
+        """
+        asked = self._asked.get(scope)
+        if asked is not None and not (
+            asked.reply.cancelled() and not await self.store.spent([asked.key])
+        ):
+            return asked
+        message = f"no form of this client waits at {scope!r}"
+        rejected = ResumeRejected.of(ProblemCode.NOTHING_PENDING, message)
+        shown = () if asked is None else (asked.pending,)
+        raise await refuse(
+            rejected, resume, self.store, session=scope, policy=policy, shown=shown
+        )
 
     async def audit(
         self, scope: str, *, principal: str | None = None

@@ -1304,6 +1304,44 @@ class TestBridge:
         assert caught.value.codes == (ProblemCode.NOT_AUTHORIZED,)
         assert asyncio.run(guarded.audit("nope")) == ()
 
+    @pytest.mark.parametrize(
+        ("action", "told"),
+        [
+            ("decline", "the user declined to answer"),
+            ("cancel", "the user cancelled the form"),
+        ],
+    )
+    def test_a_form_may_be_dismissed_once(
+        self, bench: Bench, action: Dismiss, told: str
+    ) -> None:
+        """A dismissal reaches the tool as MCP says it, once; it is audited."""
+        door = bridge()
+
+        async def run() -> tuple[mcp_types.CallToolResult, PendingPause]:
+            call = asyncio.ensure_future(_call(bench, door, "ask"))
+            pause = await _listed(door)
+            await door.dismiss(pause.scope, action)
+            assert await door.pending() == []
+            with pytest.raises(ResumeRejected) as caught:
+                await door.dismiss(pause.scope, action)
+            assert caught.value.codes == (ProblemCode.CONSUMED,)
+            return await call, pause
+
+        result, pause = asyncio.run(run())
+        assert result.is_error
+        assert _text(result) == told
+        trail = asyncio.run(door.audit(pause.scope))
+        assert [(event.kind, event.reason) for event in trail] == [
+            ("paused", None),
+            ("accepted", action),
+            ("rejected", None),
+        ]
+
+    def test_a_dismissal_is_decline_or_cancel(self) -> None:
+        """Any other action is an ArgumentTypeError naming what was expected."""
+        with pytest.raises(ArgumentTypeError, match="'decline' or 'cancel'"):
+            asyncio.run(bridge().dismiss("s", "later"))  # type: ignore[arg-type]
+
     def test_a_url_elicitation_is_refused_at_once(self) -> None:
         """A form the bridge cannot list is refused -32602, never filed."""
         door = bridge()
