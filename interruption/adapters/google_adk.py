@@ -891,8 +891,12 @@ def bridge(  # noqa: PLR0913 - keyword-only options
     Raises:
         SchemaError: if a schema in *answer_schemas* cannot be run (a
             `ValueError`).
+        InvalidArgument: if *policy* allows partial resumes (a `ValueError`).
     """
     chosen = policy or ResumePolicy()
+    if chosen.allow_partial:
+        expected = "False: ADK pauses are answered whole"
+        raise InvalidArgument("bridge: policy.allow_partial", expected, "True")
     if authorize is not None:
         chosen = attrs.evolve(chosen, authorize=authorize)
     schemas = _schemas(answer_schemas)

@@ -875,3 +875,10 @@ class TestBridge:
     def test_a_scope_reads_back_as_its_session(self, user: str, session: str) -> None:
         """`scope_of` is read back exactly, whatever the ids hold (``/``, ``%``)."""
         assert _session_of(scope_of(user, session)) == (user, session)
+
+    def test_a_bridge_refuses_partial_resumes_when_it_is_built(self) -> None:
+        """allow_partial is an InvalidArgument at build time, as for `resume`."""
+        state = setup([transfer()])
+        partial = ResumePolicy(allow_partial=True)
+        with pytest.raises(InvalidArgument, match="allow_partial"):
+            bridge(state.runner, state.store, policy=partial)
