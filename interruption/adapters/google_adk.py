@@ -33,6 +33,9 @@ client) and answers it only with what a validated `Resume` says:
 * `RejectionReasons`, a runner plugin, answers a rejected call with its
   reason (ADK alone tells the model only ``"This tool call is rejected."``),
   so the tool never runs and the model reads why.
+* `bridge` is the `interruption.Bridge` over the runner's sessions (for an
+  inbox): every session's open pause, listed through `pending` and
+  answered through `resume`.
 """
 
 from __future__ import annotations

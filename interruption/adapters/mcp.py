@@ -35,7 +35,10 @@ that reads which from `dismissal`.
 
 Client side, `elicitation_callback` turns each request into a
 `PendingInterrupt` for the application's human handler and checks the
-answer locally (`answer`) before sending it.
+answer locally (`answer`) before sending it. `bridge` does the same for
+an inbox (`interruption.Bridge`): its callback files each request as a
+pending pause until someone answers it, once (see `ElicitationBridge` for
+what is guaranteed on the client's side and what on the server's).
 """
 
 from __future__ import annotations
