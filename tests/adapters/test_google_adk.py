@@ -882,3 +882,14 @@ class TestBridge:
         partial = ResumePolicy(allow_partial=True)
         with pytest.raises(InvalidArgument, match="allow_partial"):
             bridge(state.runner, state.store, policy=partial)
+
+    def test_listing_files_the_pause_once(self) -> None:
+        """The first listing with a store files a paused event; later ones do not."""
+        state = setup([transfer()])
+        door = on(state)
+        (pause,) = asyncio.run(door.pending())
+        asyncio.run(door.pending())
+        trail = asyncio.run(state.store.audit(state.session_id))
+        assert [event.kind for event in trail] == ["paused"]
+        assert trail[0].pending == (pause.interrupts[0].id,)
+        assert trail[0].at >= pause.created_at
