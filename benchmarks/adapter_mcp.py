@@ -7,7 +7,9 @@ the client retries with the human's ``accept`` and the state; the tool runs.
 
 * *MCP alone* — a hand-written ``MCPServer`` tool that returns the
   ``InputRequiredResult`` itself and, on the retry, reads
-  ``ctx.input_responses`` (MCP seals and verifies the state either way).
+  ``ctx.input_responses`` and checks the human's answer against the form
+  with a pydantic model, as MCP's own ``ctx.elicit`` does
+  (``model_validate``); MCP seals and verifies the state either way.
 * *with the adapter* — the same tool as a `Tool` of this library, served
   by `mcp_tool`: the pause is minted into the state, the answer read into a
   `Resume`, admitted against it and spent once in a `MemoryStore`.
@@ -21,7 +23,7 @@ and run the tool exactly once per cycle.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 import mcp_types
 from interruption import JSON, ApprovalPending, Interrupted, MemoryStore, ToolContext
@@ -29,6 +31,7 @@ from interruption import tool as make_tool
 from interruption.adapters.mcp import APPROVAL_FORM, mcp_tool
 from mcp import Client
 from mcp.server.mcpserver import Context, MCPServer
+from pydantic import BaseModel, ConfigDict
 
 from _common import best_us, print_cycle
 
@@ -37,6 +40,14 @@ ARGS: Final[dict[str, Any]] = {"n": 1}
 APPROVE: Final = mcp_types.ElicitResult(
     action="accept", content={"decision": "approve"}
 )
+
+
+class Decision(BaseModel):
+    """The approval form's answer, as MCP alone would check it (no extra keys)."""
+
+    model_config = ConfigDict(extra="forbid")
+    decision: Literal["approve", "reject"]
+    reason: str | None = None
 
 
 class Bench:
@@ -62,7 +73,7 @@ class Bench:
                 )
             answer = (ctx.input_responses or {})["c"]
             assert isinstance(answer, mcp_types.ElicitResult)
-            assert answer.content == {"decision": "approve"}
+            assert Decision.model_validate(answer.content).decision == "approve"
             self.runs += 1
             text = mcp_types.TextContent(type="text", text=str(n))
             return mcp_types.CallToolResult(content=[text])

@@ -3,22 +3,37 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Literal, assert_type
 
 from google.adk.events.event import Event
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.runners import InMemoryRunner, Runner
-from interruption import JSON, MemoryStore, PendingInterrupt, Resume, ResumePolicy
+from interruption import (
+    JSON,
+    AuditEvent,
+    Bridge,
+    MemoryStore,
+    PendingInterrupt,
+    PendingPause,
+    ResolvedResume,
+    Resume,
+    ResumePolicy,
+    pending_everywhere,
+)
 from interruption.adapters.google_adk import (
     ANY_JSON,
     CONFIRMATION,
     PROGRESS,
     PROGRESS_KEY,
     REJECTION_KEY,
+    AdkBridge,
     Paused,
     RejectionReasons,
+    bridge,
     pending,
     resume,
+    scope_of,
 )
 
 
@@ -29,6 +44,7 @@ async def reading(runner: Runner, in_memory: InMemoryRunner) -> None:
     assert_type(paused.interrupts, tuple[PendingInterrupt, ...])
     assert_type(paused.session_id, str)
     assert_type(paused.keys, Mapping[str, str])
+    assert_type(paused.created_at, datetime | None)
     schemas: dict[str, dict[str, JSON]] = {"ask_user": {"enum": ["Yes", "No"]}}
     await pending(in_memory, user_id="alice", session_id="s1", answer_schemas=schemas)
     await pending(runner, "alice", "s1")  # type: ignore[call-arg]
@@ -76,3 +92,27 @@ def constants() -> None:
     assert_type(ANY_JSON, dict[str, JSON])
     assert_type(PROGRESS, dict[str, JSON])
     assert_type(PROGRESS_KEY, Literal["interruption_progress"])
+
+
+async def bridged(runner: Runner, answer: Resume) -> None:
+    store = MemoryStore()
+    door = bridge(runner, store)
+    assert_type(door, AdkBridge)
+    seen: Bridge = door
+    assert_type(seen.door, str)
+    assert_type(await door.pending(principal="bob"), list[PendingPause])
+    scope = scope_of("alice", "s1")
+    assert_type(scope, str)
+    assert_type(await door.answer(scope, answer), ResolvedResume)
+    assert_type(await door.audit(scope), tuple[AuditEvent, ...])
+    assert_type(await pending_everywhere([door]), list[PendingPause])
+
+    async def sessions() -> list[tuple[str, str]]:
+        return [("alice", "s1")]
+
+    bridge(runner, store, sessions)
+    bridge(runner, store, lambda: [("alice", "s1")], authorize=lambda _w, _p: True)
+    bridge(runner, store, answer_schemas={"ask_user": {"enum": ["Yes"]}})
+    bridge(runner)  # type: ignore[call-arg]
+    bridge(runner, store, lambda: ["s1"])  # type: ignore[list-item]
+    scope_of("alice")  # type: ignore[call-arg]

@@ -2,15 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import assert_type
 
 import mcp_types
-from interruption import JSON, MemoryStore, PendingInterrupt, Resume, define_interrupt
+from interruption import (
+    JSON,
+    AuditEvent,
+    Bridge,
+    MemoryStore,
+    PendingInterrupt,
+    PendingPause,
+    ResolvedResume,
+    Resume,
+    define_interrupt,
+    pending_everywhere,
+)
 from interruption.adapters.mcp import (
     STATE_REFUSED,
     Dismiss,
+    ElicitationBridge,
     FormSchemaError,
     answer,
+    bridge,
     dismissal,
     elicitation_callback,
     form_of,
@@ -62,3 +76,23 @@ def client(params: mcp_types.ElicitRequestParams, error: MCPError) -> None:
     assert_type(rejection_of(error), ResumeRejected | None)
     refused: str = STATE_REFUSED
     assert_type(refused, str)
+
+
+async def bridged(resume: Resume) -> None:
+    door = bridge()
+    assert_type(door, ElicitationBridge)
+    seen: Bridge = door
+    assert_type(seen.door, str)
+    Client(MCPServer("s"), elicitation_callback=door.callback)
+    assert_type(await door.pending(principal="bob"), list[PendingPause])
+    assert_type(await door.answer("scope", resume), ResolvedResume)
+    assert_type(await door.audit("scope"), tuple[AuditEvent, ...])
+    assert_type(await pending_everywhere([door]), list[PendingPause])
+    listed: Sequence[PendingPause] = await seen.pending()
+    del listed
+    bridge(MemoryStore(), authorize=lambda who, _pending: who == "bob")
+    bridge({})  # type: ignore[arg-type]
+    bridge(authorize="bob")  # type: ignore[arg-type]
+    await door.answer("scope", {})  # type: ignore[arg-type]
+    assert_type(await door.dismiss("scope", "decline"), None)
+    await door.dismiss("scope", "later")  # type: ignore[arg-type]

@@ -33,13 +33,18 @@ client) and answers it only with what a validated `Resume` says:
 * `RejectionReasons`, a runner plugin, answers a rejected call with its
   reason (ADK alone tells the model only ``"This tool call is rejected."``),
   so the tool never runs and the model reads why.
+* `bridge` is the `interruption.Bridge` over the runner's sessions (for an
+  inbox): every session's open pause, listed through `pending` and
+  answered through `resume`.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Final, TypeAlias, final
+from urllib.parse import quote, unquote
 
 import attrs
 
@@ -64,12 +69,16 @@ from interruption import (
     JSON,
     Accepts,
     ApprovalPending,
+    AuditEvent,
+    Authorize,
     Custom,
     DecodeError,
+    InterruptedTurn,
     InvalidArgument,
     Mismatch,
     PayloadError,
     PendingInterrupt,
+    PendingPause,
     ProblemCode,
     Respond,
     Restart,
@@ -80,9 +89,11 @@ from interruption import (
 )
 from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
 from interruption.validation import (
+    ADAPTER_TURN,
     ResolvedResume,
     ResumePolicy,
     admit,
+    authorize_turn,
     interrupt_keys,
     pause_key,
     refuse,
@@ -99,10 +110,14 @@ __all__ = [
     "PROGRESS",
     "PROGRESS_KEY",
     "REJECTION_KEY",
+    "AdkBridge",
     "Paused",
     "RejectionReasons",
+    "Sessions",
+    "bridge",
     "pending",
     "resume",
+    "scope_of",
 ]
 
 CONFIRMATION: Final = "adk_request_confirmation"
@@ -135,28 +150,42 @@ class Paused:
         interrupts: One per pending call, in the session's order.
         keys: Per pending call's id, what a `Store` spends when it is
             answered: one key per call, whichever request answers it.
+        created_at: When it paused: the timestamp ADK gave the event of
+            its first pending call (None for a `Paused` built by hand).
     """
 
     session_id: str
     interrupts: tuple[PendingInterrupt, ...]
     keys: Mapping[str, str]
+    created_at: datetime | None = None
 
 
 @attrs.frozen
 class _Call:
-    """One pending call as ADK recorded it, and how to answer it."""
+    """One pending call as ADK recorded it, and how to answer it.
+
+    ``at`` is the timestamp of its event (seconds since the epoch).
+    """
 
     interrupt: PendingInterrupt
     call_id: str
     name: str
+    at: float = 0.0
 
 
 @attrs.frozen
 class _Read:
-    """What one pass over a session found."""
+    """What one pass over a session found.
 
-    paused: Paused | None
+    Attributes:
+        open: The calls pending after the last user event.
+        answered: The refs of every pause a user already answered.
+        shown: The latest pause, answered or not (`open` when there is one).
+    """
+
+    open: list[_Call]
     answered: frozenset[str]
+    shown: list[_Call]
 
 
 def _damaged(path: str, expected: str, got: str) -> DecodeError:
@@ -241,22 +270,17 @@ def _long_running(
     return _Call(interrupt, call_id, name)
 
 
-def _scan(
-    session: AdkSession, schemas: Mapping[str, JSONSchema]
-) -> tuple[list[_Call], frozenset[str]]:
-    """Read a session once.
-
-    Returns:
-        The calls pending after the last user event, and the refs of every
-        pause a user already answered.
-    """
+def _scan(session: AdkSession, schemas: Mapping[str, JSONSchema]) -> _Read:
+    """Read a session once: what is open, what was answered, the latest pause."""
     calls: dict[str, types.FunctionCall] = {}
     refs: dict[str, str] = {}  # a pause's call id -> the ref an answer names
     answered: set[str] = set()
     open_calls: list[_Call] = []
+    shown: list[_Call] = []
     for index, event in enumerate(session.events):
         if event.author == "user":
             going = _reported(event)
+            shown = open_calls or shown
             open_calls = [call for call in open_calls if call.call_id in going]
             answered.update(
                 refs[response.id]
@@ -276,8 +300,8 @@ def _scan(
                 else _long_running(call, path, schemas)
             )
             refs[found.call_id] = found.interrupt.ref
-            open_calls.append(found)
-    return open_calls, frozenset(answered)
+            open_calls.append(attrs.evolve(found, at=event.timestamp))
+    return _Read(open_calls, frozenset(answered), open_calls or shown)
 
 
 def _reported(event: Event) -> frozenset[str]:
@@ -303,7 +327,8 @@ def _paused(runner: Runner, session: AdkSession, calls: Sequence[_Call]) -> Paus
     keys = interrupt_keys(
         "google_adk", interrupts, runner.app_name, session.user_id, session.id
     )
-    return Paused(session.id, interrupts, keys)
+    created = datetime.fromtimestamp(min(call.at for call in calls), UTC)
+    return Paused(session.id, interrupts, keys, created)
 
 
 async def pending(
@@ -331,7 +356,8 @@ async def pending(
         answer_schemas: The schema a long-running tool's result must fit, by
             tool name; a tool without one takes any JSON.
         store: Where `resume` spends pauses; when given, an answered pause
-            is not listed.
+            is not listed, and a pause listed for the first time is filed
+            in the session's audit trail (a ``paused`` event).
 
     Returns:
         The open pause, or None when the session is not paused.
@@ -345,11 +371,15 @@ async def pending(
     """
     schemas = _schemas(answer_schemas)
     session = await _session(runner, user_id, session_id)
-    calls, _ = _scan(session, schemas)
+    calls = _scan(session, schemas).open
     if not calls:
         return None
     paused = _paused(runner, session, calls)
-    if store is not None and await store.spent(list(paused.keys.values())):
+    if store is None:
+        return paused
+    # Filed in the session's audit trail (``paused``) the first time it is met.
+    live = await unspent(paused.interrupts, paused.keys, store, session=session_id)
+    if len(live) < len(paused.interrupts):
         return None  # ADK pauses are answered whole: any spent call spent it
     return paused
 
@@ -453,12 +483,42 @@ async def resume(  # noqa: PLR0913 - keyword-only options
         InvalidArgument: if *policy* allows partial resumes (a `ValueError`).
         SchemaError: if a schema cannot be run (a `ValueError`).
     """
+    _, events = await _resume(
+        runner,
+        answer,
+        store,
+        user_id=user_id,
+        session_id=session_id,
+        answer_schemas=answer_schemas,
+        policy=policy,
+        run_config=run_config,
+        progress=progress,
+        progress_schemas=progress_schemas,
+    )
+    return events
+
+
+async def _resume(  # noqa: PLR0913 - `resume`'s options
+    runner: Runner,
+    answer: Resume,
+    store: Store,
+    *,
+    user_id: str,
+    session_id: str,
+    answer_schemas: Mapping[str, JSONSchema] | None,
+    policy: ResumePolicy | None,
+    run_config: RunConfig | None,
+    progress: bool,
+    progress_schemas: Mapping[str, JSONSchema] | None,
+) -> tuple[ResolvedResume, list[Event]]:
+    """`resume`, telling what was accepted as well as what ran."""
     if policy is not None and policy.allow_partial:
         expected = "False: ADK pauses are answered whole"
         raise InvalidArgument("resume: policy.allow_partial", expected, "True")
     schemas = _schemas(answer_schemas)
     session = await _session(runner, user_id, session_id)
-    calls, answered = _scan(session, schemas)
+    read = _scan(session, schemas)
+    calls, answered = read.open, read.answered
     if not calls:
         if _entry_refs(answer) & answered:
             message = f"the pause of ADK session {session_id!r} was already answered"
@@ -489,7 +549,7 @@ async def resume(  # noqa: PLR0913 - keyword-only options
             keys=paused.keys,
             policy=policy,
         )
-    return [
+    events = [
         event
         async for event in runner.run_async(
             user_id=user_id,
@@ -499,6 +559,7 @@ async def resume(  # noqa: PLR0913 - keyword-only options
             run_config=run_config,
         )
     ]
+    return resolved, events
 
 
 async def _report(  # noqa: PLR0913 - one report's parts
@@ -588,3 +649,258 @@ class RejectionReasons(BasePlugin):
         if not isinstance(reason, str):
             return None
         return {"error": reason}
+
+
+# --- the bridge: every session's pause, for the inbox ------------------------
+
+Sessions: TypeAlias = Callable[
+    [], Iterable[tuple[str, str]] | Awaitable[Iterable[tuple[str, str]]]
+]
+"""Lists the ``(user id, session id)`` pairs that may hold a pause, sync or
+async (by default, `AdkBridge` asks the runner's session service for every
+session of its app)."""
+
+
+def scope_of(user_id: str, session_id: str) -> str:
+    """The `PendingPause.scope` of an ADK session: ``"<user>/<session>"``.
+
+    ADK keeps a session under its app, its user and its id; each part is
+    percent-encoded (``/`` and ``%`` included), so any ids read back.
+
+    Args:
+        user_id: The session's user.
+        session_id: The session.
+
+    Returns:
+        The scope `AdkBridge` lists and answers.
+    """
+    return f"{quote(user_id, safe='')}/{quote(session_id, safe='')}"
+
+
+def _session_of(scope: str) -> tuple[str, str]:
+    """The ``(user id, session id)`` a scope names (`scope_of`).
+
+    Raises:
+        ResumeRejected: ``unknown_session`` for a scope `scope_of` never makes.
+    """
+    user, slash, session = scope.partition("/")
+    if not slash or not user or not session or "/" in session:
+        message = (
+            "scope: expected '<user>/<session>' (each part percent-encoded), "
+            f"got {scope!r}"
+        )
+        raise ResumeRejected.of(ProblemCode.UNKNOWN_SESSION, message)
+    return unquote(user), unquote(session)
+
+
+@final
+@attrs.frozen
+class AdkBridge:
+    """The `Bridge` over a runner's sessions (build it with `bridge`).
+
+    What is pending is `pending` of each session (with the store: an
+    answered pause is not listed, a new one is filed in the audit trail);
+    an answer is `resume` (authorize, validate against ADK's session, spend
+    once under the keys every door uses, audit, then run the agent on).
+
+    Attributes:
+        runner: The runner whose session service holds the sessions.
+        store: Where pauses are spent and the audit trail is kept.
+        sessions: Lists the sessions to look in; None: every session of
+            the runner's app, from its session service.
+        policy: Authorization and the clock (its principal is each call's).
+        answer_schemas: The schema of each long-running tool's result, by
+            tool name (as for `pending` and `resume`).
+        run_config: Passed to ``runner.run_async`` when an answer runs.
+    """
+
+    runner: Runner
+    store: Store
+    sessions: Sessions | None = None
+    policy: ResumePolicy = attrs.field(factory=ResumePolicy)
+    answer_schemas: Mapping[str, JSONSchema] | None = None
+    run_config: RunConfig | None = None
+
+    @property
+    def door(self) -> str:
+        """``"google_adk"``: the framework its spend keys name (`pause_key`)."""
+        return "google_adk"
+
+    async def _listed(self) -> list[tuple[str, str]]:
+        if self.sessions is None:
+            found = await self.runner.session_service.list_sessions(
+                app_name=self.runner.app_name
+            )
+            return [(session.user_id, session.id) for session in found.sessions]
+        listed = self.sessions()
+        if not isinstance(listed, Iterable):
+            listed = await listed
+        return list(dict.fromkeys(listed))
+
+    async def _allowed(
+        self,
+        session_id: str,
+        interrupts: Sequence[PendingInterrupt],
+        principal: str | None,
+    ) -> bool:
+        turn = InterruptedTurn(
+            session_id, ADAPTER_TURN, (), tuple(interrupts), (), self.policy.now()
+        )
+        try:
+            await authorize_turn(turn, self.policy.authorize, principal)
+        except ResumeRejected:
+            return False
+        return True
+
+    async def _pause(
+        self, user_id: str, session_id: str, principal: str | None
+    ) -> PendingPause | None:
+        try:
+            paused = await pending(
+                self.runner,
+                user_id=user_id,
+                session_id=session_id,
+                answer_schemas=self.answer_schemas,
+                store=self.store,
+            )
+        except ResumeRejected:  # unknown_session: deleted since it was listed
+            return None
+        if paused is None or not await self._allowed(
+            session_id, paused.interrupts, principal
+        ):
+            return None
+        created = paused.created_at or self.policy.now()
+        scope = scope_of(user_id, session_id)
+        return PendingPause(self.door, scope, paused.interrupts, created)
+
+    async def pending(self, *, principal: str | None = None) -> list[PendingPause]:
+        """Every session's open pause *principal* may answer, newest first.
+
+        Args:
+            principal: Who asks; the policy's authorizer must allow them for
+                every interrupt of a session's pause.
+
+        Returns:
+            One `PendingPause` per paused session (its scope `scope_of` the
+            session), created when ADK recorded its first pending call; a
+            pause answered through any door is not listed.
+
+        Raises:
+            DecodeError: as `pending`, for a damaged session.
+        """
+        found = [
+            pause
+            for user_id, session_id in await self._listed()
+            if (pause := await self._pause(user_id, session_id, principal)) is not None
+        ]
+        found.sort(key=lambda pause: (pause.created_at, pause.scope), reverse=True)
+        return found
+
+    async def answer(
+        self, scope: str, resume: Resume, *, principal: str | None = None
+    ) -> ResolvedResume:
+        """Answer the pause of session *scope* through `resume`; ADK runs on.
+
+        Args:
+            scope: The session (`scope_of`).
+            resume: The answers.
+            principal: Who answers.
+
+        Returns:
+            What was accepted (the agent has run on with it).
+
+        Raises:
+            ResumeRejected: as `resume` (``consumed`` for a pause answered
+                through any door; ``unknown_session`` for a scope that names
+                no session); nothing was sent to ADK then.
+        """
+        user_id, session_id = _session_of(scope)
+        resolved, _ = await _resume(
+            self.runner,
+            resume,
+            self.store,
+            user_id=user_id,
+            session_id=session_id,
+            answer_schemas=self.answer_schemas,
+            policy=attrs.evolve(self.policy, principal=principal),
+            run_config=self.run_config,
+            progress=False,
+            progress_schemas=None,
+        )
+        return resolved
+
+    async def audit(
+        self, scope: str, *, principal: str | None = None
+    ) -> tuple[AuditEvent, ...]:
+        """Session *scope*'s audit trail, every door's attempts included.
+
+        Args:
+            scope: The session (`scope_of`).
+            principal: Who asks; with an authorizer, they must be allowed
+                for the session's latest pause, answered or not (else, or
+                when the session has none, they see nothing).
+
+        Returns:
+            Its events, oldest first.
+
+        Raises:
+            ResumeRejected: ``unknown_session`` for a scope `scope_of`
+                never makes.
+            DecodeError: as `pending`, for a damaged session.
+        """
+        user_id, session_id = _session_of(scope)
+        if self.policy.authorize is not None:
+            session = await self.runner.session_service.get_session(
+                app_name=self.runner.app_name, user_id=user_id, session_id=session_id
+            )
+            schemas = _schemas(self.answer_schemas)
+            shown = [] if session is None else _scan(session, schemas).shown
+            interrupts = [call.interrupt for call in shown]
+            if not shown or not await self._allowed(session_id, interrupts, principal):
+                return ()
+        return tuple(await self.store.audit(session_id))
+
+
+def bridge(  # noqa: PLR0913 - keyword-only options
+    runner: Runner,
+    store: Store,
+    sessions: Sessions | None = None,
+    *,
+    authorize: Authorize | None = None,
+    policy: ResumePolicy | None = None,
+    answer_schemas: Mapping[str, JSONSchema] | None = None,
+    run_config: RunConfig | None = None,
+) -> AdkBridge:
+    """The `Bridge` over *runner*'s sessions: what the inbox lists and answers.
+
+    Args:
+        runner: The runner whose session service holds the sessions.
+        store: Where `resume` spends pauses (the store every door of these
+            sessions uses); the audit trail is kept there.
+        sessions: Lists the ``(user id, session id)`` pairs to look in (sync
+            or async); None: every session of the runner's app, as its
+            session service lists them.
+        authorize: Who may see and answer a pause (`ResumePolicy.authorize`);
+            None: the policy's.
+        policy: The clock and authorization; strict by default (ADK pauses
+            are answered whole: partial resumes are refused).
+        answer_schemas: The schema of each long-running tool's result, by
+            tool name; a tool without one takes any JSON.
+        run_config: Passed to ``runner.run_async`` when an answer runs.
+
+    Returns:
+        An `AdkBridge`: door ``"google_adk"``, scope `scope_of` a session.
+
+    Raises:
+        SchemaError: if a schema in *answer_schemas* cannot be run (a
+            `ValueError`).
+        InvalidArgument: if *policy* allows partial resumes (a `ValueError`).
+    """
+    chosen = policy or ResumePolicy()
+    if chosen.allow_partial:
+        expected = "False: ADK pauses are answered whole"
+        raise InvalidArgument("bridge: policy.allow_partial", expected, "True")
+    if authorize is not None:
+        chosen = attrs.evolve(chosen, authorize=authorize)
+    schemas = _schemas(answer_schemas)
+    return AdkBridge(runner, store, sessions, chosen, schemas, run_config)

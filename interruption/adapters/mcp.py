@@ -35,11 +35,15 @@ that reads which from `dismissal`.
 
 Client side, `elicitation_callback` turns each request into a
 `PendingInterrupt` for the application's human handler and checks the
-answer locally (`answer`) before sending it.
+answer locally (`answer`) before sending it. `bridge` does the same for
+an inbox (`interruption.Bridge`): its callback files each request as a
+pending pause until someone answers it, once (see `ElicitationBridge` for
+what is guaranteed on the client's side and what on the server's).
 """
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import inspect
 import uuid
@@ -65,8 +69,11 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess
 
 from interruption import (
     JSON,
+    AuditEvent,
+    MemoryStore,
     Mismatch,
     PayloadError,
+    PendingPause,
     Store,
     json_equal,
 )
@@ -83,12 +90,25 @@ from interruption.errors import (
 from interruption.kinds import ApprovalPending, Custom, tag_of
 from interruption.parts import ToolRequest
 from interruption.pause import Interrupted
-from interruption.resume import Accepts, PendingInterrupt, Respond, Restart, Resume
+from interruption.resume import (
+    Accepts,
+    InterruptedTurn,
+    PendingInterrupt,
+    Respond,
+    Restart,
+    Resume,
+)
 from interruption.tools import Tool, ToolContext, ToolContractError
 from interruption.validation import (
+    ADAPTER_TURN,
+    Authorize,
+    ResolvedResume,
     ResumePolicy,
     admit,
+    authorize_turn,
     pause_key,
+    record_paused,
+    refuse,
     utc_now,
     validate_resume,
 )
@@ -107,9 +127,11 @@ __all__ = [
     "REJECTED",
     "STATE_REFUSED",
     "Dismiss",
+    "ElicitationBridge",
     "FormSchemaError",
     "Handler",
     "answer",
+    "bridge",
     "dismissal",
     "elicitation_callback",
     "form_of",
@@ -1095,10 +1117,14 @@ def answer(
     if not isinstance(resume, Resume):
         expected = "a Resume, 'decline' or 'cancel'"
         raise ArgumentTypeError("answer: resume", expected, describe(resume))
-    from interruption.resume import InterruptedTurn  # noqa: PLC0415
+    turn = InterruptedTurn("mcp", ADAPTER_TURN, (), (pending,), (), utc_now())
+    return _result(pending, validate_resume(resume, turn))
 
-    turn = InterruptedTurn("mcp", 1, (), (pending,), (), utc_now())
-    resolved = validate_resume(resume, turn)
+
+def _result(
+    pending: PendingInterrupt, resolved: ResolvedResume
+) -> mcp_types.ElicitResult:
+    """What MCP sends for *resolved*, the validated answer to *pending*."""
     entry = resolved.answers[0].entry
     if isinstance(pending.kind, ApprovalPending):
         decision = decision_from_json(entry.resumed)  # type: ignore[union-attr]
@@ -1167,3 +1193,285 @@ def elicitation_callback(handler: Handler) -> ElicitationFnT:
             )
 
     return callback
+
+
+# --- the bridge: the client's pending forms, for the inbox -------------------
+
+
+@final
+@attrs.frozen
+class _Asked:
+    """One elicitation request waiting in an `ElicitationBridge`.
+
+    Attributes:
+        pending: The pause (`pending_of` of the request).
+        key: What the bridge's store spends when it is handed an answer.
+        created_at: When the request reached the client.
+        reply: Where the callback waits for the answer to send.
+    """
+
+    pending: PendingInterrupt
+    key: str
+    created_at: datetime
+    reply: asyncio.Future[mcp_types.ElicitResult]
+
+    def send(self, result: mcp_types.ElicitResult) -> None:
+        """Hand the waiting callback *result*, unless its call ended."""
+        if not self.reply.done():
+            self.reply.set_result(result)
+
+
+@final
+class ElicitationBridge:
+    """The `Bridge` of an MCP client's elicitation forms (build it with `bridge`).
+
+    MCP asks the client's human in the middle of a tool call (or, in the
+    2026-07-28 flow, in an input-required result the client's SDK answers
+    through the same callback), so this bridge stands on the client's side:
+    pass `callback` as the client's ``elicitation_callback``. What is
+    guaranteed where:
+
+    * **Client side, here.** Each request is filed as a `PendingPause` of
+      its own (door ``"mcp"``, scope a fresh id per request, never reused),
+      with the `PendingInterrupt` `pending_of` reads from the form, and a
+      ``paused`` event in the bridge's store. `answer` authorizes the
+      principal, checks the answer against the form exactly as `answer`
+      does (the same validation, through `interruption.admit`), spends the
+      request's key in the bridge's store and audits it, and only then
+      hands the callback the `ElicitResult` to send, once: a second answer,
+      through the bridge, is ``consumed``; a refused one is never sent and
+      the request stays pending. A request whose call ended (cancelled,
+      timed out) is no longer listed, and an answer to it is
+      ``nothing_pending``.
+    * **Server side, in `mcp_tool`.** The server's `interruption.admit` stays
+      the authority: it validates the answer again against the pause it
+      minted and spends that pause once in the server's store, whichever
+      client, bridge or retry sends it. A replay of what this bridge sent
+      (say, a 2026 retry with the same request state) is refused there,
+      ``consumed``, and the tool does not run again; the client's bridge
+      does not see that refusal (the tool call's caller does:
+      `rejection_of`).
+
+    Attributes:
+        store: Where the bridge spends requests and keeps their audit
+            trail (each request's scope is its session).
+        policy: Authorization and the clock (its principal is each call's).
+    """
+
+    def __init__(self, store: Store, policy: ResumePolicy) -> None:
+        """Make a bridge over *store* (prefer `bridge`)."""
+        self.store = store
+        self.policy = policy
+        self._asked: dict[str, _Asked] = {}
+
+    @property
+    def door(self) -> str:
+        """``"mcp"``: the framework its spend keys name (`pause_key`)."""
+        return "mcp"
+
+    async def callback(
+        self, context: ClientRequestContext, params: mcp_types.ElicitRequestParams
+    ) -> mcp_types.ElicitResult | mcp_types.ErrorData:
+        """The client's ``elicitation_callback``: file the form, await its answer.
+
+        A form that is not one (a URL elicitation, a schema MCP's forms do
+        not carry) is refused at once with ``-32602``, as
+        `elicitation_callback` refuses it.
+        """
+        del context  # the request's context: nothing in it decides the answer
+        try:
+            pending = pending_of(params)
+        except (FormSchemaError, TypeError) as refused:
+            return mcp_types.ErrorData(
+                code=mcp_types.INVALID_PARAMS, message=str(refused)
+            )
+        scope = uuid.uuid4().hex
+        key = pause_key(self.door, scope)
+        at = self.policy.now()
+        reply: asyncio.Future[mcp_types.ElicitResult] = (
+            asyncio.get_running_loop().create_future()
+        )
+        self._asked[scope] = _Asked(pending, key, at, reply)
+        await record_paused(
+            self.store, (pending,), {pending.id: key}, session=scope, at=at
+        )
+        try:
+            return await reply
+        finally:
+            reply.cancel()  # the call ended unanswered: no longer pending
+
+    async def _allowed(self, scope: str, asked: _Asked, principal: str | None) -> bool:
+        turn = InterruptedTurn(
+            scope, ADAPTER_TURN, (), (asked.pending,), (), self.policy.now()
+        )
+        try:
+            await authorize_turn(turn, self.policy.authorize, principal)
+        except ResumeRejected:
+            return False
+        return True
+
+    async def pending(self, *, principal: str | None = None) -> list[PendingPause]:
+        """Every form still waiting that *principal* may answer, newest first.
+
+        Args:
+            principal: Who asks; the policy's authorizer must allow them.
+
+        Returns:
+            One `PendingPause` per waiting request; one answered, or whose
+            call ended, is not listed.
+        """
+        found = [
+            PendingPause(self.door, scope, (asked.pending,), asked.created_at)
+            for scope, asked in list(self._asked.items())
+            if not asked.reply.done() and await self._allowed(scope, asked, principal)
+        ]
+        found.sort(key=lambda pause: pause.created_at, reverse=True)
+        return found
+
+    async def answer(
+        self, scope: str, resume: Resume, *, principal: str | None = None
+    ) -> ResolvedResume:
+        """Check *resume* against the form at *scope*; hand it over once.
+
+        Args:
+            scope: The request (a `PendingPause.scope` of this bridge).
+            resume: One entry for the form (``pending.respond(...)``,
+                ``approve()``, ``reject(reason)``).
+            principal: Who answers.
+
+        Returns:
+            What was accepted: the callback now sends it to the server,
+            which checks it again and spends its pause. (Should the call
+            end while the answer is being spent, it is spent and never
+            sent: the server's pause then expires unanswered.)
+
+        Raises:
+            ResumeRejected: ``not_authorized`` for a refused principal;
+                every problem of the answer (nothing is spent or sent);
+                ``consumed`` for a request already answered here;
+                ``nothing_pending`` for one whose call ended unanswered, or
+                a scope this bridge never filed.
+        """
+        policy = attrs.evolve(self.policy, principal=principal)
+        asked = await self._waiting(scope, resume, policy)
+        resolved = await admit(
+            resume,
+            (asked.pending,),
+            self.store,
+            session=scope,
+            keys={asked.pending.id: asked.key},
+            policy=policy,
+        )
+        asked.send(_result(asked.pending, resolved))
+        return resolved
+
+    async def dismiss(
+        self, scope: str, action: Dismiss, *, principal: str | None = None
+    ) -> None:
+        """Decline or cancel the form at *scope*, once, as MCP lets a human.
+
+        Not part of `Bridge` (a `Resume` cannot say it): the server tells
+        the tool which it was (see `mcp_tool`). Authorized, spent and
+        audited as `answer` is (an ``accepted`` event whose ``reason`` is
+        *action*), then sent.
+
+        Args:
+            scope: The request.
+            action: ``"decline"`` or ``"cancel"``.
+            principal: Who dismisses it.
+
+        Raises:
+            ResumeRejected: as `answer`: ``not_authorized``, ``consumed``,
+                ``nothing_pending``.
+            ArgumentTypeError: if *action* is neither (a `TypeError`).
+        """
+        if action not in ("decline", "cancel"):
+            expected = "'decline' or 'cancel'"
+            raise ArgumentTypeError("dismiss: action", expected, describe(action))
+        nothing = Resume()
+        policy = attrs.evolve(self.policy, principal=principal, allow_partial=True)
+        asked = await self._waiting(scope, nothing, policy)
+        await admit(
+            nothing,
+            (asked.pending,),
+            self.store,
+            session=scope,
+            keys={asked.pending.id: asked.key},
+            policy=policy,
+            dismissed=True,
+            note=action,
+        )
+        asked.send(mcp_types.ElicitResult(action=action))
+
+    async def _waiting(
+        self, scope: str, resume: Resume, policy: ResumePolicy
+    ) -> _Asked:
+        """The request at *scope*, unless it never was or its call ended.
+
+        Raises:
+            ResumeRejected: ``nothing_pending`` (filed, as `refuse` files
+                it; ``not_authorized`` for a refused principal).
+        """
+        asked = self._asked.get(scope)
+        if asked is not None and not (
+            asked.reply.cancelled() and not await self.store.spent([asked.key])
+        ):
+            return asked
+        message = f"no form of this client waits at {scope!r}"
+        rejected = ResumeRejected.of(ProblemCode.NOTHING_PENDING, message)
+        shown = () if asked is None else (asked.pending,)
+        raise await refuse(
+            rejected, resume, self.store, session=scope, policy=policy, shown=shown
+        )
+
+    async def audit(
+        self, scope: str, *, principal: str | None = None
+    ) -> tuple[AuditEvent, ...]:
+        """The request *scope*'s audit trail in the bridge's store.
+
+        Args:
+            scope: The request.
+            principal: Who asks; with an authorizer, they must be allowed
+                for its form (else, or for a scope never filed, they see
+                nothing).
+
+        Returns:
+            Its events, oldest first: ``paused`` when it arrived, then every
+            answer accepted or refused here (the server keeps its own).
+        """
+        if self.policy.authorize is not None:
+            asked = self._asked.get(scope)
+            if asked is None or not await self._allowed(scope, asked, principal):
+                return ()
+        return tuple(await self.store.audit(scope))
+
+
+def bridge(
+    store: Store | None = None,
+    *,
+    authorize: Authorize | None = None,
+    policy: ResumePolicy | None = None,
+) -> ElicitationBridge:
+    """The `Bridge` of an MCP client's forms: what the inbox lists and answers.
+
+    Pass its `ElicitationBridge.callback` as the client's
+    ``elicitation_callback`` (``Client(server,
+    elicitation_callback=door.callback)``): each form the server sends
+    waits there until the bridge answers it. See `ElicitationBridge` for
+    what is guaranteed on the client's side and what the server's
+    `mcp_tool` guarantees.
+
+    Args:
+        store: Where the bridge spends requests and keeps their audit
+            trail; a `MemoryStore` of its own by default.
+        authorize: Who may see and answer a form (`ResumePolicy.authorize`);
+            None: the policy's.
+        policy: Authorization and the clock.
+
+    Returns:
+        An `ElicitationBridge`: door ``"mcp"``, scope a fresh id per request.
+    """
+    chosen = policy or ResumePolicy()
+    if authorize is not None:
+        chosen = attrs.evolve(chosen, authorize=authorize)
+    return ElicitationBridge(store if store is not None else MemoryStore(), chosen)

@@ -23,9 +23,11 @@ from google.adk.tools.tool_confirmation import ToolConfirmation
 from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 from hypothesis import given
+from hypothesis import strategies as st
 from interruption import (
     JSON,
     ApprovalPending,
+    Bridge,
     Custom,
     DecodeError,
     InvalidArgument,
@@ -39,15 +41,20 @@ from interruption import (
     SchemaError,
     ToolRequest,
     json_equal,
+    pending_everywhere,
 )
 from interruption.adapters.google_adk import (
     ANY_JSON,
     CONFIRMATION,
     REJECTION_KEY,
+    AdkBridge,
     Paused,
     RejectionReasons,
+    _session_of,
+    bridge,
     pending,
     resume,
+    scope_of,
 )
 from interruption.approval import DECISION_SCHEMA
 
@@ -672,3 +679,217 @@ class TestRejectionReasons:
         )
         assert answer == {"error": "no"}
         assert plugin.name == "interruption_rejection_reasons"
+
+
+def bob_only(principal: str | None, _pending: object) -> bool:
+    """An authorizer that lets only bob see and answer."""
+    return principal == "bob"
+
+
+def on(state: Setup, **options: Any) -> AdkBridge:
+    """The bridge over *state*'s runner and store."""
+    return bridge(state.runner, state.store, answer_schemas=SCHEMAS, **options)
+
+
+class TestBridge:
+    """`bridge`: every session's pause listed and answered through `resume`."""
+
+    def test_a_real_pause_is_listed_everywhere(self) -> None:
+        """ADK's confirmation is listed with its kind, accepts and scope."""
+        state = setup([transfer()])
+        door = on(state)
+        assert isinstance(door, Bridge)
+        (pause,) = asyncio.run(door.pending())
+        assert (pause.door, pause.scope) == (
+            "google_adk",
+            scope_of(USER, state.session_id),
+        )
+        (approval,) = pause.interrupts
+        assert isinstance(approval.kind, ApprovalPending)
+        assert approval.accepts.restart == DECISION_SCHEMA
+        assert approval.accepts.respond is None
+        assert pause.interrupts == asyncio.run(state.pending()).interrupts
+        assert asyncio.run(pending_everywhere([door])) == [pause]
+
+    def test_an_answer_runs_the_call_once_with_it(self) -> None:
+        """The bridge's accepted answer is what ADK runs: the transfer, once."""
+        state = setup([transfer()])
+        door = on(state)
+        (pause,) = asyncio.run(door.pending())
+        (approval,) = pause.interrupts
+        answer = Resume(restart=[approval.approve()])
+        resolved = asyncio.run(door.answer(pause.scope, answer))
+        (accepted,) = resolved.answers
+        assert accepted.entry == approval.approve()
+        assert state.world.transfers == [TRANSFER]
+        assert state.world.seen == [{"status": "sent"}]
+
+    def test_a_second_answer_through_either_door_is_consumed(self) -> None:
+        """Answered through the bridge, a replay via either door is consumed."""
+        state = setup([transfer()])
+        door = on(state)
+        (pause,) = asyncio.run(door.pending())
+        answer = Resume(restart=[pause.interrupts[0].approve()])
+        asyncio.run(door.answer(pause.scope, answer))
+        again = rejected(lambda: asyncio.run(door.answer(pause.scope, answer)))
+        assert again == (ProblemCode.CONSUMED,)
+        assert rejected(lambda: asyncio.run(state.resume(answer))) == (
+            ProblemCode.CONSUMED,
+        )
+        assert state.world.transfers == [TRANSFER]
+
+    def test_an_answer_through_resume_first_is_consumed_for_the_bridge(self) -> None:
+        """Answered through `resume`, the bridge refuses it consumed."""
+        state = setup([transfer()])
+        door = on(state)
+        (pause,) = asyncio.run(door.pending())
+        answer = Resume(restart=[pause.interrupts[0].approve()])
+        asyncio.run(state.resume(answer))
+        again = rejected(lambda: asyncio.run(door.answer(pause.scope, answer)))
+        assert again == (ProblemCode.CONSUMED,)
+        assert state.world.transfers == [TRANSFER]
+
+    def test_an_invalid_answer_spends_nothing(self) -> None:
+        """An answer off its schema is schema_violation; the pause stays listed."""
+        state = setup([question()])
+        door = on(state)
+        (pause,) = asyncio.run(door.pending())
+        (asked,) = pause.interrupts
+        forged = Resume(respond=[Respond(asked.name, asked.ref, "Maybe")])
+        codes = rejected(lambda: asyncio.run(door.answer(pause.scope, forged)))
+        assert codes == (ProblemCode.SCHEMA_VIOLATION,)
+        assert asyncio.run(door.pending()) == [pause]
+        assert state.world.seen == []
+
+    def test_a_refused_principal_sees_and_answers_nothing(self) -> None:
+        """A refused principal: no pause, no trail, not_authorized; bob sees it."""
+        state = setup([transfer()])
+        door = on(state, authorize=bob_only)
+        (pause,) = asyncio.run(door.pending(principal="bob"))
+        assert asyncio.run(door.pending(principal="eve")) == []
+        assert asyncio.run(door.audit(pause.scope, principal="eve")) == ()
+        answer = Resume(restart=[pause.interrupts[0].approve()])
+        refused = rejected(
+            lambda: asyncio.run(door.answer(pause.scope, answer, principal="eve"))
+        )
+        assert refused == (ProblemCode.NOT_AUTHORIZED,)
+        assert state.world.transfers == []
+        asyncio.run(door.answer(pause.scope, answer, principal="bob"))
+        trail = asyncio.run(door.audit(pause.scope, principal="bob"))
+        assert [event.kind for event in trail][-1] == "accepted"
+        assert asyncio.run(door.audit(pause.scope, principal="eve")) == ()
+
+    def test_the_audit_trail_shows_every_attempt(self) -> None:
+        """Paused, rejected and accepted events, in order, with the principal."""
+        state = setup([question()])
+        door = on(state)
+        (pause,) = asyncio.run(door.pending())
+        (asked,) = pause.interrupts
+        forged = Resume(respond=[Respond(asked.name, asked.ref, "Maybe")])
+        rejected(lambda: asyncio.run(door.answer(pause.scope, forged, principal="al")))
+        good = Resume(respond=[asked.respond("Yes")])
+        asyncio.run(door.answer(pause.scope, good, principal="al"))
+        trail = asyncio.run(door.audit(pause.scope))
+        assert [event.kind for event in trail] == ["paused", "rejected", "accepted"]
+        assert trail[0].pending == (asked.id,)
+        assert trail[1].codes == ("schema_violation",)
+        assert {event.principal for event in trail[1:]} == {"al"}
+
+    def test_an_answered_pause_is_not_listed(self) -> None:
+        """Once answered, the session is not listed (ADK moved on)."""
+        state = setup([question()])
+        door = on(state)
+        (pause,) = asyncio.run(door.pending())
+        asyncio.run(
+            door.answer(
+                pause.scope, Resume(respond=[pause.interrupts[0].respond("No")])
+            )
+        )
+        assert asyncio.run(door.pending()) == []
+        assert state.world.seen == [{"result": "No"}]
+
+    def test_a_spent_pause_whose_run_goes_on_is_not_listed(self) -> None:
+        """Spent through any door while ADK still shows it: not listed."""
+        state = setup([transfer()])
+        paused = asyncio.run(state.pending())
+        assert asyncio.run(state.store.spend_all(list(paused.keys.values()), None))
+        assert asyncio.run(on(state).pending()) == []
+
+    def test_the_app_may_say_where_to_look(self) -> None:
+        """A sessions callable (sync or async) is where pauses are looked for."""
+        state = setup([transfer()])
+        listed = [(USER, state.session_id), (USER, state.session_id), (USER, "gone")]
+
+        async def later() -> list[tuple[str, str]]:
+            return listed
+
+        for sessions in (lambda: listed, later):
+            (pause,) = asyncio.run(on(state, sessions=sessions).pending())
+            assert pause.scope == scope_of(USER, state.session_id)
+        assert asyncio.run(on(state, sessions=list).pending()) == []
+
+    def test_pauses_come_newest_first(self) -> None:
+        """Two paused sessions: the later pause first."""
+        state = setup([transfer()])
+
+        async def second() -> str:
+            session = await state.runner.session_service.create_session(
+                app_name="bank", user_id="zed"
+            )
+            message = types.Content(role="user", parts=[types.Part(text="go")])
+            async for _ in state.runner.run_async(
+                user_id="zed", session_id=session.id, new_message=message
+            ):
+                pass
+            return session.id
+
+        later = asyncio.run(second())
+        pauses = asyncio.run(on(state).pending())
+        assert [pause.scope for pause in pauses] == [
+            scope_of("zed", later),
+            scope_of(USER, state.session_id),
+        ]
+        assert pauses[0].created_at >= pauses[1].created_at
+
+    def test_a_scope_that_names_no_session_is_unknown(self) -> None:
+        """A malformed scope, or one of no session, is unknown_session."""
+        state = setup([transfer()])
+        door = on(state)
+        answer = Resume(restart=[Restart("transfer_money", "c1", "approve")])
+        for scope in ("nobody", "a/b/c", "/x", f"{USER}/missing"):
+            with pytest.raises(ResumeRejected) as caught:
+                asyncio.run(door.answer(scope, answer))
+            assert caught.value.codes == (ProblemCode.UNKNOWN_SESSION,)
+        assert state.world.transfers == []
+
+    def test_with_an_authorizer_a_session_without_a_pause_shows_no_trail(self) -> None:
+        """No pause ever (or no session): an authorizer lets no one read a trail."""
+        state = setup([types.Part(text="hello")])
+        door = on(state, authorize=bob_only)
+        scope = scope_of(USER, state.session_id)
+        assert asyncio.run(door.audit(scope, principal="bob")) == ()
+        assert asyncio.run(door.audit(scope_of(USER, "gone"), principal="bob")) == ()
+        assert asyncio.run(on(state).audit(scope)) == ()
+
+    @given(st.text(min_size=1), st.text(min_size=1))
+    def test_a_scope_reads_back_as_its_session(self, user: str, session: str) -> None:
+        """`scope_of` is read back exactly, whatever the ids hold (``/``, ``%``)."""
+        assert _session_of(scope_of(user, session)) == (user, session)
+
+    def test_a_bridge_refuses_partial_resumes_when_it_is_built(self) -> None:
+        """allow_partial is an InvalidArgument at build time, as for `resume`."""
+        state = setup([transfer()])
+        partial = ResumePolicy(allow_partial=True)
+        with pytest.raises(InvalidArgument, match="allow_partial"):
+            bridge(state.runner, state.store, policy=partial)
+
+    def test_listing_files_the_pause_once(self) -> None:
+        """The first listing with a store files a paused event; later ones do not."""
+        state = setup([transfer()])
+        door = on(state)
+        (pause,) = asyncio.run(door.pending())
+        asyncio.run(door.pending())
+        trail = asyncio.run(state.store.audit(state.session_id))
+        assert [event.kind for event in trail] == ["paused"]
+        assert trail[0].pending == (pause.interrupts[0].id,)
+        assert trail[0].at >= pause.created_at

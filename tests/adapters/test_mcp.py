@@ -6,9 +6,9 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any, Final
+from typing import Any, Final, TypeVar, cast
 
 import attrs
 import mcp_types
@@ -17,14 +17,18 @@ from interruption import (
     JSON,
     ApprovalPending,
     ArgumentTypeError,
+    AuditEvent,
+    Bridge,
     Custom,
     ExpiryAnswer,
     Interrupted,
     InvalidArgument,
     MemoryStore,
     PendingInterrupt,
+    PendingPause,
     Phase,
     ProblemCode,
+    Respond,
     Resume,
     ResumePolicy,
     ResumeRejected,
@@ -32,6 +36,7 @@ from interruption import (
     ToolContext,
     define_interrupt,
     json_schema,
+    pending_everywhere,
     tool,
 )
 from interruption.adapters.mcp import (
@@ -40,8 +45,10 @@ from interruption.adapters.mcp import (
     DEFAULT_TTL,
     STATE_REFUSED,
     Dismiss,
+    ElicitationBridge,
     FormSchemaError,
     answer,
+    bridge,
     elicitation_callback,
     form_of,
     mcp_tool,
@@ -997,3 +1004,358 @@ class TestRefusedPauses:
         """rejection_of is None when the listed problems are empty."""
         error = MCPError(-32602, "x", {"dev.interruption/resume_rejected": []})
         assert rejection_of(error) is None
+
+
+T = TypeVar("T")
+NO_CONTEXT: Final = cast("ClientRequestContext", None)
+"""The request context a callback gets: the bridge reads nothing in it."""
+
+
+async def _listed(door: ElicitationBridge, principal: str = "bob") -> PendingPause:
+    """The form the bridge lists first, once one has reached it."""
+    for _ in range(400):
+        pauses = await door.pending(principal=principal)
+        if pauses:
+            return pauses[0]
+        await asyncio.sleep(0.005)
+    msg = "no form reached the bridge"
+    raise AssertionError(msg)
+
+
+async def _call(
+    bench: Bench, door: ElicitationBridge, name: str, *, legacy: bool = False
+) -> mcp_types.CallToolResult:
+    """Call *name* with the bridge as the client's elicitation callback."""
+    mode: Any = "legacy" if legacy else "auto"
+    client = Client(bench.server, mode=mode, elicitation_callback=door.callback)
+    async with client:
+        return await client.call_tool(name, dict(ARGS))
+
+
+async def _answered(
+    door: ElicitationBridge,
+    call: Awaitable[T],
+    reply: Callable[[PendingPause], Resume],
+) -> T:
+    """Run *call*; answer the form it raises through the bridge; its outcome."""
+    running = asyncio.ensure_future(call)
+    pause = await _listed(door)
+    await door.answer(pause.scope, reply(pause), principal="bob")
+    return await running
+
+
+def _approve(pause: PendingPause) -> Resume:
+    return Resume(restart=[pause.interrupts[0].approve()])
+
+
+def _params(paused: mcp_types.InputRequiredResult) -> mcp_types.ElicitRequestParams:
+    assert paused.input_requests is not None
+    (request,) = paused.input_requests.values()
+    assert isinstance(request, mcp_types.ElicitRequest)
+    return request.params
+
+
+class TestBridge:
+    """`bridge`: the client's forms, listed and answered once."""
+
+    @pytest.mark.parametrize("legacy", [False, True])
+    def test_a_real_form_is_listed_everywhere(
+        self, bench: Bench, *, legacy: bool
+    ) -> None:
+        """A form the server sends is listed with its kind, accepts and scope."""
+        door = bridge()
+        assert isinstance(door, Bridge)
+        assert door.door == "mcp"
+
+        async def run() -> None:
+            call = asyncio.ensure_future(_call(bench, door, "ask", legacy=legacy))
+            pause = await _listed(door)
+            assert (pause.door, len(pause.scope)) == ("mcp", 32)
+            (asked,) = pause.interrupts
+            assert isinstance(asked.kind, Custom)
+            assert asked.accepts.respond == {"type": "string", **YES_NO}
+            assert asked.accepts.restart is None
+            assert await pending_everywhere([door]) == [pause]
+            await door.answer(pause.scope, Resume(respond=[asked.respond("Yes")]))
+            assert json.loads(_text(await call)) == "Yes"
+
+        asyncio.run(run())
+
+    def test_an_approval_runs_the_call_once(self, bench: Bench) -> None:
+        """The bridge's accepted approval reaches the tool: it runs once."""
+        door = bridge()
+
+        async def run() -> mcp_types.CallToolResult:
+            call = _call(bench, door, "transfer_money")
+            return await _answered(door, call, _approve)
+
+        result = asyncio.run(run())
+        assert result.structured_content == {"status": "sent"}
+        assert bench.sent == [ARGS]
+
+    def test_the_answer_is_what_the_tool_gets(self, bench: Bench) -> None:
+        """A restart's form comes back to the tool as exactly what was accepted."""
+        door = bridge()
+
+        def city(pause: PendingPause) -> Resume:
+            return Resume(respond=[pause.interrupts[0].respond({"city": "Oslo"})])
+
+        async def run() -> mcp_types.CallToolResult:
+            return await _answered(door, _call(bench, door, "ship"), city)
+
+        assert json.loads(_text(asyncio.run(run()))) == "shipped to Oslo"
+
+    def test_a_second_answer_through_either_door_is_consumed(
+        self, bench: Bench
+    ) -> None:
+        """Answered through the bridge: again there, or a server retry, consumed."""
+        door = bridge()
+        paused = asyncio.run(bench.first("transfer_money"))
+
+        async def run() -> tuple[mcp_types.ElicitResult, PendingPause]:
+            asked = asyncio.ensure_future(door.callback(NO_CONTEXT, _params(paused)))
+            pause = await _listed(door)
+            await door.answer(pause.scope, _approve(pause))
+            sent = await asked
+            assert isinstance(sent, mcp_types.ElicitResult)
+            return sent, pause
+
+        sent, pause = asyncio.run(run())
+        responses = {_key(paused): sent}
+        done = asyncio.run(bench.retry("transfer_money", paused, responses))
+        assert isinstance(done, mcp_types.CallToolResult)
+        again = asyncio.run(bench.retry("transfer_money", paused, responses))
+        assert isinstance(again, ResumeRejected)
+        assert again.codes == (ProblemCode.CONSUMED,)
+        with pytest.raises(ResumeRejected) as caught:
+            asyncio.run(door.answer(pause.scope, _approve(pause)))
+        assert caught.value.codes == (ProblemCode.CONSUMED,)
+        assert bench.sent == [ARGS]
+
+    def test_an_answer_through_the_adapters_door_first_wins(self, bench: Bench) -> None:
+        """Answered by a retry first, what the bridge sends is refused consumed."""
+        door = bridge()
+        paused = asyncio.run(bench.first("transfer_money"))
+        params = _params(paused)
+        pending = pending_of(params, _key(paused))
+        own = {_key(paused): answer(pending, Resume(restart=[pending.approve()]))}
+        done = asyncio.run(bench.retry("transfer_money", paused, own))
+        assert isinstance(done, mcp_types.CallToolResult)
+
+        async def run() -> mcp_types.ElicitResult | mcp_types.ErrorData:
+            asked = asyncio.ensure_future(door.callback(NO_CONTEXT, params))
+            pause = await _listed(door)
+            await door.answer(pause.scope, _approve(pause))
+            return await asked
+
+        sent = asyncio.run(run())
+        late = asyncio.run(bench.retry("transfer_money", paused, {_key(paused): sent}))
+        assert isinstance(late, ResumeRejected)
+        assert late.codes == (ProblemCode.CONSUMED,)
+        assert bench.sent == [ARGS]
+
+    def test_an_invalid_answer_spends_and_sends_nothing(self, bench: Bench) -> None:
+        """An answer off the form is schema_violation; the form stays listed."""
+        door = bridge()
+
+        async def run() -> mcp_types.CallToolResult:
+            call = asyncio.ensure_future(_call(bench, door, "ask"))
+            pause = await _listed(door)
+            (asked,) = pause.interrupts
+            forged = Resume(respond=[Respond(asked.name, asked.ref, "Maybe")])
+            with pytest.raises(ResumeRejected) as caught:
+                await door.answer(pause.scope, forged)
+            assert caught.value.codes == (ProblemCode.SCHEMA_VIOLATION,)
+            assert await door.pending() == [pause]
+            await door.answer(pause.scope, Resume(respond=[asked.respond("No")]))
+            return await call
+
+        assert json.loads(_text(asyncio.run(run()))) == "No"
+
+    def test_a_refused_principal_sees_and_answers_nothing(self, bench: Bench) -> None:
+        """A refused principal: no form, no trail, not_authorized; bob answers."""
+        door = bridge(authorize=lambda who, _pending: who == "bob")
+
+        async def run() -> mcp_types.CallToolResult:
+            call = asyncio.ensure_future(_call(bench, door, "transfer_money"))
+            pause = await _listed(door, "bob")
+            assert await door.pending(principal="eve") == []
+            assert await door.audit(pause.scope, principal="eve") == ()
+            with pytest.raises(ResumeRejected) as caught:
+                await door.answer(pause.scope, _approve(pause), principal="eve")
+            assert caught.value.codes == (ProblemCode.NOT_AUTHORIZED,)
+            assert bench.sent == []
+            await door.answer(pause.scope, _approve(pause), principal="bob")
+            assert await door.audit(pause.scope, principal="bob") != ()
+            return await call
+
+        asyncio.run(run())
+        assert bench.sent == [ARGS]
+
+    def test_the_audit_trail_shows_every_attempt(self, bench: Bench) -> None:
+        """Paused, rejected and accepted events, in order, with the principal."""
+        door = bridge()
+
+        async def run() -> PendingPause:
+            call = asyncio.ensure_future(_call(bench, door, "ask"))
+            pause = await _listed(door)
+            (asked,) = pause.interrupts
+            forged = Resume(respond=[Respond(asked.name, asked.ref, "Maybe")])
+            with pytest.raises(ResumeRejected):
+                await door.answer(pause.scope, forged, principal="al")
+            good = Resume(respond=[asked.respond("Yes")])
+            await door.answer(pause.scope, good, principal="al")
+            await call
+            return pause
+
+        pause = asyncio.run(run())
+        trail = asyncio.run(door.audit(pause.scope))
+        assert [event.kind for event in trail] == ["paused", "rejected", "accepted"]
+        assert trail[1].codes == ("schema_violation",)
+        assert {event.principal for event in trail[1:]} == {"al"}
+
+    def test_an_answered_form_is_not_listed(self, bench: Bench) -> None:
+        """Once answered, the form is gone from the list; each request has its scope."""
+        door = bridge()
+
+        async def run() -> list[str]:
+            scopes = []
+            for _ in range(2):
+                call = asyncio.ensure_future(_call(bench, door, "transfer_money"))
+                pause = await _listed(door)
+                scopes.append(pause.scope)
+                await door.answer(pause.scope, _approve(pause))
+                assert await door.pending() == []
+                await call
+            return scopes
+
+        first, second = asyncio.run(run())
+        assert first != second
+        assert bench.sent == [ARGS, ARGS]
+
+    def test_a_form_whose_call_ended_is_nothing_pending(self) -> None:
+        """A request cancelled unanswered is not listed; an answer is refused."""
+        door = bridge()
+        params = mcp_types.ElicitRequestFormParams(
+            message="?", requested_schema=form_of(YES_NO)
+        )
+
+        async def run() -> None:
+            asked = asyncio.ensure_future(door.callback(NO_CONTEXT, params))
+            pause = await _listed(door)
+            asked.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await asked
+            assert await door.pending() == []
+            reply = Resume(respond=[pause.interrupts[0].respond("Yes")])
+            with pytest.raises(ResumeRejected) as caught:
+                await door.answer(pause.scope, reply)
+            assert caught.value.codes == (ProblemCode.NOTHING_PENDING,)
+
+        asyncio.run(run())
+
+    def test_a_call_ending_while_it_is_answered_gets_nothing(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A call that ends as its answer is spent: accepted, spent, never sent."""
+        ended: list[Callable[[], object]] = []
+        store = MemoryStore()
+        spend_all = store.spend_all
+
+        async def ending(
+            keys: Sequence[str],
+            keep_until: datetime | None,
+            events: Sequence[AuditEvent] = (),
+        ) -> bool:
+            for end in ended:
+                end()
+            return await spend_all(keys, keep_until, events)
+
+        monkeypatch.setattr(store, "spend_all", ending)
+        door = bridge(store)
+        params = mcp_types.ElicitRequestFormParams(
+            message="?", requested_schema=form_of(YES_NO)
+        )
+
+        async def run() -> None:
+            asked = asyncio.ensure_future(door.callback(NO_CONTEXT, params))
+            pause = await _listed(door)
+            ended.append(asked.cancel)
+            reply = Resume(respond=[pause.interrupts[0].respond("Yes")])
+            resolved = await door.answer(pause.scope, reply)
+            assert resolved.answers[0].entry == reply.respond[0]
+            with pytest.raises(asyncio.CancelledError):
+                await asked
+            with pytest.raises(ResumeRejected) as caught:
+                await door.answer(pause.scope, reply)
+            assert caught.value.codes == (ProblemCode.CONSUMED,)
+
+        asyncio.run(run())
+
+    def test_a_scope_never_filed_is_nothing_pending(self) -> None:
+        """An unknown scope: nothing_pending, or not_authorized with an authorizer."""
+        reply = Resume(respond=[])
+        with pytest.raises(ResumeRejected) as caught:
+            asyncio.run(bridge().answer("nope", reply))
+        assert caught.value.codes == (ProblemCode.NOTHING_PENDING,)
+        guarded = bridge(authorize=lambda _who, _pending: True)
+        with pytest.raises(ResumeRejected) as caught:
+            asyncio.run(guarded.answer("nope", reply))
+        assert caught.value.codes == (ProblemCode.NOT_AUTHORIZED,)
+        assert asyncio.run(guarded.audit("nope")) == ()
+
+    @pytest.mark.parametrize(
+        ("action", "told"),
+        [
+            ("decline", "the user declined to answer"),
+            ("cancel", "the user cancelled the form"),
+        ],
+    )
+    def test_a_form_may_be_dismissed_once(
+        self, bench: Bench, action: Dismiss, told: str
+    ) -> None:
+        """A dismissal reaches the tool as MCP says it, once; it is audited."""
+        door = bridge()
+
+        async def run() -> tuple[mcp_types.CallToolResult, PendingPause]:
+            call = asyncio.ensure_future(_call(bench, door, "ask"))
+            pause = await _listed(door)
+            await door.dismiss(pause.scope, action)
+            assert await door.pending() == []
+            with pytest.raises(ResumeRejected) as caught:
+                await door.dismiss(pause.scope, action)
+            assert caught.value.codes == (ProblemCode.CONSUMED,)
+            return await call, pause
+
+        result, pause = asyncio.run(run())
+        assert result.is_error
+        assert _text(result) == told
+        trail = asyncio.run(door.audit(pause.scope))
+        assert [(event.kind, event.reason) for event in trail] == [
+            ("paused", None),
+            ("accepted", action),
+            ("rejected", None),
+        ]
+
+    def test_a_dismissal_is_decline_or_cancel(self) -> None:
+        """Any other action is an ArgumentTypeError naming what was expected."""
+        with pytest.raises(ArgumentTypeError, match="'decline' or 'cancel'"):
+            asyncio.run(bridge().dismiss("s", "later"))  # type: ignore[arg-type]
+
+    def test_a_url_elicitation_is_refused_at_once(self) -> None:
+        """A form the bridge cannot list is refused -32602, never filed."""
+        door = bridge()
+        params = mcp_types.ElicitRequestURLParams(
+            message="Sign in", url="https://example.com", elicitation_id="e1"
+        )
+        refused = asyncio.run(door.callback(NO_CONTEXT, params))
+        assert isinstance(refused, mcp_types.ErrorData)
+        assert refused.code == mcp_types.INVALID_PARAMS
+        assert asyncio.run(door.pending()) == []
+
+    def test_the_store_and_policy_are_the_apps(self) -> None:
+        """A given store keeps the trail; a policy's authorizer is used."""
+        store = MemoryStore()
+        door = bridge(store, policy=ResumePolicy(authorize=lambda _w, _p: False))
+        assert door.store is store
+        assert asyncio.run(door.audit("nope", principal="bob")) == ()
