@@ -56,7 +56,7 @@ from typing import (
 
 import attrs
 
-from interruption import JSON, digest
+from interruption import JSON, json_equal
 from interruption.adapters._hitl import review_mode
 from interruption.approval import (
     DECISION_SCHEMA,
@@ -161,8 +161,11 @@ MARK: Final = "interruption"
 """The key of an adapter-made pause's interrupt value, and of its answer.
 
 A pause is ``{"interruption": <PendingInterrupt wire form without its id>}``;
-the answer the adapter sends for it is ``{"interruption": {"for": <digest
-of that wire form>, "respond" | "restart": <the validated answer>}}``.
+the answer the adapter sends for it is ``{"interruption": {"for": <that wire
+form, as the checkpoint holds it>, "respond" | "restart": <the validated
+answer>}}``: the asking node takes it only if the question it asks again is
+that very one (`json_equal`, what equal digests would tell, without
+writing one on each side).
 """
 
 HISTORY: Final = 32
@@ -213,7 +216,7 @@ def _await_answer(shown: PendingInterrupt, answer: str) -> JSON:
             f".resume, got {type(raw).__name__}: answer through the adapter"
         )
         raise _refused(ProblemCode.ANSWER_NOT_ACCEPTED, message)
-    if body["for"] != digest(wire):
+    if not json_equal(body["for"], wire):
         message = "the answer was given to another pause than the one asking"
         raise _refused(ProblemCode.UNKNOWN_INTERRUPT, message)
     value = cast("JSON", body[answer])
@@ -904,7 +907,7 @@ async def _admit(
         else:  # LangGraph gets plain copies: the records keep their own
             verb, value = "restart", copy_json(entry.resumed)
         answers[answer.interrupt.id] = (
-            value if wire is None else {MARK: {"for": digest(wire), verb: value}}
+            value if wire is None else {MARK: {"for": wire, verb: value}}
         )
     return Command(resume=answers)
 

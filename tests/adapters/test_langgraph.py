@@ -35,7 +35,6 @@ from interruption import (
     SchemaError,
     SqliteStore,
     ToolRequest,
-    digest,
 )
 from interruption.adapters.langgraph import (
     MARK,
@@ -288,7 +287,7 @@ class TestAsk:
         graph = one_node(lambda: ask(CONFIRM), log)
         config = start(graph, {})
         (question,) = pending(graph, config, marks)
-        forged = {MARK: {"for": digest("another"), "respond": "Yes"}}
+        forged = {MARK: {"for": {"another": "question"}, "respond": "Yes"}}
         with pytest.raises(ResumeRejected) as rejected:
             graph.invoke(Command(resume={question.id: forged}), config)
         assert codes(rejected) == ["unknown_interrupt"]
@@ -303,7 +302,7 @@ class TestAsk:
         config = start(graph, {})
         (question,) = pending(graph, config, marks)
         stored = graph.get_state(config).interrupts[0].value[MARK]
-        forged = {MARK: {"for": digest(stored), "respond": "Maybe"}}
+        forged = {MARK: {"for": stored, "respond": "Maybe"}}
         with pytest.raises(ResumeRejected) as rejected:
             graph.invoke(Command(resume={question.id: forged}), config)
         assert codes(rejected) == ["schema_violation"]
@@ -318,7 +317,7 @@ class TestAsk:
         config = start(graph, {})
         (question,) = pending(graph, config, marks)
         stored = graph.get_state(config).interrupts[0].value[MARK]
-        forged = {MARK: {"for": digest(stored), "respond": {"nan": float("nan")}}}
+        forged = {MARK: {"for": stored, "respond": {"nan": float("nan")}}}
         with pytest.raises(ResumeRejected) as rejected:
             graph.invoke(Command(resume={question.id: forged}), config)
         assert codes(rejected) == ["schema_violation"]
@@ -335,7 +334,7 @@ class TestAsk:
         config = start(graph, {})
         (approval,) = pending(graph, config, marks)
         stored = graph.get_state(config).interrupts[0].value[MARK]
-        forged = {MARK: {"for": digest(stored), "restart": {"decision": "maybe"}}}
+        forged = {MARK: {"for": stored, "restart": {"decision": "maybe"}}}
         with pytest.raises(ResumeRejected) as rejected:
             graph.invoke(Command(resume={approval.id: forged}), config)
         assert codes(rejected) == ["schema_violation"]
@@ -409,7 +408,7 @@ class TestApproveCall:
         config = start(graph, {"messages": [HumanMessage("pay")]})
         acme, mallory = pending(graph, config, marks)
         values = {i.id: i.value[MARK] for i in graph.get_state(config).interrupts}
-        for_acme = {MARK: {"for": digest(values[acme.id]), "restart": "approve"}}
+        for_acme = {MARK: {"for": values[acme.id], "restart": "approve"}}
         with pytest.raises(ResumeRejected) as rejected:
             graph.invoke(
                 Command(resume={mallory.id: for_acme, acme.id: for_acme}), config

@@ -11,7 +11,7 @@ import inspect
 from typing import Annotated, TypedDict
 
 import pytest
-from interruption import MemoryStore, ProblemCode, ResumeRejected, digest
+from interruption import MemoryStore, ProblemCode, ResumeRejected
 from interruption.adapters import langgraph
 from interruption.adapters.langgraph import MARK, ToolApproval, pending
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolCall
@@ -109,7 +109,7 @@ def test_an_update_never_changes_an_approved_call() -> None:
     graph.invoke({"messages": [HumanMessage("pay")]}, CONFIG)
     (held,) = pending(graph, CONFIG, MemoryStore())
     (found,) = graph.get_state(CONFIG).interrupts
-    envelope = {MARK: {"for": digest(found.value[MARK]), "restart": "approve"}}
+    envelope = {MARK: {"for": found.value[MARK], "restart": "approve"}}
     with pytest.raises(ResumeRejected) as rejected:
         graph.invoke(Command(resume={held.id: envelope}, update=REWRITE), CONFIG)
     assert rejected.value.codes == (ProblemCode.UNKNOWN_INTERRUPT,)
