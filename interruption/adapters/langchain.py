@@ -32,12 +32,22 @@ spends the pause once in a `Store`; only then does it build the
 middleware's own answer, call by call id, and run the agent from the very
 checkpoint it validated. `from_decisions` turns a reviewer UI's answer in
 the middleware's shape (Agent Chat UI, Agent Inbox) into a `Resume`.
+`bridge` shows every thread an app names to the inbox (`interruption.Bridge`),
+through `apending` and `aresume`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+)
 from datetime import datetime
 from typing import Final, Protocol, TypeAlias, cast, final
 
@@ -46,6 +56,8 @@ import attrs
 from interruption import JSON, Mismatch, canonical, json_equal
 from interruption.adapters import _hitl
 from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
+from interruption.audit import AuditEvent
+from interruption.bridge import PendingPause
 from interruption.errors import (
     DecodeError,
     PayloadError,
@@ -66,6 +78,7 @@ from interruption.resume import (
 )
 from interruption.store import Store
 from interruption.validation import (
+    Authorize,
     ResolvedResume,
     ResumePolicy,
     admit,
@@ -99,11 +112,14 @@ __all__ = [
     "DEFAULT_REJECTION",
     "HISTORY",
     "Agent",
+    "AgentBridge",
     "Mode",
     "Pause",
     "Review",
+    "Threads",
     "apending",
     "aresume",
+    "bridge",
     "from_decisions",
     "pending",
     "resume",
@@ -609,30 +625,20 @@ def _loc(path: str, loc: tuple[int | str, ...]) -> str:
     return path
 
 
-async def _screen(  # noqa: PLR0913 - keyword-only inputs
+def _screen(
     resume: Resume,
     pause: Pause,
     turn: InterruptedTurn,
     *,
-    policy: ResumePolicy,
     checked: ResumePolicy,
-    history: Callable[[], AsyncIterator[StateSnapshot]],
     tools: Mapping[str, BaseTool],
 ) -> None:
-    """The adapter's own refusals, before `admit`: who, a replay, the reviews.
+    """The adapter's own refusals of what the reviews forbid, before `admit`.
 
     Raises:
-        ResumeRejected: ``not_authorized`` alone; ``consumed`` for an answer
-            to an earlier pause; or what the reviews forbid, with the core's
-            problems beside it.
+        ResumeRejected: what the reviews forbid, with the core's problems
+            beside it.
     """
-    await authorize_turn(turn, policy.authorize, policy.principal)
-    if await _answered(resume, pause, history):
-        message = (
-            f"the pause of thread {pause.thread_id!r} that this resume "
-            "answers was already resumed"
-        )
-        raise ResumeRejected.of(ProblemCode.CONSUMED, message)
     refused = _not_allowed(resume, pause) + _unfit_edits(resume, pause, tools)
     if refused:
         try:
@@ -679,21 +685,24 @@ async def _admit(  # noqa: PLR0913 - keyword-only options
     # A batched review takes a decision for every call: never partial.
     partial = policy.allow_partial and pause.mode == "per_call"
     checked = attrs.evolve(policy, authorize=None, allow_partial=partial)
+    shown = interrupts
     try:
-        await _screen(
-            resume,
-            pause,
-            turn,
-            policy=policy,
-            checked=checked,
-            history=history,
-            tools=tools,
-        )
+        await authorize_turn(turn, policy.authorize, policy.principal)
+        earlier = await _replayed(resume, pause, history)
+        if earlier is not None:
+            shown = earlier.interrupts
+            message = (
+                f"the pause of thread {pause.thread_id!r} that this resume "
+                "answers was already resumed"
+            )
+            raise ResumeRejected.of(ProblemCode.CONSUMED, message)
+        _screen(resume, pause, turn, checked=checked, tools=tools)
     except ResumeRejected as rejected:
-        # Refused before `admit` could: filed in the audit trail as it files.
+        # Refused before `admit` could: filed in the audit trail as it files,
+        # the principal asked about the pause the resume answers.
         session = pause.thread_id
         raise await refuse(
-            rejected, resume, store, session=session, policy=policy
+            rejected, resume, store, session=session, policy=policy, shown=shown
         ) from None
     return await admit(
         resume,
@@ -706,10 +715,10 @@ async def _admit(  # noqa: PLR0913 - keyword-only options
     )
 
 
-async def _answered(
+async def _replayed(
     resume: Resume, pause: Pause, history: Callable[[], AsyncIterator[StateSnapshot]]
-) -> bool:
-    """Whether *resume* answers none of *pause* but an earlier pause (a replay).
+) -> Pause | None:
+    """The earlier pause *resume* answers when it answers none of *pause*.
 
     The thread's last `HISTORY` checkpoints are read, newest first; a
     checkpoint read from the history lists its interrupts answered since,
@@ -719,15 +728,15 @@ async def _answered(
         (entry.name, entry.ref) for entry in resume.restart
     }
     if not asked or asked & {(p.name, p.ref) for p in pause.interrupts}:
-        return False
+        return None
     async for snapshot in history():
         try:
             earlier = _read(snapshot, {}, {})
         except DecodeError:
             continue
         if asked & {(p.name, p.ref) for p in earlier.interrupts}:
-            return True
-    return False
+            return earlier
+    return None
 
 
 async def _each(snapshots: Iterable[StateSnapshot]) -> AsyncIterator[StateSnapshot]:
@@ -855,6 +864,72 @@ async def apending(
     return await _listed(_read(snapshot, questions or {}, _tools(agent)), store)
 
 
+def _resumed(  # noqa: PLR0913 - keyword-only options
+    agent: Agent,
+    config: RunnableConfig,
+    resume: Resume,
+    store: Store,
+    *,
+    questions: Mapping[str, dict[str, JSON]] | None,
+    policy: ResumePolicy | None,
+    keep_until: datetime | None,
+) -> tuple[ResolvedResume, Pause | None]:
+    """`resume`: what was accepted, and what the thread waits for next."""
+    questions, tools = questions or {}, _tools(agent)
+    pause = _read(agent.get_state(_latest(config)), questions, tools)
+    latest = _latest(config)
+
+    def history() -> AsyncIterator[StateSnapshot]:
+        return _each(agent.get_state_history(latest, limit=HISTORY))
+
+    resolved = run_sync(
+        _admit(
+            pause,
+            resume,
+            store,
+            policy=policy,
+            keep_until=keep_until,
+            history=history,
+            tools=tools,
+        )
+    )
+    agent.invoke(_command(pause, resolved), _pinned(config, pause))
+    after = _read(agent.get_state(_latest(config)), questions, tools)
+    return resolved, after if after.reviews else None
+
+
+async def _aresumed(  # noqa: PLR0913 - keyword-only options
+    agent: Agent,
+    config: RunnableConfig,
+    resume: Resume,
+    store: Store,
+    *,
+    questions: Mapping[str, dict[str, JSON]] | None,
+    policy: ResumePolicy | None,
+    keep_until: datetime | None,
+) -> tuple[ResolvedResume, Pause | None]:
+    """`aresume`: what was accepted, and what the thread waits for next."""
+    questions, tools = questions or {}, _tools(agent)
+    pause = _read(await agent.aget_state(_latest(config)), questions, tools)
+    latest = _latest(config)
+
+    def history() -> AsyncIterator[StateSnapshot]:
+        return agent.aget_state_history(latest, limit=HISTORY)
+
+    resolved = await _admit(
+        pause,
+        resume,
+        store,
+        policy=policy,
+        keep_until=keep_until,
+        history=history,
+        tools=tools,
+    )
+    await agent.ainvoke(_command(pause, resolved), _pinned(config, pause))
+    after = _read(await agent.aget_state(_latest(config)), questions, tools)
+    return resolved, after if after.reviews else None
+
+
 def resume(  # noqa: PLR0913 - keyword-only options
     agent: Agent,
     config: RunnableConfig,
@@ -895,27 +970,16 @@ def resume(  # noqa: PLR0913 - keyword-only options
         DecodeError: as `pending`.
         EventLoopRunning: if called from a running event loop.
     """
-    questions, tools = questions or {}, _tools(agent)
-    pause = _read(agent.get_state(_latest(config)), questions, tools)
-    latest = _latest(config)
-
-    def history() -> AsyncIterator[StateSnapshot]:
-        return _each(agent.get_state_history(latest, limit=HISTORY))
-
-    resolved = run_sync(
-        _admit(
-            pause,
-            resume,
-            store,
-            policy=policy,
-            keep_until=keep_until,
-            history=history,
-            tools=tools,
-        )
+    _, after = _resumed(
+        agent,
+        config,
+        resume,
+        store,
+        questions=questions,
+        policy=policy,
+        keep_until=keep_until,
     )
-    agent.invoke(_command(pause, resolved), _pinned(config, pause))
-    after = _read(agent.get_state(_latest(config)), questions, tools)
-    return after if after.reviews else None
+    return after
 
 
 async def aresume(  # noqa: PLR0913 - keyword-only options
@@ -946,25 +1010,16 @@ async def aresume(  # noqa: PLR0913 - keyword-only options
         ResumeRejected: as `resume`.
         DecodeError: as `pending`.
     """
-    questions, tools = questions or {}, _tools(agent)
-    pause = _read(await agent.aget_state(_latest(config)), questions, tools)
-    latest = _latest(config)
-
-    def history() -> AsyncIterator[StateSnapshot]:
-        return agent.aget_state_history(latest, limit=HISTORY)
-
-    resolved = await _admit(
-        pause,
+    _, after = await _aresumed(
+        agent,
+        config,
         resume,
         store,
+        questions=questions,
         policy=policy,
         keep_until=keep_until,
-        history=history,
-        tools=tools,
     )
-    await agent.ainvoke(_command(pause, resolved), _pinned(config, pause))
-    after = _read(await agent.aget_state(_latest(config)), questions, tools)
-    return after if after.reviews else None
+    return after
 
 
 # -- answers in the middleware's own shape ------------------------------------
@@ -1072,4 +1127,233 @@ def from_decisions(pause: Pause, answers: Mapping[str, JSON]) -> Resume:
     return Resume(
         respond=[entry for entry in entries if isinstance(entry, Respond)],
         restart=[entry for entry in entries if isinstance(entry, Restart)],
+    )
+
+
+# -- the bridge: every thread's reviews, for the inbox ------------------------
+
+
+Threads: TypeAlias = Callable[[], Iterable[str] | Awaitable[Iterable[str]]]
+"""Lists the thread ids that may hold a review, sync or async (LangGraph's
+checkpointers cannot list threads cheaply: the app says where to look)."""
+
+
+@final
+@attrs.frozen
+class AgentBridge:
+    """The `Bridge` over an agent's threads (build it with `bridge`).
+
+    What is pending is what `apending` shows of each thread *threads*
+    lists; an answer goes through `aresume` (authorize, refuse what the
+    reviews forbid, validate against the checkpoint, spend once under the
+    key every door spends the review under, audit, then run the agent).
+
+    Attributes:
+        agent: The agent (``create_agent(...)`` with a checkpointer).
+        store: Where reviews are spent and the audit trail is kept.
+        threads: Lists the thread ids to look in.
+        policy: Authorization, partial resumes, the clock (its principal is
+            each call's).
+        questions: Per tool name, the schema of a respond answer.
+        keep_until: Keep the spent marks at least until then; None for ever.
+        blocking: Whether the checkpointer is synchronous only (LangGraph's
+            ``SqliteSaver``): then the agent's reads and runs go to a worker
+            thread (`pending`, `resume`), else they run on the loop.
+    """
+
+    agent: Agent
+    store: Store
+    threads: Threads
+    policy: ResumePolicy = attrs.field(factory=ResumePolicy)
+    questions: Mapping[str, dict[str, JSON]] = attrs.field(factory=dict)
+    keep_until: datetime | None = None
+    blocking: bool = False
+
+    @property
+    def door(self) -> str:
+        """``"langgraph"``: the framework its spend keys name (`pause_key`).
+
+        A review lives in a LangGraph checkpoint and is spent under the
+        LangGraph adapter's key for its interrupt (`Pause.keys`), whichever
+        adapter answers it.
+        """
+        return "langgraph"
+
+    async def _state(self, thread: str) -> StateSnapshot:
+        config = _latest({"configurable": {"thread_id": thread}})
+        if self.blocking:
+            return await asyncio.to_thread(self.agent.get_state, config)
+        return await self.agent.aget_state(config)
+
+    async def _history(self, thread: str) -> list[StateSnapshot]:
+        config: RunnableConfig = {"configurable": {"thread_id": thread}}
+        if self.blocking:
+            return await asyncio.to_thread(
+                lambda: list(self.agent.get_state_history(config, limit=HISTORY))
+            )
+        history = self.agent.aget_state_history(config, limit=HISTORY)
+        return [snapshot async for snapshot in history]
+
+    async def _allowed(self, pause: Pause, principal: str | None) -> bool:
+        turn = InterruptedTurn(
+            pause.thread_id, 1, (), pause.interrupts, (), self.policy.now()
+        )
+        try:
+            await authorize_turn(turn, self.policy.authorize, principal)
+        except ResumeRejected:
+            return False
+        return True
+
+    async def _pause(self, thread: str, principal: str | None) -> PendingPause | None:
+        snapshot = await self._state(thread)
+        tools = _tools(self.agent)
+        pause = await _listed(_read(snapshot, self.questions, tools), self.store)
+        if pause is None or not await self._allowed(pause, principal):
+            return None
+        created = snapshot.created_at
+        at = self.policy.now() if created is None else datetime.fromisoformat(created)
+        return PendingPause(self.door, thread, pause.interrupts, at)
+
+    async def pending(self, *, principal: str | None = None) -> list[PendingPause]:
+        """Every thread's review *principal* may answer, newest first.
+
+        Args:
+            principal: Who asks; the policy's authorizer must allow them for
+                every gated call of a thread's pause.
+
+        Returns:
+            One `PendingPause` per thread with a review waiting (its scope
+            the thread id), with the calls `apending` shows; a review
+            answered through any door is not listed.
+
+        Raises:
+            DecodeError: as `pending`, for a thread whose checkpoint holds
+                an interrupt that is not the middleware's.
+        """
+        listed = self.threads()
+        if not isinstance(listed, Iterable):
+            listed = await listed
+        found = [
+            pause
+            for thread in dict.fromkeys(listed)
+            if (pause := await self._pause(thread, principal)) is not None
+        ]
+        found.sort(key=lambda pause: (pause.created_at, pause.scope), reverse=True)
+        return found
+
+    async def answer(
+        self, scope: str, resume: Resume, *, principal: str | None = None
+    ) -> ResolvedResume:
+        """Answer thread *scope*'s review through `aresume`; the agent runs on.
+
+        Args:
+            scope: The thread id.
+            resume: The answers, one entry per gated call (by tool call id).
+            principal: Who answers.
+
+        Returns:
+            What was accepted.
+
+        Raises:
+            ResumeRejected: as `aresume` (``consumed`` for a review answered
+                through any door); nothing ran then.
+            DecodeError: as `pending`.
+        """
+        config: RunnableConfig = {"configurable": {"thread_id": scope}}
+        policy = attrs.evolve(self.policy, principal=principal)
+        questions, keep_until = self.questions, self.keep_until
+        if self.blocking:
+            agent, store = self.agent, self.store
+            resolved, _ = await asyncio.to_thread(
+                lambda: _resumed(
+                    agent,
+                    config,
+                    resume,
+                    store,
+                    questions=questions,
+                    policy=policy,
+                    keep_until=keep_until,
+                )
+            )
+        else:
+            resolved, _ = await _aresumed(
+                self.agent,
+                config,
+                resume,
+                self.store,
+                questions=questions,
+                policy=policy,
+                keep_until=keep_until,
+            )
+        return resolved
+
+    async def _reviewed(self, thread: str) -> Pause | None:
+        """The thread's latest review, answered or not, from its checkpoints."""
+        tools = _tools(self.agent)
+        for snapshot in await self._history(thread):
+            try:
+                pause = _read(snapshot, self.questions, tools)
+            except DecodeError:
+                continue  # another interrupt than the middleware's
+            if pause.reviews:
+                return pause
+        return None
+
+    async def audit(
+        self, scope: str, *, principal: str | None = None
+    ) -> tuple[AuditEvent, ...]:
+        """Thread *scope*'s audit trail, every door's attempts included.
+
+        Args:
+            scope: The thread id.
+            principal: Who asks; with an authorizer, they must be allowed
+                for the thread's latest review, answered or not (else they
+                see nothing).
+
+        Returns:
+            Its events, oldest first.
+        """
+        if self.policy.authorize is not None:
+            latest = await self._reviewed(scope)
+            if latest is None or not await self._allowed(latest, principal):
+                return ()
+        return tuple(await self.store.audit(scope))
+
+
+def bridge(  # noqa: PLR0913 - keyword-only options
+    agent: Agent,
+    store: Store,
+    threads: Threads,
+    *,
+    authorize: Authorize | None = None,
+    policy: ResumePolicy | None = None,
+    questions: Mapping[str, dict[str, JSON]] | None = None,
+    keep_until: datetime | None = None,
+    blocking: bool = False,
+) -> AgentBridge:
+    """The `Bridge` over *agent*'s threads: what the inbox lists and answers.
+
+    Args:
+        agent: The agent (``create_agent(...)`` with a checkpointer).
+        store: Where `resume` spends reviews (the store every door of these
+            threads uses: the LangGraph adapter's too).
+        threads: Lists the thread ids that may hold a review (sync or async).
+        authorize: Who may see and answer a review (`ResumePolicy.authorize`);
+            None: the policy's.
+        policy: Partial resumes (``per_call`` only), the clock; strict by
+            default.
+        questions: Per tool name, the schema of a respond answer.
+        keep_until: Keep the spent marks at least until then; None for ever.
+        blocking: Whether the checkpointer is synchronous only (LangGraph's
+            ``SqliteSaver``, ``PostgresSaver``): its reads and the run then
+            go to a worker thread.
+
+    Returns:
+        An `AgentBridge`: door ``"langgraph"``, scope a thread id.
+    """
+    chosen = policy or ResumePolicy()
+    if authorize is not None:
+        chosen = attrs.evolve(chosen, authorize=authorize)
+    return AgentBridge(
+        agent, store, threads, chosen, dict(questions or {}), keep_until, blocking
     )

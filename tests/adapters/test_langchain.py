@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -872,6 +873,37 @@ class TestResume:
             lambda: resume(agent, CONFIG, answer, MemoryStore(), policy=policy)
         )
         assert refused == (ProblemCode.NOT_AUTHORIZED,)
+
+    def test_an_allowed_principal_is_told_what_is_wrong(self) -> None:
+        """With an authorizer, an allowed principal's refusals keep their codes."""
+        gates: dict[str, bool | InterruptOnConfig] = {
+            "transfer_money": {"allowed_decisions": ["approve"]}
+        }
+        agent = agent_for([[TWO[0]]], gates=gates)
+        (only,) = paused(agent).interrupts
+        store = MemoryStore()
+        alice = ResumePolicy(
+            authorize=lambda who, _p: who == "alice", principal="alice"
+        )
+        eve = attrs.evolve(alice, principal="eve")
+
+        def attempt(answer: Resume, policy: ResumePolicy) -> tuple[ProblemCode, ...]:
+            return codes(lambda: resume(agent, CONFIG, answer, store, policy=policy))
+
+        forbidden = Resume(restart=[only.reject("no")])
+        assert attempt(forbidden, alice) == (ProblemCode.ANSWER_NOT_ACCEPTED,)
+        approval = Resume(restart=[only.approve()])
+        resume(agent, CONFIG, approval, store, policy=alice)
+        assert attempt(approval, alice) == (ProblemCode.CONSUMED,)
+        assert attempt(approval, eve) == (ProblemCode.NOT_AUTHORIZED,)
+        trail = asyncio.run(store.audit("t-1"))
+        assert [(event.codes, event.principal) for event in trail[1:]] == [
+            (("answer_not_accepted",), "alice"),
+            ((), "alice"),
+            (("consumed",), "alice"),
+            (("not_authorized",), "eve"),
+        ]
+        assert transfers() == [{"to": "ACME", "amount": 1}]
 
     def test_the_next_pause_is_returned(self) -> None:
         """When the agent pauses again, resume returns the new pause."""
