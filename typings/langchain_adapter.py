@@ -4,16 +4,30 @@ from __future__ import annotations
 
 from typing import assert_type
 
-from interruption import JSON, PendingInterrupt, Resume, ResumePolicy, Store
+from interruption import (
+    JSON,
+    AuditEvent,
+    Bridge,
+    PendingInterrupt,
+    PendingPause,
+    ResolvedResume,
+    Resume,
+    ResumePolicy,
+    Store,
+    pending_everywhere,
+)
 from interruption.adapters.langchain import (
     DEFAULT_REJECTION,
     HISTORY,
     Agent,
+    AgentBridge,
     Mode,
     Pause,
     Review,
+    Threads,
     apending,
     aresume,
+    bridge,
     from_decisions,
     pending,
     resume,
@@ -70,3 +84,25 @@ async def resuming_async(agent: Agent, answer: Resume, store: Store) -> None:
     assert_type(await apending(agent, CONFIG), Pause | None)
     assert_type(await aresume(agent, CONFIG, answer, store), Pause | None)
     await aresume(agent, CONFIG, answer, store, keep_until="never")  # type: ignore[arg-type]
+
+
+async def bridged(agent: Agent, store: Store, answer: Resume) -> None:
+    async def threads() -> list[str]:
+        return ["t-1"]
+
+    listing: Threads = threads
+    door = bridge(
+        agent, store, lambda: ["t-1"], authorize=lambda who, _p: who == "alice"
+    )
+    assert_type(door, AgentBridge)
+    usable: Bridge = door
+    assert_type(await pending_everywhere([door]), list[PendingPause])
+    assert_type(await door.pending(principal="alice"), list[PendingPause])
+    assert_type(await door.answer("t-1", answer, principal="alice"), ResolvedResume)
+    assert_type(await door.audit("t-1"), tuple[AuditEvent, ...])
+    blocking = bridge(agent, store, listing, blocking=True, questions={"ask": {}})
+    assert_type(blocking.door, str)
+    bridge(agent, store, ["t-1"])  # type: ignore[arg-type]
+    await door.answer("t-1", {"decisions": []})  # type: ignore[arg-type]
+    door.store = store  # type: ignore[misc]
+    del usable
