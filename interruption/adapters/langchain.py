@@ -1139,9 +1139,12 @@ checkpointers cannot list threads cheaply: the app says where to look)."""
 
 
 @final
-@attrs.frozen
+@attrs.frozen(eq=False)
 class AgentBridge:
     """The `Bridge` over an agent's threads (build it with `bridge`).
+
+    A service, not a value: two bridges are equal only if they are one, and
+    each hashes by identity (its *questions* are a dict).
 
     What is pending is what `apending` shows of each thread *threads*
     lists; an answer goes through `aresume` (authorize, refuse what the

@@ -103,11 +103,12 @@ class TestPending:
     def test_a_review_is_listed_as_the_adapter_shows_it(
         self, mode: str, store: Store
     ) -> None:
-        """A real review is one pause of its thread, with apending's calls."""
+        """A real review is a pause of its thread, with apending's calls."""
         agent = started("t-1", mode=mode)
         door = bridge(agent, store, lambda: ["t-1"])
         (pause,) = listed(door)
         assert isinstance(door, Bridge)
+        assert {door: "t-1"}[door] == "t-1"  # a service: hashed by identity
         assert (pause.door, pause.scope) == ("langgraph", "t-1")
         (gated,) = pause.interrupts
         assert gated.kind == ApprovalPending("c-1")
