@@ -16,11 +16,20 @@ each cycle.
 
 Both interleaved, best of several repeats; before timing, each must pause,
 finish and hand the node "Yes" exactly once per cycle.
+
+``--steps`` also times the cycle's three steps on their own (threads paused
+beforehand, best of several batches), to say where the adapter's time goes:
+the run that pauses, the listing (``get_state`` against `pending`) and the
+resume (``invoke(Command)`` against `resume`, which reads the checkpoint,
+validates, spends and files the answer before LangGraph runs).
 """
 
 from __future__ import annotations
 
 import itertools
+import sys
+import time
+from collections.abc import Callable, Sequence
 from typing import Final, TypedDict
 
 from interruption import Confirm, MemoryStore, Resume
@@ -31,7 +40,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, interrupt
 
-from _common import best_us, print_cycle
+from _common import best_us, print_cycle, table
 
 FRAMEWORK: Final = "LangGraph 1.2"
 
@@ -114,9 +123,79 @@ def measure() -> tuple[str, float, float]:
     return FRAMEWORK, alone, adapted
 
 
+STEPS: Final = ("pause", "list", "resume")
+"""The cycle's steps, as `steps` times them."""
+
+
+def _per_call(
+    step: Callable[[RunnableConfig], object], threads: Sequence[str]
+) -> float:
+    """The µs one call of *step* takes, over every thread of *threads*."""
+    start = time.perf_counter()
+    for thread in threads:
+        step({"configurable": {"thread_id": thread}})
+    return (time.perf_counter() - start) / len(threads) * 1e6
+
+
+def steps(batch: int = 200, repeats: int = 7) -> dict[str, tuple[float, float]]:
+    """Time each step of the cycle alone and adapted, on threads made for it.
+
+    Returns:
+        Per step (`STEPS`), (LangGraph-alone µs, with-adapter µs): the best
+        batch's mean.
+    """
+    bench = Bench()
+    bench.check()
+    found: dict[str, str] = {}
+    answers: dict[str, Resume] = {}
+
+    def listed(config: RunnableConfig) -> None:
+        (only,) = bench.plain.get_state(config).interrupts
+        found[config["configurable"]["thread_id"]] = only.id
+
+    def resumed(config: RunnableConfig) -> None:
+        answer = {found[config["configurable"]["thread_id"]]: "Yes"}
+        bench.plain.invoke(Command(resume=answer), config)
+
+    def pended(config: RunnableConfig) -> None:
+        (question,) = pending(bench.typed, config, bench.store)
+        answer = Resume(respond=[question.respond("Yes")])
+        answers[config["configurable"]["thread_id"]] = answer
+
+    def answered(config: RunnableConfig) -> None:
+        thread = config["configurable"]["thread_id"]
+        resume(bench.typed, config, answers[thread], bench.store)
+
+    sides = (
+        (lambda config: bench.plain.invoke({}, config), listed, resumed),
+        (lambda config: bench.typed.invoke({}, config), pended, answered),
+    )
+    best = {step: [float("inf"), float("inf")] for step in STEPS}
+    for _ in range(repeats):
+        for side, chain in enumerate(sides):
+            threads = [f"s-{next(bench.threads)}" for _ in range(batch)]
+            for step, function in zip(STEPS, chain, strict=True):
+                spent = _per_call(function, threads)
+                best[step][side] = min(best[step][side], spent)
+    return {step: (alone, adapted) for step, (alone, adapted) in best.items()}
+
+
+def print_steps(found: dict[str, tuple[float, float]]) -> None:
+    """Print each step alone and adapted, with the adapter's share."""
+    header = ["step", "alone µs", "with adapter µs", "overhead µs"]
+    rows = [
+        [step, f"{alone:,.1f}", f"{adapted:,.1f}", f"{adapted - alone:,.1f}"]
+        for step, (alone, adapted) in found.items()
+    ]
+    print(table(header, rows))
+
+
 def main() -> None:
-    """Print the table."""
+    """Print the table (and, with ``--steps``, the steps' table)."""
     print_cycle(*measure())
+    if "--steps" in sys.argv[1:]:
+        print()
+        print_steps(steps())
 
 
 if __name__ == "__main__":
