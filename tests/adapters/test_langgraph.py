@@ -293,6 +293,30 @@ class TestAsk:
         assert codes(rejected) == ["unknown_interrupt"]
         assert log.got == []
 
+    @pytest.mark.parametrize(
+        ("bound", "accepted"),
+        [(1.0, True), (True, False), ("1", False)],
+        ids=["json-equal", "true-is-not-1", "a-string"],
+    )
+    def test_an_answer_is_bound_to_its_question_as_json(
+        self, marks: Store, bound: JSON, accepted: bool
+    ) -> None:
+        """An envelope binds to a JSON-equal question only: 1 = 1.0, not true."""
+        log = Log()
+        graph = one_node(lambda: ask({"n": 1}, answer={"type": "string"}), log)
+        config = start(graph, {})
+        (question,) = pending(graph, config, marks)
+        stored = graph.get_state(config).interrupts[0].value[MARK]
+        envelope = {MARK: {"for": {**stored, "payload": {"n": bound}}, "respond": "y"}}
+        if accepted:
+            graph.invoke(Command(resume={question.id: envelope}), config)
+            assert log.got == ["y"]
+            return
+        with pytest.raises(ResumeRejected) as rejected:
+            graph.invoke(Command(resume={question.id: envelope}), config)
+        assert codes(rejected) == ["unknown_interrupt"]
+        assert log.got == []
+
     def test_an_answer_outside_the_schema_is_refused_in_the_node(
         self, marks: Store
     ) -> None:
