@@ -1174,13 +1174,14 @@ class AgentBridge:
 
     @property
     def door(self) -> str:
-        """``"langgraph"``: the framework its spend keys name (`pause_key`).
+        """``"langchain"``: the name its pauses carry, apart from a LangGraph bridge's.
 
-        A review lives in a LangGraph checkpoint and is spent under the
-        LangGraph adapter's key for its interrupt (`Pause.keys`), whichever
-        adapter answers it.
+        The door only routes (an inbox mounts a LangGraph bridge and this one
+        side by side). A review lives in a LangGraph checkpoint and is spent
+        under the LangGraph adapter's key for its interrupt (`Pause.keys`),
+        whichever adapter or bridge answers it.
         """
-        return "langgraph"
+        return "langchain"
 
     async def _state(self, thread: str) -> StateSnapshot:
         config = _latest({"configurable": {"thread_id": thread}})
@@ -1352,7 +1353,7 @@ def bridge(  # noqa: PLR0913 - keyword-only options
             go to a worker thread.
 
     Returns:
-        An `AgentBridge`: door ``"langgraph"``, scope a thread id.
+        An `AgentBridge`: door ``"langchain"``, scope a thread id.
     """
     chosen = policy or ResumePolicy()
     if authorize is not None:

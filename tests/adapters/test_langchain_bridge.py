@@ -109,7 +109,7 @@ class TestPending:
         (pause,) = listed(door)
         assert isinstance(door, Bridge)
         assert {door: "t-1"}[door] == "t-1"  # a service: hashed by identity
-        assert (pause.door, pause.scope) == ("langgraph", "t-1")
+        assert (pause.door, pause.scope) == ("langchain", "t-1")
         (gated,) = pause.interrupts
         assert gated.kind == ApprovalPending("c-1")
         assert gated.accepts.restart == DECISION_SCHEMA
