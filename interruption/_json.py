@@ -146,6 +146,9 @@ def frozen(value: JSON) -> JSON:
 _set_item: Final = dict.__setitem__
 """How `frozen` fills the `FrozenObject` it is building (its own refuses)."""
 
+_set_index: Final = list.__setitem__
+"""How `frozen_json` fills the `FrozenArray` it is building (its own refuses)."""
+
 
 def owned(value: JSON) -> JSON:
     """A plain deep copy of *value*, a JSON value (a frozen one included).
@@ -341,8 +344,8 @@ def frozen_json(value: object, max_depth: int = MAX_DEPTH) -> JSON:  # noqa: C90
     if type(value) is list:
         if max_depth <= 0:
             raise NotJSON
-        items = list(value)
-        for index, item in enumerate(items):
+        array = FrozenArray(value)  # checked below
+        for index, item in enumerate(value):
             kind = type(item)
             if kind is str:
                 if not item.isascii() and _has_lone_surrogate(item):
@@ -354,8 +357,8 @@ def frozen_json(value: object, max_depth: int = MAX_DEPTH) -> JSON:  # noqa: C90
                 if not _isfinite(item):
                     raise NotJSON
             elif kind is not bool and item is not None:
-                items[index] = frozen_json(item, max_depth - 1)
-        return FrozenArray(items)  # checked above
+                _set_index(array, index, frozen_json(item, max_depth - 1))
+        return array
     kind = type(value)
     if kind is str:
         if not value.isascii() and _has_lone_surrogate(value):  # type: ignore[attr-defined, arg-type]
