@@ -39,13 +39,13 @@ from interruption import (
     ScheduledPause,
 )
 from interruption._converter import structure_value
-from interruption._json import MAX_DEPTH
+from interruption._json import DOCUMENT_DEPTH
 from interruption._parse import (
     ENCODE,
     _fast_loads,
     parse,
 )
-from interruption._validators import check_payload
+from interruption._validators import frozen_payload
 from interruption.kinds import tag_of
 from interruption.wire import MAX_BYTES
 
@@ -368,25 +368,30 @@ def decode_stages(work: Workload) -> Stages:
     items = _as_list(interruption.loads(raw, cls))
     kinds = [item.kind for item in items]
     payloads: list[JSON] = [item.payload for item in items]
+    # As the parser gives them: plain dicts and lists, not a record's frozen ones.
+    fresh: list[JSON] = [orjson.loads(orjson.dumps(payload)) for payload in payloads]
 
     def build() -> list[Interrupted]:
-        pairs = zip(kinds, payloads, strict=True)
+        pairs = zip(kinds, fresh, strict=True)
         return [Interrupted(kind, payload) for kind, payload in pairs]
 
     return _timed(
         [
             ("loads", lambda: interruption.loads(raw, cls)),
-            ("  parse", lambda: parse(raw, max_bytes=MAX_BYTES, max_depth=MAX_DEPTH)),
+            (
+                "  parse",
+                lambda: parse(raw, max_bytes=MAX_BYTES, max_depth=DOCUMENT_DEPTH),
+            ),
             ("    orjson.loads", lambda: orjson.loads(raw)),
             (
                 "    _fast_loads (keys, depth, integers)",
-                lambda: _fast_loads(raw, MAX_DEPTH),
+                lambda: _fast_loads(raw, DOCUMENT_DEPTH),
             ),
             ("  structure_value", lambda: structure_value(value, cls)),
             ("    Interrupted(kind, payload) x n", build),
             (
-                "      check_payload(payload) x n",
-                lambda: [check_payload(payload) for payload in payloads],
+                "      frozen_payload(payload) x n (check + frozen copy)",
+                lambda: [frozen_payload(payload) for payload in fresh],
             ),
         ]
     )

@@ -67,9 +67,9 @@ from interruption import (
     wire_digest,
 )
 from interruption._converter import structure_value
-from interruption._json import MAX_DEPTH
-from interruption._parse import ENCODE, parse
-from interruption._schema_checks import _fast, conforms, schema_mismatches
+from interruption._json import DOCUMENT_DEPTH
+from interruption._parse import parse
+from interruption._schema_checks import SchemaGroups, conforming_groups, group_check
 from interruption.approval import DECISION_SCHEMA
 from interruption.tools import ToolContext
 from interruption.wire import MAX_BYTES
@@ -344,19 +344,19 @@ def check(work: Workload) -> None:
 # --- timing --------------------------------------------------------------------
 
 
-def _schema_calls(work: Workload) -> list[tuple[JSON, dict[str, JSON], str]]:
-    """The (value, schema, path) triples `validate_resume` checks, in order."""
+def _groups(work: Workload) -> SchemaGroups:
+    """The schema checks `validate_resume` puts aside for *work*, by schema."""
     by_ref = {pending.ref: pending for pending in work.turn.interrupts}
-    calls: list[tuple[JSON, dict[str, JSON], str]] = []
-    for index, respond in enumerate(work.resume.respond):
+    groups: SchemaGroups = {}
+    for respond in work.resume.respond:
         schema = by_ref[respond.ref].accepts.respond
         assert schema is not None
-        calls.append((respond.output, schema, f"$.respond[{index}].output"))
-    for index, restart in enumerate(work.resume.restart):
+        group_check(groups, respond.output, schema)
+    for restart in work.resume.restart:
         schema = by_ref[restart.ref].accepts.restart
         assert schema is not None
-        calls.append((restart.resumed, schema, f"$.restart[{index}].resumed"))
-    return calls
+        group_check(groups, restart.resumed, schema)
+    return groups
 
 
 Stages = list[tuple[str, float]]
@@ -367,8 +367,15 @@ def stages(work: Workload) -> Stages:
     """Time the full check on *work* and the stages it goes through."""
     raw, turn, resume = work.raw, work.turn, work.resume
     value: JSON = orjson.loads(raw)
-    calls = _schema_calls(work)
-    keys = [(item, ENCODE(schema)) for item, schema, _ in calls]
+    groups = _groups(work)
+    # Each entry's fields as the parser gives them, for its record to check.
+    fields: list[tuple[type[Respond | Restart], str, str, JSON]] = [
+        (Respond, entry.name, entry.ref, orjson.loads(orjson.dumps(entry.output)))
+        for entry in resume.respond
+    ] + [
+        (Restart, entry.name, entry.ref, orjson.loads(orjson.dumps(entry.resumed)))
+        for entry in resume.restart
+    ]
 
     def structure(value: JSON, cls: type[Resume]) -> Resume:
         return structure_value(value, cls)
@@ -377,25 +384,23 @@ def stages(work: Workload) -> Stages:
         with attrs.validators.disabled():
             return structure(value, Resume)
 
+    def build() -> list[Respond | Restart]:
+        return [cls(name, ref, data) for cls, name, ref, data in fields]
+
     steps: list[tuple[str, Callable[[], object]]] = [
         ("loads + validate_resume", lambda: full_check(raw, turn)),
         ("  loads(raw, Resume)", lambda: loads(raw, Resume)),
         (
             "    parse (orjson + limits)",
-            lambda: parse(raw, max_bytes=MAX_BYTES, max_depth=MAX_DEPTH),
+            lambda: parse(raw, max_bytes=MAX_BYTES, max_depth=DOCUMENT_DEPTH),
         ),
         ("    structure_value", lambda: structure(value, Resume)),
         ("      the same, attrs validators off", unchecked),
+        ("      Respond / Restart(name, ref, JSON) x n", build),
         ("  validate_resume(resume, turn)", lambda: validate_resume(resume, turn)),
         (
-            "    schema_mismatches x n",
-            lambda: [schema_mismatches(v, s, p) for v, s, p in calls],
-        ),
-        ("      conforms x n", lambda: [conforms(v, s) for v, s, _ in calls]),
-        ("        ENCODE(schema) x n", lambda: [ENCODE(s) for _, s, _ in calls]),
-        (
-            "        _fast(key).is_valid x n",
-            lambda: [_fast(key).is_valid(v) for v, key in keys],
+            "    conforming_groups (each schema once)",
+            lambda: conforming_groups(groups),
         ),
     ]
     names = [name for name, _ in steps]

@@ -35,6 +35,7 @@ from interruption._record_schema import (
     record_tag,
     union_members,
 )
+from interruption._validators import payload_json
 from interruption.errors import (
     DecodeError,
     FieldError,
@@ -59,7 +60,8 @@ class InterruptedWire:
     """A paused dispatch: why it paused, and what the human is shown."""
 
     kind: InterruptionKind
-    payload: JSON
+    # Its converter is `Interrupted`'s check: the codec hands it the payload.
+    payload: JSON = attrs.field(converter=payload_json)
 
 
 def _some_problems(
@@ -189,12 +191,18 @@ def _is_mapping(tp: object) -> bool:
     return typing.get_origin(tp) is dict
 
 
+_MEMBERS: Final[dict[type[enum.StrEnum], dict[str, enum.StrEnum]]] = {}
+"""Each `enum.StrEnum` the codec met: its members by value (a class's own)."""
+
+
 def _enum(value: object, tp: type[enum.StrEnum]) -> enum.StrEnum:
+    members = _MEMBERS.get(tp)
+    if members is None:
+        members = _MEMBERS[tp] = {member.value: member for member in tp}
     if type(value) is str:
-        try:
-            return tp(value)
-        except ValueError:
-            pass
+        member = members.get(value)
+        if member is not None:
+            return member
     raise _invalid(describe_type(tp), value)
 
 
@@ -291,16 +299,18 @@ def _json_converters_only(cls: type) -> bool:
 class _Converter:
     """The codec's one cattrs converter, with its strict hooks.
 
-    A record's hook is cattrs' generated function, with detailed validation
-    (every field's problem, not the first), behind a check that the value
-    is an object, carries the record's tag and holds no unknown key.
+    A record's hook is cattrs' generated function behind a check that the
+    value is an object, carries the record's tag and holds no unknown key.
+    With *detailed*, cattrs' generated functions collect every field's
+    problem instead of stopping at the first: the same hooks, the same
+    constructors, slower; `structure_value` runs it only to word a failure.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, detailed: bool) -> None:
         import cattrs  # noqa: PLC0415 - slow to import: when first used
 
         conv = cattrs.Converter(
-            detailed_validation=True,
+            detailed_validation=detailed,
             # A tuple field is written as a JSON array.
             unstruct_collection_overrides={tuple: list},
         )
@@ -361,7 +371,10 @@ class _Converter:
         from cattrs.gen import make_dict_structure_fn_from_attrs  # noqa: PLC0415
 
         inner = make_dict_structure_fn_from_attrs(  # type: ignore[assignment]
-            list(attrs.fields(InterruptedWire)), Interrupted, self.converter
+            list(attrs.fields(InterruptedWire)),
+            Interrupted,
+            self.converter,
+            _cattrs_prefer_attrib_converters=True,
         )
         return _checked_object(InterruptedWire, Interrupted, inner)
 
@@ -394,9 +407,9 @@ class _Converter:
         if None not in tags:
             expected = ", ".join(repr(tag) for tag in tags)
 
-            @functools.cache
-            def hook_of(cls: type) -> Callable[[object, type], object]:
-                return conv.get_structure_hook(cls)
+            # Each member's hook, by tag: looked up at the first use, since
+            # a member's hook may not be made yet when this one is.
+            hooks: dict[str, Callable[[object, type], object]] = {}
 
             def structure_tagged(value: object, _: type) -> object:
                 if value is None and optional:
@@ -408,7 +421,10 @@ class _Converter:
                 cls = tags.get(found) if type(found) is str else None
                 if cls is None:
                     raise _Invalid([_tag_mismatch(found, expected)])
-                return hook_of(cls)(value, cls)
+                hook = hooks.get(found)
+                if hook is None:
+                    hook = hooks[found] = conv.get_structure_hook(cls)
+                return hook(value, cls)
 
             return structure_tagged
         if len(rest) == 1:
@@ -522,19 +538,35 @@ def mismatches(error: BaseException, path: str = "$") -> list[Mismatch]:
 @functools.cache
 def converter() -> cattrs.Converter:
     """The codec's one converter, built when first used (cattrs is slow to import)."""
-    return _Converter().converter
+    return _Converter(detailed=False).converter
+
+
+@functools.cache
+def _detailed() -> cattrs.Converter:
+    """The converter with cattrs' detailed validation: built at the first failure."""
+    return _Converter(detailed=True).converter
 
 
 def structure_value(value: JSON, cls: type[T]) -> T:
     """Build *cls* from *value*, a JSON value, through the one converter.
+
+    The verdict is the converter's, which stops at the first problem. A
+    refused value is run again with cattrs' detailed validation (the same
+    hooks and constructors), which goes on past each problem, to name every
+    one; should that run not fail, the first run's problem is named.
 
     Raises:
         DecodeError: naming every problem, with its JSON path.
     """
     try:
         return converter().structure(value, cls)
+    except Exception as error:  # noqa: BLE001 - worded below, as DecodeError
+        refused = error
+    try:
+        _detailed().structure(value, cls)
     except Exception as error:  # noqa: BLE001 - translated into DecodeError
-        raise DecodeError(mismatches(error)) from None
+        refused = error
+    raise DecodeError(mismatches(refused)) from None
 
 
 def plain(obj: object) -> JSON:

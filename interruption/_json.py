@@ -147,6 +147,9 @@ def frozen(value: JSON) -> JSON:
 _set_item: Final = dict.__setitem__
 """How `frozen` fills the `FrozenObject` it is building (its own refuses)."""
 
+_set_index: Final = list.__setitem__
+"""How `frozen_json` fills the `FrozenArray` it is building (its own refuses)."""
+
 
 def owned(value: JSON) -> JSON:
     """A plain deep copy of *value*, a JSON value (a frozen one included).
@@ -307,43 +310,58 @@ def frozen_json(value: object, max_depth: int = MAX_DEPTH) -> JSON:  # noqa: C90
         for key, item in value.items():
             if type(key) is not str or (not key.isascii() and _has_lone_surrogate(key)):
                 raise NotJSON
-            if _bad_scalar(item):
-                raise NotJSON
-            if type(item) not in _SCALARS:
+            kind = type(item)
+            if kind is str:
+                if not item.isascii() and _has_lone_surrogate(item):
+                    raise NotJSON
+            elif kind is int:
+                if not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
+                    raise NotJSON
+            elif kind is float:
+                if not _isfinite(item):
+                    raise NotJSON
+            elif kind is not bool and item is not None:
                 _set_item(made, key, frozen_json(item, max_depth - 1))
         return made
     if type(value) is list:
         if max_depth <= 0:
             raise NotJSON
-        items = list(value)
-        for index, item in enumerate(items):
-            if _bad_scalar(item):
-                raise NotJSON
-            if type(item) not in _SCALARS:
-                items[index] = frozen_json(item, max_depth - 1)
-        return FrozenArray(items)  # checked above
-    if type(value) in _SCALARS:
-        if _bad_scalar(value):
+        array = FrozenArray(value)  # checked below
+        for index, item in enumerate(value):
+            kind = type(item)
+            if kind is str:
+                if not item.isascii() and _has_lone_surrogate(item):
+                    raise NotJSON
+            elif kind is int:
+                if not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
+                    raise NotJSON
+            elif kind is float:
+                if not _isfinite(item):
+                    raise NotJSON
+            elif kind is not bool and item is not None:
+                _set_index(array, index, frozen_json(item, max_depth - 1))
+        return array
+    kind = type(value)
+    if kind is str:
+        if not value.isascii() and _has_lone_surrogate(value):  # type: ignore[attr-defined, arg-type]
             raise NotJSON
+        return value  # type: ignore[return-value]
+    if kind is int:
+        if not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:  # type: ignore[operator]
+            raise NotJSON
+        return value  # type: ignore[return-value]
+    if kind is float:
+        if not _isfinite(value):  # type: ignore[arg-type]
+            raise NotJSON
+        return value  # type: ignore[return-value]
+    if kind is bool or value is None:
         return value  # type: ignore[return-value]
     if is_json(value, max_depth):  # a frozen value, or a subclass of dict or list
         return frozen(value)  # type: ignore[arg-type]
     raise NotJSON
 
 
-_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
-
-
-def _bad_scalar(item: object) -> bool:
-    """Whether *item* is a JSON scalar's type but not JSON; False for the rest."""
-    kind = type(item)
-    if kind is str:
-        return not item.isascii() and _has_lone_surrogate(item)  # type: ignore[attr-defined, arg-type]
-    if kind is int:
-        return not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER  # type: ignore[operator]
-    if kind is float:
-        return not math.isfinite(item)  # type: ignore[arg-type]
-    return False
+_isfinite: Final = math.isfinite
 
 
 def json_problems(

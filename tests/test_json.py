@@ -222,11 +222,19 @@ class TestFrozenJson:
 
     @pytest.mark.parametrize("bad", NOT_JSON_LEAVES)
     def test_a_bad_leaf_in_an_array_or_object(self, bad: object) -> None:
-        """A value that is not JSON is refused inside an array or an object."""
-        for value in ([1, bad], {"a": "x", "b": bad}, [{"c": [bad]}]):
+        """A value that is not JSON is refused alone, in an array or in an object."""
+        for value in (bad, [1, bad], {"a": "x", "b": bad}, [{"c": [bad]}]):
             with pytest.raises(NotJSON):
                 frozen_json(value)
             assert not is_json(value)
+
+    @pytest.mark.parametrize("good", ["é", "\U0001f600", MAX_SAFE_INTEGER, -0.5])
+    def test_a_good_leaf_in_an_array_or_object(self, good: JSON) -> None:
+        """Non-ASCII text, the largest safe integer and a float are JSON anywhere."""
+        for value in (good, [1, good], {"a": "x", "b": good}, [{"c": [good]}]):
+            made = frozen_json(value)
+            assert made == value
+            assert json_problems(value) == []
 
     def test_other_mappings_and_sequences_are_frozen_too(self) -> None:
         """A dict or list subclass is JSON, and held as a frozen copy."""

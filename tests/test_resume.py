@@ -4,6 +4,7 @@ import asyncio
 import contextlib
 import copy
 import json
+import math
 import pickle
 import tempfile
 from datetime import UTC, datetime
@@ -1042,3 +1043,30 @@ class TestOwnedJSON:
         again = loads(dumps(pending), PendingInterrupt)
         assert again == pending
         assert again.accepts.respond == {"enum": ["Yes", "No"]}
+
+
+class TestJsonFields:
+    """Each JSON field of a record checks what it is given, and names its own path."""
+
+    @pytest.mark.parametrize(
+        ("build", "path"),
+        [
+            (lambda bad: Respond("t", "r", bad), "$.output"),
+            (lambda bad: Restart("t", "r", bad), "$.resumed"),
+            (lambda bad: Restart("t", "r", None, bad), "$.input"),
+            (ExpiryAnswer, "$.output"),
+            (lambda bad: ToolRequest("t", "r", bad), "$.input"),
+            (lambda bad: ToolResponse("t", "r", bad), "$.output"),
+            (
+                lambda bad: PendingInterrupt("p", Custom(), bad, None, Accepts()),
+                "$.payload",
+            ),
+        ],
+    )
+    def test_a_value_that_is_not_json_is_refused_at_the_field(
+        self, build: Callable[[object], object], path: str
+    ) -> None:
+        """A record refuses a NaN inside a JSON field, at the field's own path."""
+        with pytest.raises(PayloadError) as caught:
+            build({"a": [1, math.nan]})
+        assert [problem.path for problem in caught.value.problems] == [f"{path}.a[1]"]

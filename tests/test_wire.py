@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import ClassVar, Literal
 
 import attrs
+import cattrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -24,6 +25,9 @@ from interruption import (
     PayloadError,
     PendingInterrupt,
     Phase,
+    Respond,
+    Restart,
+    Resume,
     Role,
     ScheduledPause,
     Text,
@@ -34,8 +38,8 @@ from interruption import (
     unstructure,
     wire,
 )
-from interruption._converter import mismatches
-from interruption._json import DOCUMENT_DEPTH, MAX_DEPTH, describe
+from interruption._converter import _detailed, converter, mismatches
+from interruption._json import DOCUMENT_DEPTH, MAX_DEPTH, describe, owned
 from interruption._validators import non_empty, optional_string, payload_json
 from interruption.wire import MAX_BYTES
 from jsonschema import Draft202012Validator
@@ -47,6 +51,7 @@ from tests.strategies import (
     corruptions,
     json_values,
     kinds,
+    records,
     texts,
     wire_values,
 )
@@ -1004,6 +1009,14 @@ def _verdict(value: JSON, cls: type[object]) -> object:
         return DecodeError
 
 
+def _run(conv: cattrs.Converter, value: JSON, cls: type[object]) -> object:
+    """*conv*'s record of *value*, or `DecodeError` if it raises anything."""
+    try:
+        return conv.structure(value, cls)
+    except Exception:  # noqa: BLE001 - any refusal is the verdict
+        return DecodeError
+
+
 def _refused_at(value: JSON, cls: type[object]) -> list[str]:
     """The paths `structure` refuses *value* at."""
     with pytest.raises(DecodeError) as caught:
@@ -1169,6 +1182,22 @@ class TestOnePath:
         """A valid document gives back the record it was encoded from."""
         document = unstructure(value)
         assert _verdict(document, type(value)) == value
+
+    @given(corruptions())
+    def test_the_worded_run_refuses_every_corruption_too(
+        self, broken: Corruption
+    ) -> None:
+        """A refused document is refused again by the run that words it."""
+        value = owned(broken.document)
+        assert _run(converter(), value, broken.cls) is DecodeError
+        assert _run(_detailed(), value, broken.cls) is DecodeError
+
+    @given(st.one_of(json_values(), records().map(lambda case: unstructure(case[1]))))
+    def test_both_runs_reach_one_verdict(self, document: JSON) -> None:
+        """The converter and its detailed run accept alike, and build equal records."""
+        value = owned(document)
+        for cls in (Interrupted, ANY_KIND, Resume, Respond, Restart, PendingInterrupt):
+            assert _run(converter(), value, cls) == _run(_detailed(), value, cls)
 
     def test_unproven_validators_still_run(self) -> None:
         """A validator the codec does not repeat runs, as attrs would run it."""
