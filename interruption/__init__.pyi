@@ -12,6 +12,14 @@ from ._json import (
     digest as digest,
     json_equal as json_equal,
 )
+from .admission import (
+    admit as admit,
+    interrupt_keys as interrupt_keys,
+    pause_key as pause_key,
+    record_paused as record_paused,
+    refuse as refuse,
+    unspent as unspent,
+)
 from .approval import (
     ApprovalDecision as ApprovalDecision,
     Approve as Approve,
@@ -124,12 +132,6 @@ from .validation import (
     ResolvedResume as ResolvedResume,
     ResumePolicy as ResumePolicy,
     Spend as Spend,
-    admit as admit,
-    interrupt_keys as interrupt_keys,
-    pause_key as pause_key,
-    record_paused as record_paused,
-    refuse as refuse,
-    unspent as unspent,
     validate_and_spend as validate_and_spend,
     validate_resume as validate_resume,
 )

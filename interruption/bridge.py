@@ -43,12 +43,7 @@ from interruption.resume import (
 )
 from interruption.session import Session
 from interruption.store import Store
-from interruption.validation import (
-    Answer,
-    ResolvedResume,
-    authorize_turn,
-    utc_now,
-)
+from interruption.validation import Answer, ResolvedResume, authorize_turn, utc_now
 from interruption.wire import NON_EMPTY, non_empty
 
 __all__ = [

@@ -44,7 +44,13 @@ from interruption._validators import (
     resumed_json,
     wrong_type,
 )
-from interruption.errors import FieldError, Problem, ProblemCode, ResumeRejected
+from interruption.errors import (
+    FieldError,
+    FieldTypeError,
+    Problem,
+    ProblemCode,
+    ResumeRejected,
+)
 from interruption.kinds import ApprovalPending, InterruptionKind, tag_of
 from interruption.parts import Message, ToolRequest, ToolResponse
 from interruption.wire import structure
@@ -205,12 +211,26 @@ def _an_accepts(_: object, attribute: attrs.Attribute[Accepts], value: object) -
         raise wrong_type(attribute.name, "an Accepts", value)
 
 
+def _entries_of(field: str, cls: type[T], entries: object) -> tuple[T, ...]:
+    """*entries* as a tuple, each one a *cls*; else `FieldTypeError` naming it."""
+    if isinstance(entries, str | bytes | dict) or not isinstance(entries, Iterable):
+        expected = f"a sequence of {cls.__name__}"
+        raise FieldTypeError(field, expected, type(entries).__name__)
+    values = tuple(entries)
+    for index, value in enumerate(values):
+        if not isinstance(value, cls):
+            raise FieldTypeError(
+                f"{field}[{index}]", cls.__name__, type(value).__name__
+            )
+    return values
+
+
 def _tuple_of_responds(entries: Iterable[Respond]) -> tuple[Respond, ...]:
-    return tuple(entries)
+    return _entries_of("respond", Respond, entries)
 
 
 def _tuple_of_restarts(entries: Iterable[Restart]) -> tuple[Restart, ...]:
-    return tuple(entries)
+    return _entries_of("restart", Restart, entries)
 
 
 @final

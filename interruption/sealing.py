@@ -42,6 +42,7 @@ import jwt
 
 from interruption._json import STORED_DEPTH, describe
 from interruption._parse import ENCODE, parse
+from interruption.admission import record_paused
 from interruption.errors import (
     ArgumentTypeError,
     DecodeError,
@@ -54,7 +55,6 @@ from interruption.validation import (
     ResolvedResume,
     ResumePolicy,
     audit_event,
-    record_paused,
     utc_now,
     validate_and_spend,
 )

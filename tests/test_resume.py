@@ -23,6 +23,7 @@ from interruption import (
     Custom,
     DecodeError,
     ExpiryAnswer,
+    FieldTypeError,
     Input,
     Interrupted,
     InterruptedTurn,
@@ -1070,3 +1071,23 @@ class TestJsonFields:
         with pytest.raises(PayloadError) as caught:
             build({"a": [1, math.nan]})
         assert [problem.path for problem in caught.value.problems] == [f"{path}.a[1]"]
+
+
+class TestResumeEntries:
+    """A `Resume` holds only entries of its own kind, checked when built."""
+
+    def test_a_respond_among_restarts_is_refused_naming_its_place(self) -> None:
+        """A `Respond` given as a restart is a FieldTypeError at ``restart[i]``."""
+        with pytest.raises(FieldTypeError, match=r"restart\[1\]: expected Restart"):
+            Resume(restart=[Restart("a", "r1"), Respond("a", "r2", "x")])
+
+    def test_a_restart_among_responds_is_refused_naming_its_place(self) -> None:
+        """A `Restart` given as a respond is a FieldTypeError at ``respond[0]``."""
+        with pytest.raises(FieldTypeError, match=r"respond\[0\]: expected Respond"):
+            Resume(respond=[Restart("a", "r1")])
+
+    @pytest.mark.parametrize("entries", [5, "ab", {"a": 1}, None])
+    def test_entries_that_are_no_sequence_are_refused(self, entries: object) -> None:
+        """A field that is not a sequence of entries is a FieldTypeError."""
+        with pytest.raises(FieldTypeError, match="respond: expected a sequence"):
+            Resume(respond=entries)  # type: ignore[arg-type]

@@ -1285,7 +1285,11 @@ class TestAuthorization:
     )
     @given(
         principal=st.one_of(
-            st.none(), st.text(st.characters(exclude_characters="\x00"), max_size=8)
+            st.none(),
+            st.text(
+                st.characters(exclude_characters="\x00", exclude_categories=["Cs"]),
+                max_size=8,
+            ),
         ),
         data=st.data(),
     )
@@ -1321,6 +1325,19 @@ class TestAuthorization:
         )
         error = rejection(runner, session.resume(resume, principal=principal))
         assert error.codes == (ProblemCode.NOT_AUTHORIZED,)
+        assert runner.run(session.pending()) == paused.interrupts
+
+    def test_a_principal_with_a_lone_surrogate_is_an_invalid_argument(
+        self, open_session: OpenSession, runner: asyncio.Runner
+    ) -> None:
+        """A principal the audit trail cannot keep is refused; nothing is spent."""
+        session = open_session(
+            id=f"surrogate-{uuid.uuid4().hex}",
+            authorize=lambda who, _pending: who == "the-owner",
+        )
+        paused = runner.run(session.send("pay twice"))
+        with pytest.raises(InvalidArgument, match=r"principal: .*lone surrogate"):
+            runner.run(session.resume(yes_to(paused.interrupts), principal="\ud800"))
         assert runner.run(session.pending()) == paused.interrupts
 
     @pytest.mark.session(authorize=owners_only)

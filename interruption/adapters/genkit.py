@@ -71,6 +71,7 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess
 
 from interruption import JSON, Mismatch
 from interruption.adapters import _kept
+from interruption.admission import admit, pause_key
 from interruption.approval import Reject, decision_from_json
 from interruption.errors import DecodeError, InvalidArgument
 from interruption.kinds import ApprovalPending, Custom
@@ -84,7 +85,7 @@ from interruption.resume import (
     Resume,
 )
 from interruption.store import Store
-from interruption.validation import ResolvedResume, ResumePolicy, admit, pause_key
+from interruption.validation import ResolvedResume, ResumePolicy
 from interruption.wire import check_schema, copy_json, describe, dumps
 
 __all__ = [

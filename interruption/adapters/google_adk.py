@@ -87,18 +87,16 @@ from interruption import (
     Store,
     ToolRequest,
 )
-from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
-from interruption.validation import (
+from interruption.admission import (
     ADAPTER_TURN,
-    ResolvedResume,
-    ResumePolicy,
     admit,
-    authorize_turn,
     interrupt_keys,
     pause_key,
     refuse,
     unspent,
 )
+from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
+from interruption.validation import ResolvedResume, ResumePolicy, authorize_turn
 from interruption.wire import check_schema, copy_json
 
 JSONSchema: TypeAlias = dict[str, JSON]

@@ -55,6 +55,7 @@ import attrs
 
 from interruption import JSON, Mismatch, canonical, json_equal
 from interruption.adapters import _hitl
+from interruption.admission import admit, pause_key, record_paused, refuse, unspent
 from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
 from interruption.audit import AuditEvent
 from interruption.bridge import PendingPause
@@ -81,12 +82,7 @@ from interruption.validation import (
     Authorize,
     ResolvedResume,
     ResumePolicy,
-    admit,
     authorize_turn,
-    pause_key,
-    record_paused,
-    refuse,
-    unspent,
     validate_resume,
 )
 from interruption.wire import child_path, copy_json, describe

@@ -58,6 +58,7 @@ import attrs
 
 from interruption import JSON, json_equal
 from interruption.adapters._hitl import review_mode
+from interruption.admission import ADAPTER_TURN, admit, interrupt_keys, refuse, unspent
 from interruption.approval import (
     DECISION_SCHEMA,
     ApprovalDecision,
@@ -88,15 +89,10 @@ from interruption.resume import (
     Resume,
 )
 from interruption.validation import (
-    ADAPTER_TURN,
     Authorize,
     ResolvedResume,
     ResumePolicy,
-    admit,
     authorize_turn,
-    interrupt_keys,
-    refuse,
-    unspent,
 )
 from interruption.wire import (
     check_schema,

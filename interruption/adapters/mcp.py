@@ -77,6 +77,7 @@ from interruption import (
     Store,
     json_equal,
 )
+from interruption.admission import ADAPTER_TURN, admit, pause_key, record_paused, refuse
 from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
 from interruption.errors import (
     ArgumentTypeError,
@@ -100,15 +101,10 @@ from interruption.resume import (
 )
 from interruption.tools import Tool, ToolContext, ToolContractError
 from interruption.validation import (
-    ADAPTER_TURN,
     Authorize,
     ResolvedResume,
     ResumePolicy,
-    admit,
     authorize_turn,
-    pause_key,
-    record_paused,
-    refuse,
     utc_now,
     validate_resume,
 )

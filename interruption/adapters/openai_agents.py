@@ -79,17 +79,10 @@ from interruption import (
     Text,
     ToolRequest,
 )
+from interruption.admission import ADAPTER_TURN, admit, refuse, unspent
 from interruption.approval import DECISION_SCHEMA, Approve, decision_from_json
 from interruption.loop import run_sync
-from interruption.validation import (
-    ADAPTER_TURN,
-    ResolvedResume,
-    ResumePolicy,
-    admit,
-    refuse,
-    unspent,
-    utc_now,
-)
+from interruption.validation import ResolvedResume, ResumePolicy, utc_now
 from interruption.wire import MAX_BYTES
 
 try:

@@ -88,10 +88,11 @@ from interruption import (
     canonical,
 )
 from interruption.adapters import _kept
+from interruption.admission import admit, pause_key
 from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
 from interruption.loop import refuse_running_loop
 from interruption.store import Store
-from interruption.validation import ResolvedResume, ResumePolicy, admit, pause_key
+from interruption.validation import ResolvedResume, ResumePolicy
 
 __all__ = [
     "FAILED_SCHEMA",
