@@ -1079,12 +1079,12 @@ class TestResumeEntries:
     def test_a_respond_among_restarts_is_refused_naming_its_place(self) -> None:
         """A `Respond` given as a restart is a FieldTypeError at ``restart[i]``."""
         with pytest.raises(FieldTypeError, match=r"restart\[1\]: expected Restart"):
-            Resume(restart=[Restart("a", "r1"), Respond("a", "r2", "x")])
+            Resume(restart=[Restart("a", "r1"), Respond("a", "r2", "x")])  # type: ignore[list-item]
 
     def test_a_restart_among_responds_is_refused_naming_its_place(self) -> None:
         """A `Restart` given as a respond is a FieldTypeError at ``respond[0]``."""
         with pytest.raises(FieldTypeError, match=r"respond\[0\]: expected Respond"):
-            Resume(respond=[Restart("a", "r1")])
+            Resume(respond=[Restart("a", "r1")])  # type: ignore[list-item]
 
     @pytest.mark.parametrize("entries", [5, "ab", {"a": 1}, None])
     def test_entries_that_are_no_sequence_are_refused(self, entries: object) -> None:
