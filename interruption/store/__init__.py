@@ -5,8 +5,9 @@ safe across processes on one machine) and `PostgresStore` (many processes
 or machines; needs the ``[postgres]`` extra). Each store's module (with
 asyncio, sqlite3 or psycopg) is imported when its name is first used.
 
-Without psycopg, ``from interruption.store import PostgresStore`` and
-``hasattr(interruption.store, "PostgresStore")`` still work, so a module
+Without psycopg or psycopg_pool, ``from interruption.store import
+PostgresStore`` and ``hasattr(interruption.store, "PostgresStore")`` still
+work, so a module
 that only names the store imports on any install: constructing the store
 raises `ExtraMissing` (an `ImportError`), which names the ``postgres`` extra.
 """
@@ -44,8 +45,10 @@ _LAZY: dict[str, str] = {
 }
 """The stores imported when first used, and the module of each."""
 
-_EXTRAS: dict[str, tuple[str, str]] = {"PostgresStore": ("postgres", "psycopg")}
-"""The stores that need an extra: the extra, and the top module it installs."""
+_EXTRAS: dict[str, tuple[str, frozenset[str]]] = {
+    "PostgresStore": ("postgres", frozenset({"psycopg", "psycopg_pool"})),
+}
+"""The stores that need an extra: the extra, and the top modules it installs."""
 
 
 def _unavailable(name: str, extra: str, cause: ImportError) -> type:
@@ -69,8 +72,9 @@ if not TYPE_CHECKING:  # a type checker sees the imports above instead
         try:
             value = getattr(importlib.import_module(module), name)
         except ImportError as error:
-            extra, top = _EXTRAS.get(name, ("", ""))
-            if not top or (error.name or top).partition(".")[0] != top:
+            extra, tops = _EXTRAS.get(name, ("", frozenset()))
+            top = (error.name or "").partition(".")[0]
+            if not tops or (top and top not in tops):
                 raise
             value = _unavailable(name, extra, error)
         globals()[name] = value

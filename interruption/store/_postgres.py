@@ -1,9 +1,9 @@
 """`PostgresStore`: many processes or machines serving one application.
 
-Needs the ``[postgres]`` extra (psycopg 3). The schema and its semantics
-mirror `SqliteStore`: a version table and migrations run on open, bodies
-kept as the text of `interruption.wire.dumps` and decoded strictly,
-timestamps as ``timestamptz``. Consuming a turn is one
+Needs the ``[postgres]`` extra (psycopg 3 and psycopg_pool). The schema and
+its semantics mirror `SqliteStore`: a version table and migrations run on
+open, bodies kept as the text of `interruption.wire.dumps` and decoded
+strictly, timestamps as ``timestamptz``. Consuming a turn is one
 ``UPDATE ... WHERE consumed_at IS NULL``: PostgreSQL makes a concurrent
 update wait for the first one to commit and re-check the condition, so of
 any number of resumes, on any number of machines, exactly one wins.
@@ -16,23 +16,56 @@ wrote it (a lower bound: none is ever deleted), so a write sends only the
 messages from there on; only a write to a session it has not seen reads
 the count first.
 
-Connections are pooled by `interruption.store._pool.Pool`, which binds
-nothing to an event loop, so one store serves successive loops (the sync
-twins of `Session` run each call in a fresh one) and loops in several
-threads.
+Connections are pooled by psycopg_pool's `AsyncConnectionPool`, whose
+workers, locks and connections belong to the event loop that opened it. A
+store is used from many loops: `asyncio.run` after `asyncio.run`, loops in
+several threads, and the blocking twins of `Session`, which run each thread's
+calls on that thread's own loop (`interruption.loop.run_sync`). So every
+call of every `PostgresStore` runs on one loop of its own, in a daemon
+thread started by the first call in the process (and again in a forked
+child, which the thread does not follow): the caller's loop awaits it
+there. One pool per store then keeps every promise of *max_size* and
+*timeout* whichever loops call, a pool is never left behind by a loop that
+ended, and closing the store closes it. The price is a hand-over between
+two threads per call (tens of microseconds, against the round trip's
+hundreds); one pool per calling loop would skip it, but could neither
+bound the connections of all loops together nor close a pool whose loop
+is gone.
+
+psycopg_pool opens connections in its workers, and tells a caller only
+that none came in time. A store wants a refused or failed connection
+reported at once, with the driver's error, as the call that would have
+opened it did before: its pool's connections report a failure to open
+(or to set up), and every call waiting for a connection then fails with
+it (`StoreUnavailable`, ``unreachable``). The pool tries once more at once
+and then stops; the next call that needs a connection tries anew.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+import asyncio
+import functools
+import os
+import threading
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from types import TracebackType
-from typing import Final, LiteralString, Self, final
+from typing import (
+    Any,
+    Concatenate,
+    Final,
+    LiteralString,
+    ParamSpec,
+    Self,
+    TypeVar,
+    final,
+)
 
-from psycopg import AsyncConnection, Rollback, errors, pq, sql
+from psycopg import AsyncConnection, Rollback, errors, sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.rows import TupleRow
+from psycopg_pool import AsyncConnectionPool, PoolClosed, PoolTimeout
 
 from interruption.errors import SessionInUse, StoreUnavailable, TurnIdTaken
 from interruption.parts import Message, ToolResponse
@@ -60,7 +93,6 @@ from interruption.store._base import (
     taken,
     turn_from_json,
 )
-from interruption.store._pool import Pool
 from interruption.wire import dumps
 
 __all__ = ["PostgresStore"]
@@ -174,14 +206,87 @@ _MIGRATION_LOCK: Final = "interruption.store"
 
 _Connection = AsyncConnection[TupleRow]
 
+T = TypeVar("T")
+P = ParamSpec("P")
+S = TypeVar("S")
 
-def _reusable(conn: _Connection) -> bool:
-    # A connection in a transaction or an error state is closed, not reused.
-    return (
-        not conn.closed
-        and not conn.broken
-        and conn.info.transaction_status == pq.TransactionStatus.IDLE
-    )
+
+@final
+class _LoopThread:
+    """The event loop every `PostgresStore` call runs on, in a thread of its own.
+
+    Started by the first call (none at import), and again in a forked child,
+    which the thread does not follow. A daemon thread: it does not keep the
+    interpreter alive, and a store that was never closed dies with it.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._left: list[asyncio.AbstractEventLoop] = []
+
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The loop, started in its thread if it is not yet."""
+        loop = self._loop
+        if loop is None:
+            with self._lock:
+                if self._loop is None:
+                    self._loop = asyncio.new_event_loop()
+                    threading.Thread(
+                        target=self._loop.run_forever,
+                        name="interruption-postgres",
+                        daemon=True,
+                    ).start()
+                loop = self._loop
+        return loop
+
+    def forget(self) -> None:
+        """In a forked child: the parent's loop runs nowhere; start anew if used."""
+        self._lock = threading.Lock()
+        if self._loop is not None:  # kept: collected, it would warn it is unclosed
+            self._left.append(self._loop)
+        self._loop = None
+
+    async def run(self, work: Coroutine[Any, Any, T]) -> T:
+        """Run *work* on the loop and await it from the caller's.
+
+        Cancelling the caller cancels *work*.
+        """
+        loop = self.loop()
+        if asyncio.get_running_loop() is loop:  # a store call within another
+            return await work
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, loop))
+
+
+_HOME: Final = _LoopThread()
+os.register_at_fork(after_in_child=_HOME.forget)
+
+
+def _at_home(
+    method: Callable[Concatenate[S, P], Coroutine[Any, Any, T]],
+) -> Callable[Concatenate[S, P], Coroutine[Any, Any, T]]:
+    """*method*, run on the stores' own loop (`_LoopThread`) whoever awaits it."""
+
+    @functools.wraps(method)
+    async def call(self: S, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return await _HOME.run(method(self, *args, **kwargs))
+
+    return call
+
+
+def _reporting(failed: Callable[[Exception], None]) -> type[_Connection]:
+    """A connection class for a pool that calls *failed* when a connect fails."""
+
+    class Reporting(_Connection):
+        @classmethod
+        async def connect(cls, conninfo: str = "", **kwargs: Any) -> Self:  # noqa: ANN401 - psycopg's own options, passed on
+            try:
+                return await super().connect(conninfo, **kwargs)
+            except Exception as error:
+                failed(error)
+                raise
+
+    return Reporting
 
 
 _UNFINISHED: Final[dict[str, LiteralString]] = {
@@ -382,8 +487,11 @@ class PostgresStore:
     The store connects lazily: the first call connects and migrates the
     schema. Call `open` (or use ``async with``) to do it up front, so that a
     bad DSN fails at start-up. Any event loop may use the store, one after
-    another or at once from several threads. A connection that failed is
-    dropped, and the next call connects anew.
+    another or at once from several threads: its calls run on one loop of
+    their own (see the module's docstring). A connection that failed is
+    dropped, and the next call connects anew; connections idle for ten
+    minutes beyond *min_size* are closed, and each is replaced after an
+    hour (psycopg_pool's ``max_idle`` and ``max_lifetime``).
 
     Args:
         dsn: A libpq connection string or URI, like
@@ -392,15 +500,16 @@ class PostgresStore:
             if missing); None for the connection's default ``search_path``
             (usually ``public``).
         min_size: Connections `open` makes ready up front (calls open more
-            on demand).
-        max_size: Connections open at most; concurrent calls beyond it wait
-            for a free one.
+            on demand, up to *max_size*), at least 0.
+        max_size: Connections open at most, whichever loops and threads
+            call; concurrent calls beyond it wait for a free one. At least 1.
         timeout: Seconds to wait for a free connection, and for the server
             to answer a connection attempt (libpq's ``connect_timeout``, at
             least 2) unless the DSN sets it.
 
     Raises:
         psycopg.ProgrammingError: if *dsn* is not a valid connection string.
+        InvalidArgument: for a *min_size* or *max_size* out of range.
 
     Example:
         ```python
@@ -420,8 +529,13 @@ class PostgresStore:
     ) -> None:
         self.dsn = dsn
         self.schema = schema
-        self._min_size = min_size
+        self._max_size = check_int("PostgresStore: max_size", max_size, 1)
+        self._min_size = min(
+            check_int("PostgresStore: min_size", min_size, 0), max_size
+        )
+        self._timeout = timeout
         self._migrated = False
+        self._closed = False
         # How many messages sessions had when this store last read or wrote
         # them: never more than they have (none is ever deleted), so a write
         # sends the messages from there on, not all, and needs no count first.
@@ -429,18 +543,19 @@ class PostgresStore:
         if "connect_timeout" not in conninfo_to_dict(dsn):
             dsn = make_conninfo(dsn, connect_timeout=max(2, round(timeout)))
         self._conninfo = dsn
-        self._pool: Pool[_Connection] = Pool(
-            self._connect,
-            reusable=_reusable,
-            max_size=max_size,
-            timeout=timeout,
-            name="PostgresStore",
-        )
+        # Made by the first call, on the loop it runs on (`_pooled`).
+        self._pool: AsyncConnectionPool[_Connection] | None = None
+        self._pool_loop: asyncio.AbstractEventLoop | None = None
+        # The calls waiting for a connection now, and the failure to open one
+        # that ends the wait, once there is one (`_take`, `_refuse`).
+        self._waiting: dict[asyncio.Task[Any], Exception | None] = {}
 
+    @_at_home
     async def open(self) -> None:
         """Connect, bring the schema up to date, and ready *min_size* connections.
 
-        Calling it again only tops the connections up to *min_size*.
+        Calling it again only tops the connections up to *min_size*: it holds
+        that many at once, those idle included, and gives them back.
 
         Raises:
             StoreUnavailable: ``closed`` if the store was closed;
@@ -451,10 +566,17 @@ class PostgresStore:
         """
         async with self._connection():
             pass
-        try:
-            await self._pool.warm(self._min_size)
-        except (StoreUnavailable, errors.OperationalError) as error:
-            raise self._unavailable(error) from error
+        pool = await self._pooled()
+        held = await asyncio.gather(
+            *(self._take(pool) for _ in range(self._min_size)),
+            return_exceptions=True,
+        )
+        for conn in held:
+            if not isinstance(conn, BaseException):
+                await pool.putconn(conn)
+        failures = [conn for conn in held if isinstance(conn, BaseException)]
+        if failures:
+            raise failures[0]
 
     async def __aenter__(self) -> Self:
         await self.open()
@@ -472,25 +594,104 @@ class PostgresStore:
     def _where(self) -> str:
         return f"PostgresStore (schema {self.schema or 'public'!r})"
 
+    async def _pooled(self) -> AsyncConnectionPool[_Connection]:
+        """The store's pool, opened on the running loop (the stores' own).
+
+        Raises:
+            StoreUnavailable: ``closed`` if the store was closed.
+        """
+        if self._closed:
+            raise StoreUnavailable(self._where, "closed", "the store was closed")
+        loop = asyncio.get_running_loop()
+        if self._pool is None or self._pool_loop is not loop:  # first, or forked
+            pool: AsyncConnectionPool[_Connection] = AsyncConnectionPool(
+                self._conninfo,
+                connection_class=_reporting(self._refuse),
+                kwargs={"autocommit": True},
+                min_size=0,  # `open` readies min_size; the pool keeps what is open
+                max_size=self._max_size,
+                open=False,
+                configure=self._set_up,
+                name=self._where,
+                timeout=self._timeout,
+                reconnect_timeout=0,  # a failure is reported; the next call retries
+            )
+            self._pool, self._pool_loop = pool, loop
+            # Starts the pool's workers; with wait=False it never suspends,
+            # so no other call sees the pool before it is open.
+            await pool.open()
+        return self._pool
+
     @asynccontextmanager
     async def _connection(self) -> AsyncIterator[_Connection]:
-        if self._pool.closed:
-            raise StoreUnavailable(self._where, "closed", "the store was closed")
+        pool = await self._pooled()
+        conn = await self._take(pool)
         try:
-            async with self._pool.connection() as conn:
-                if not self._migrated:
-                    await self._migrate(conn)
-                    self._migrated = True
-                yield conn
-        except (StoreUnavailable, errors.OperationalError) as error:
-            raise self._unavailable(error) from error
+            if not self._migrated:
+                await self._migrate(conn)
+                self._migrated = True
+            yield conn
+        except errors.OperationalError as error:
+            raise self._unreachable(error) from error
+        finally:
+            await pool.putconn(conn)
 
-    def _unavailable(
-        self, error: StoreUnavailable | errors.OperationalError
-    ) -> StoreUnavailable:
-        """The library's error for the pool's or the driver's *error*."""
-        if isinstance(error, StoreUnavailable):  # the pool's: name this store
-            return StoreUnavailable(self._where, error.reason, error.detail)
+    async def _take(self, pool: AsyncConnectionPool[_Connection]) -> _Connection:
+        """A connection of *pool*, for the running task; give it back with putconn.
+
+        Raises:
+            StoreUnavailable: ``busy`` if none was free within *timeout*;
+                ``closed`` if the store closed meanwhile; ``unreachable`` if
+                opening one failed while this call waited.
+            Exception: the failure to set a new connection up, if it was not
+                the driver's connection error.
+        """
+        task = asyncio.current_task()
+        if task is None:  # pragma: no cover - every call runs in a task
+            msg = "a store call runs in a task"
+            raise RuntimeError(msg)
+        self._waiting[task] = None
+        try:
+            return await pool.getconn()
+        except asyncio.CancelledError:
+            failure = self._waiting[task]
+            if failure is None:  # cancelled by the caller
+                raise
+            task.uncancel()
+            if isinstance(failure, errors.OperationalError):
+                raise self._unreachable(failure) from failure
+            raise failure from None
+        except PoolTimeout as error:
+            msg = (
+                f"no free connection within {self._timeout} s "
+                f"(max_size={self._max_size})"
+            )
+            raise StoreUnavailable(self._where, "busy", msg) from error
+        except PoolClosed as error:
+            raise StoreUnavailable(
+                self._where, "closed", "the store was closed"
+            ) from error
+        finally:
+            del self._waiting[task]
+
+    def _refuse(self, error: Exception) -> None:
+        """Opening a connection failed: end the wait of the calls it was for.
+
+        The call waiting longest fails, as the one that asked for the
+        connection; every waiting call does if the pool holds no other
+        connection (open or opening), as none would come.
+        """
+        pool = self._pool
+        others = pool.get_stats()["pool_size"] - 1 if pool is not None else 0
+        for task, failure in self._waiting.items():
+            if failure is None:
+                self._waiting[task] = error
+                task.cancel()
+                if others > 0:
+                    return
+
+    def _unreachable(self, error: errors.OperationalError) -> StoreUnavailable:
+        """The library's error for the driver's connection *error*."""
         # Connection refused or lost: what was in flight is unknown.
         msg = (
             f"the server cannot be reached or dropped the connection "
@@ -499,14 +700,15 @@ class PostgresStore:
         )
         return StoreUnavailable(self._where, "unreachable", msg)
 
-    async def _connect(self) -> _Connection:
-        conn = await AsyncConnection.connect(self._conninfo, autocommit=True)
+    async def _set_up(self, conn: _Connection) -> None:
+        """The pool's set-up of a new connection; a failure is reported."""
         try:
             await self._configure(conn)
-        except BaseException:
-            await conn.close()
+        except BaseException as error:
+            await conn.close()  # the pool drops it unclosed
+            if isinstance(error, Exception):
+                self._refuse(error)
             raise
-        return conn
 
     async def _configure(self, conn: _Connection) -> None:
         if self.schema is not None:
@@ -543,6 +745,7 @@ class PostgresStore:
                     "INSERT INTO schema_version (version) VALUES (%s)", (version,)
                 )
 
+    @_at_home
     async def schema_version(self) -> int:
         """Return the database's schema version.
 
@@ -601,6 +804,7 @@ class PostgresStore:
                 return row
             start = count
 
+    @_at_home
     async def load_history(
         self, session: str, start: int = 0
     ) -> tuple[Message, ...] | None:
@@ -631,6 +835,7 @@ class PostgresStore:
             self._remember(session, start + len(messages))
         return messages
 
+    @_at_home
     async def save(
         self,
         session: str,
@@ -672,6 +877,7 @@ class PostgresStore:
         if turn is not None and (row is None or not row[0]):
             raise _taken(turn)
 
+    @_at_home
     async def load_turn(
         self, session: str, turn_id: int | None = None
     ) -> StoredTurn | None:
@@ -713,6 +919,7 @@ class PostgresStore:
             ),
         )
 
+    @_at_home
     async def consume(
         self,
         turn: InterruptedTurn,
@@ -764,6 +971,7 @@ class PostgresStore:
             row = await cursor.fetchone()
         return row is not None and row[0] == 1
 
+    @_at_home
     async def record(self, session: str, turn_id: int, steps: Sequence[Step]) -> None:
         """Append steps taken while continuing a consumed turn, in one statement.
 
@@ -795,6 +1003,7 @@ class PostgresStore:
                 ),
             )
 
+    @_at_home
     async def finish(  # noqa: PLR0913 - keyword-only options
         self,
         turn: InterruptedTurn,
@@ -855,6 +1064,7 @@ class PostgresStore:
             return False  # closing, the turn was not open
         raise _taken(following)
 
+    @_at_home
     async def log(self, event: AuditEvent, sent: Resume | None = None) -> bool:
         """Append *event*; a rejected one only while its turn has room.
 
@@ -896,6 +1106,7 @@ class PostgresStore:
             )
             return cursor.rowcount == 1
 
+    @_at_home
     async def audit(self, session: str) -> tuple[AuditEvent, ...]:
         """Return *session*'s audit trail, oldest first.
 
@@ -916,6 +1127,7 @@ class PostgresStore:
             rows = await cursor.fetchall()
         return tuple(read_stored(str(body), AuditEvent) for (body,) in rows)
 
+    @_at_home
     async def sessions(
         self,
         state: Listed,
@@ -948,6 +1160,7 @@ class PostgresStore:
             rows = await cursor.fetchall()
         return tuple(str(session) for (session,) in rows)
 
+    @_at_home
     async def lease(
         self,
         session: str,
@@ -986,6 +1199,7 @@ class PostgresStore:
             )
             return cursor.rowcount == 1
 
+    @_at_home
     async def release(self, session: str, holder: str) -> None:
         """End *holder*'s lease on *session*, if it holds it.
 
@@ -1004,6 +1218,7 @@ class PostgresStore:
                 (session, holder),
             )
 
+    @_at_home
     async def spend(self, key: str, keep_until: datetime | None) -> bool:
         """Spend *key* once.
 
@@ -1019,6 +1234,7 @@ class PostgresStore:
         """
         return await self.spend_all((key,), keep_until)
 
+    @_at_home
     async def spend_all(
         self,
         keys: Sequence[str],
@@ -1054,6 +1270,7 @@ class PostgresStore:
             return True
         return False
 
+    @_at_home
     async def spent(self, keys: Sequence[str]) -> frozenset[str]:
         """Return those of *keys* already spent.
 
@@ -1074,6 +1291,7 @@ class PostgresStore:
             rows = await cursor.fetchall()
         return frozenset(str(key) for (key,) in rows)
 
+    @_at_home
     async def keep(self, key: str, record: bytes, keep_until: datetime | None) -> None:
         """Keep *record* under *key*, once, whichever machine asks.
 
@@ -1100,6 +1318,7 @@ class PostgresStore:
         if cursor.rowcount != 1:
             raise taken(key)
 
+    @_at_home
     async def kept(self, key: str) -> bytes | None:
         """Return the record kept under *key*.
 
@@ -1120,6 +1339,7 @@ class PostgresStore:
             row = await cursor.fetchone()
         return bytes(row[0]) if row is not None else None
 
+    @_at_home
     async def expire(self, now: datetime) -> int:
         """Forget spent marks and kept records kept until before *now*.
 
@@ -1141,9 +1361,15 @@ class PostgresStore:
             row = await cursor.fetchone()
         return int(row[0]) if row is not None else 0
 
+    @_at_home
     async def close(self) -> None:
         """Close the store's connections; it cannot be used afterwards.
 
-        Connections in use close when their call ends.
+        Calls waiting for a connection fail (`StoreUnavailable`, ``closed``);
+        connections in use close when their call ends. Closing again does
+        nothing.
         """
-        await self._pool.close()
+        self._closed = True
+        pool, self._pool = self._pool, None
+        if pool is not None and self._pool_loop is asyncio.get_running_loop():
+            await pool.close()
