@@ -661,7 +661,7 @@ class TestPostgresStore:
     def test_serves_one_event_loop_after_another(
         self, postgres_dsn: str, pg_schema: str
     ) -> None:
-        """Used from a second event loop (as sync callers do), the store reconnects."""
+        """Used from one event loop after another, the store serves each."""
         store = PostgresStore(postgres_dsn, schema=pg_schema)
         asyncio.run(store.save("s-1", turn(1).messages, turn(1)))
         assert asyncio.run(store.consume(turn(1), RESUME, None))
