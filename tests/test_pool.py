@@ -21,8 +21,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from interruption import InvalidArgument, StoreUnavailable
 from interruption.loop import run_sync
-from interruption.store import PostgresStore
+from interruption.store import PostgresStore, _postgres
 from interruption.store._base import StoredTurn
+from interruption.store._postgres import _LoopThread
 from psycopg.conninfo import make_conninfo
 
 from tests._postgres import limited_role, locked
@@ -45,6 +46,15 @@ def settled(dsn: str, name: str, expected: int) -> int:
     while (count := backends(dsn, name)) != expected and time.monotonic() < deadline:
         time.sleep(0.02)
     return count
+
+
+def stop(loop: asyncio.AbstractEventLoop) -> None:
+    """Stop a `_LoopThread`'s loop, and wait until its thread closed it."""
+    loop.call_soon_threadsafe(loop.stop)
+    deadline = time.monotonic() + 5
+    while not loop.is_closed() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert loop.is_closed()
 
 
 def terminate(dsn: str, name: str) -> None:
@@ -546,6 +556,47 @@ class TestLoops:
         assert outcome == "served"
         assert asyncio.run(store.load_turn("s-1")) is None  # the parent's still serve
         asyncio.run(store.close())
+
+
+class TestLoopThread:
+    def test_starts_on_first_use_and_again_after_a_fork(self) -> None:
+        """No thread before the first use; after forget (a fork), a new loop runs."""
+        home = _LoopThread()
+        home.forget()  # nothing started: nothing to leave behind
+        first = home.loop()
+        assert home.loop() is first
+        home.forget()
+        second = home.loop()
+        assert second is not first
+        assert asyncio.run(home.run(asyncio.sleep(0, "ran"))) == "ran"
+        for loop in (first, second):
+            stop(loop)
+
+    def test_a_store_whose_loop_is_gone_opens_a_pool_of_its_own(
+        self, postgres_dsn: str, pg_schema: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A store whose pool's loop runs nowhere (a forked child) opens its own.
+
+        A forked child's coverage is not measured, so the child's view is
+        made here: the stores' loop is replaced as `forget` does in a child.
+        """
+        name, dsn = named(postgres_dsn)
+        store = PostgresStore(dsn, schema=pg_schema)
+        assert asyncio.run(store.load_turn("s-1")) is None
+        parents, parents_loop = store._pool, _postgres._HOME.loop()
+        assert parents is not None
+        child = _LoopThread()
+        with monkeypatch.context() as patch:
+            patch.setattr(_postgres, "_HOME", child)
+            assert asyncio.run(store.load_turn("s-1")) is None
+            assert store._pool is not parents
+            assert backends(postgres_dsn, name) == 2  # the parent's and its own
+            asyncio.run(store.close())  # its own pool only: the other's loop is gone
+        assert settled(postgres_dsn, name, 1) == 1
+        # No child process ends here: close the parent's pool on its loop.
+        asyncio.run_coroutine_threadsafe(parents.close(), parents_loop).result()
+        assert settled(postgres_dsn, name, 0) == 0
+        stop(child.loop())
 
 
 def _in_child(store: PostgresStore, results: "Queue[str]") -> None:

@@ -227,18 +227,16 @@ class _LoopThread:
 
     def loop(self) -> asyncio.AbstractEventLoop:
         """The loop, started in its thread if it is not yet."""
-        loop = self._loop
-        if loop is None:
-            with self._lock:
-                if self._loop is None:
-                    self._loop = asyncio.new_event_loop()
-                    threading.Thread(
-                        target=self._loop.run_forever,
-                        name="interruption-postgres",
-                        daemon=True,
-                    ).start()
-                loop = self._loop
-        return loop
+        with self._lock:
+            if self._loop is None:
+                self._loop = asyncio.new_event_loop()
+                threading.Thread(
+                    target=_run_forever,
+                    args=(self._loop,),
+                    name="interruption-postgres",
+                    daemon=True,
+                ).start()
+            return self._loop
 
     def forget(self) -> None:
         """In a forked child: the parent's loop runs nowhere; start anew if used."""
@@ -256,6 +254,14 @@ class _LoopThread:
         if asyncio.get_running_loop() is loop:  # a store call within another
             return await work
         return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, loop))
+
+
+def _run_forever(loop: asyncio.AbstractEventLoop) -> None:
+    """The loop thread's work: run *loop* until it is stopped, then close it."""
+    try:
+        loop.run_forever()
+    finally:
+        loop.close()
 
 
 _HOME: Final = _LoopThread()
@@ -704,10 +710,9 @@ class PostgresStore:
         """The pool's set-up of a new connection; a failure is reported."""
         try:
             await self._configure(conn)
-        except BaseException as error:
+        except Exception as error:
             await conn.close()  # the pool drops it unclosed
-            if isinstance(error, Exception):
-                self._refuse(error)
+            self._refuse(error)
             raise
 
     async def _configure(self, conn: _Connection) -> None:
