@@ -33,12 +33,13 @@ bound the connections of all loops together nor close a pool whose loop
 is gone.
 
 psycopg_pool opens connections in its workers, and tells a caller only
-that none came in time. A store wants a refused or failed connection
-reported at once, with the driver's error, as the call that would have
-opened it did before: its pool's connections report a failure to open
-(or to set up), and every call waiting for a connection then fails with
-it (`StoreUnavailable`, ``unreachable``). The pool tries once more at once
-and then stops; the next call that needs a connection tries anew.
+that none came in time. A store wants a refused connection reported at
+once, with the driver's error, to the call it was for: its pool's
+connections report a failure to open (or to set up), and the call waiting
+longest then fails with it (`StoreUnavailable`, ``unreachable``), or every
+waiting call if the pool holds no other connection, as none would come.
+The pool tries once more at once and then stops; the next call that needs
+a connection tries anew.
 """
 
 from __future__ import annotations
