@@ -922,6 +922,10 @@ class _ThreadRunner:
             task.cancel()
         loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
 
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        """The loop, unless it was closed."""
+        return self._open()
+
     def close(self) -> None:
         """Close the loop as `asyncio.run` does (at exit); once is enough."""
         if self._open() is not None:
@@ -945,6 +949,17 @@ class _ThreadRunner:
 
 _RUNNERS: Final = threading.local()
 """Each thread's `_ThreadRunner`, made by its first blocking call."""
+
+
+def blocking_loop(loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether *loop* is this thread's loop for blocking calls (`run_sync`).
+
+    Such a loop runs only during a blocking call, and cancels what a call
+    left running: nothing that must outlive a call (a pool's workers) can
+    live on it.
+    """
+    runner: _ThreadRunner | None = getattr(_RUNNERS, "runner", None)
+    return runner is not None and runner.loop() is loop
 
 
 def refuse_running_loop(coroutine: Coroutine[Any, Any, object]) -> None:

@@ -71,9 +71,14 @@ async def waiting(store: PostgresStore, count: int) -> None:
     """Yield until *count* calls of *store* wait for a connection (5 s at most)."""
     deadline = time.monotonic() + 5
     # How many calls wait shows nowhere but in the store; it has no event.
-    while len(store._waiting) < count and time.monotonic() < deadline:  # noqa: ASYNC110
+    while waiters(store) < count and time.monotonic() < deadline:  # noqa: ASYNC110
         await asyncio.sleep(0.01)
-    assert len(store._waiting) >= count
+    assert waiters(store) >= count
+
+
+def waiters(store: PostgresStore) -> int:
+    """How many calls of *store* wait for a connection now, on any of its loops."""
+    return sum(len(waiting) for waiting in store._waiting.values())
 
 
 async def served_or_failure(store: PostgresStore) -> str:
@@ -148,7 +153,8 @@ class TestConnections:
     ) -> None:
         """Whatever calls and drops: served or unreachable, within max_size.
 
-        Each call is served, or unreachable only in a batch after a drop;
+        Each call is served, or unreachable only once a drop happened (a
+        connection dropped while idle fails the call that takes it next);
         the server never holds more than max_size connections; and one of
         max_size + 1 calls after the last drop is served.
         """
@@ -157,16 +163,18 @@ class TestConnections:
 
         async def go() -> None:
             async with PostgresStore(dsn, schema=schema, max_size=max_size) as store:
+                dropped = False
                 for calls, drop in batches:
                     if drop:
                         terminate(postgres_dsn, name)
+                    dropped |= drop
                     outcomes = await asyncio.gather(
                         *(store.load_turn("s-1") for _ in range(calls)),
                         return_exceptions=True,
                     )
                     for outcome in outcomes:
                         if outcome is not None:
-                            assert drop
+                            assert dropped
                             assert isinstance(outcome, StoreUnavailable)
                             assert outcome.reason == "unreachable"
                     assert backends(postgres_dsn, name) <= max_size
@@ -558,6 +566,75 @@ class TestLoops:
         asyncio.run(store.close())
 
 
+class TestOpeningLoop:
+    def test_the_loop_that_opened_the_store_is_served_where_it_is(
+        self, postgres_dsn: str, pg_schema: str
+    ) -> None:
+        """Calls from the loop that opened the store use a pool on that loop."""
+
+        async def go() -> None:
+            async with PostgresStore(postgres_dsn, schema=pg_schema) as store:
+                assert await store.load_turn("s-1") is None
+                assert list(store._pools) == [asyncio.get_running_loop()]
+
+        asyncio.run(go())
+
+    def test_a_blocking_callers_open_binds_nothing(
+        self, postgres_dsn: str, pg_schema: str
+    ) -> None:
+        """open() through run_sync leaves the store on its own loop: it serves on."""
+        name, dsn = named(postgres_dsn)
+        store = PostgresStore(dsn, schema=pg_schema, max_size=3)
+        run_sync(store.open())
+
+        async def many() -> list[StoredTurn | None]:
+            return await asyncio.gather(*(store.load_turn("s-1") for _ in range(3)))
+
+        for _ in range(3):  # the pool outlives each call, so more connections come
+            assert run_sync(many()) == [None] * 3
+        assert list(store._pools) == [_postgres._HOME.loop()]
+        assert backends(postgres_dsn, name) <= 3
+        run_sync(store.close())
+
+    def test_opening_again_after_the_opening_loop_ended_binds_the_new_one(
+        self, postgres_dsn: str, pg_schema: str
+    ) -> None:
+        """A store opened by an asyncio.run that ended is bound by the next open."""
+        store = PostgresStore(postgres_dsn, schema=pg_schema)
+        asyncio.run(store.open())
+        assert asyncio.run(store.load_turn("s-1")) is None  # the stores' own loop
+
+        async def reopen() -> asyncio.AbstractEventLoop:
+            await store.open()
+            assert await store.load_turn("s-1") is None
+            return asyncio.get_running_loop()
+
+        loop = asyncio.run(reopen())
+        assert store._local is loop
+        assert loop in store._pools
+        asyncio.run(store.close())
+
+    def test_close_from_another_loop_closes_the_opening_loops_pool(
+        self, postgres_dsn: str, pg_schema: str
+    ) -> None:
+        """A store opened by a loop running in a thread closes from any loop."""
+        name, dsn = named(postgres_dsn)
+        store = PostgresStore(dsn, schema=pg_schema, min_size=2)
+        serving = asyncio.new_event_loop()
+        thread = threading.Thread(target=serving.run_forever)
+        thread.start()
+        try:
+            asyncio.run_coroutine_threadsafe(store.open(), serving).result(30)
+            assert asyncio.run(store.load_turn("s-1")) is None  # the stores' own
+            assert backends(postgres_dsn, name) == 3
+            asyncio.run(store.close())
+            assert settled(postgres_dsn, name, 0) == 0
+        finally:
+            serving.call_soon_threadsafe(serving.stop)
+            thread.join()
+            serving.close()
+
+
 class TestLoopThread:
     def test_starts_on_first_use_and_again_after_a_fork(self) -> None:
         """No thread before the first use; after forget (a fork), a new loop runs."""
@@ -583,13 +660,14 @@ class TestLoopThread:
         name, dsn = named(postgres_dsn)
         store = PostgresStore(dsn, schema=pg_schema)
         assert asyncio.run(store.load_turn("s-1")) is None
-        parents, parents_loop = store._pool, _postgres._HOME.loop()
-        assert parents is not None
+        parents_loop = _postgres._HOME.loop()
+        parents = store._pools[parents_loop]
         child = _LoopThread()
+        child._left.append(parents_loop)  # as `forget` leaves it in a child
         with monkeypatch.context() as patch:
             patch.setattr(_postgres, "_HOME", child)
             assert asyncio.run(store.load_turn("s-1")) is None
-            assert store._pool is not parents
+            assert store._pools[child.loop()] is not parents
             assert backends(postgres_dsn, name) == 2  # the parent's and its own
             asyncio.run(store.close())  # its own pool only: the other's loop is gone
         assert settled(postgres_dsn, name, 1) == 1

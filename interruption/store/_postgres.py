@@ -69,6 +69,7 @@ from psycopg.rows import TupleRow
 from psycopg_pool import AsyncConnectionPool, PoolClosed, PoolTimeout
 
 from interruption.errors import SessionInUse, StoreUnavailable, TurnIdTaken
+from interruption.loop import blocking_loop
 from interruption.parts import Message, ToolResponse
 from interruption.resume import InterruptedTurn, Resume
 from interruption.store._base import (
@@ -209,7 +210,6 @@ _Connection = AsyncConnection[TupleRow]
 
 T = TypeVar("T")
 P = ParamSpec("P")
-S = TypeVar("S")
 
 
 @final
@@ -225,6 +225,10 @@ class _LoopThread:
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._left: list[asyncio.AbstractEventLoop] = []
+
+    def gone(self, loop: asyncio.AbstractEventLoop) -> bool:
+        """Whether *loop* runs no more here: closed, or a forked parent's."""
+        return loop.is_closed() or loop in self._left
 
     def loop(self) -> asyncio.AbstractEventLoop:
         """The loop, started in its thread if it is not yet."""
@@ -270,13 +274,20 @@ os.register_at_fork(after_in_child=_HOME.forget)
 
 
 def _at_home(
-    method: Callable[Concatenate[S, P], Coroutine[Any, Any, T]],
-) -> Callable[Concatenate[S, P], Coroutine[Any, Any, T]]:
-    """*method*, run on the stores' own loop (`_LoopThread`) whoever awaits it."""
+    method: Callable[Concatenate[PostgresStore, P], Coroutine[Any, Any, T]],
+) -> Callable[Concatenate[PostgresStore, P], Coroutine[Any, Any, T]]:
+    """*method*, run where the store serves the caller's loop.
+
+    On the loop that opened the store, where it is (`PostgresStore.open`);
+    on the stores' own loop (`_LoopThread`) for any other.
+    """
 
     @functools.wraps(method)
-    async def call(self: S, /, *args: P.args, **kwargs: P.kwargs) -> T:
-        return await _HOME.run(method(self, *args, **kwargs))
+    async def call(self: PostgresStore, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        work = method(self, *args, **kwargs)
+        if self._local is asyncio.get_running_loop():
+            return await work
+        return await _HOME.run(work)
 
     return call
 
@@ -550,19 +561,28 @@ class PostgresStore:
         if "connect_timeout" not in conninfo_to_dict(dsn):
             dsn = make_conninfo(dsn, connect_timeout=max(2, round(timeout)))
         self._conninfo = dsn
-        # Made by the first call, on the loop it runs on (`_pooled`).
-        self._pool: AsyncConnectionPool[_Connection] | None = None
-        self._pool_loop: asyncio.AbstractEventLoop | None = None
-        # The calls waiting for a connection now, and the failure to open one
-        # that ends the wait, once there is one (`_take`, `_refuse`).
-        self._waiting: dict[asyncio.Task[Any], Exception | None] = {}
+        # The loop that opened the store, served where it is (`open`).
+        self._local: asyncio.AbstractEventLoop | None = None
+        # A pool per loop that serves calls: the stores' own, and the one
+        # that opened the store (`_pooled`).
+        self._pools: dict[asyncio.AbstractEventLoop, AsyncConnectionPool[_Connection]]
+        self._pools = {}
+        # Per such loop, the calls waiting for a connection now, and the
+        # failure to open one that ends the wait, once there is one.
+        self._waiting: dict[
+            asyncio.AbstractEventLoop, dict[asyncio.Task[Any], Exception | None]
+        ] = {}
 
-    @_at_home
     async def open(self) -> None:
         """Connect, bring the schema up to date, and ready *min_size* connections.
 
         Calling it again only tops the connections up to *min_size*: it holds
         that many at once, those idle included, and gives them back.
+
+        The event loop that opens the store (not a blocking twin's, see
+        `interruption.loop.run_sync`) is served where it is, by a pool of its
+        own, while it lives: a service opens its store on the loop that
+        serves it. Every other loop is served by the stores' own loop.
 
         Raises:
             StoreUnavailable: ``closed`` if the store was closed;
@@ -571,6 +591,16 @@ class PostgresStore:
                 ``unreachable`` if the server cannot be reached (within
                 *timeout*, unless the DSN sets ``connect_timeout``).
         """
+        loop = asyncio.get_running_loop()
+        if (self._local is None or _HOME.gone(self._local)) and not blocking_loop(loop):
+            if self._local is not None:  # its pool went with its loop
+                self._pools.pop(self._local, None)
+                self._waiting.pop(self._local, None)
+            self._local = loop
+        await self._open()
+
+    @_at_home
+    async def _open(self) -> None:
         async with self._connection():
             pass
         pool = await self._pooled()
@@ -602,7 +632,7 @@ class PostgresStore:
         return f"PostgresStore (schema {self.schema or 'public'!r})"
 
     async def _pooled(self) -> AsyncConnectionPool[_Connection]:
-        """The store's pool, opened on the running loop (the stores' own).
+        """The store's pool of the running loop, opened when first needed.
 
         Raises:
             StoreUnavailable: ``closed`` if the store was closed.
@@ -610,10 +640,11 @@ class PostgresStore:
         if self._closed:
             raise StoreUnavailable(self._where, "closed", "the store was closed")
         loop = asyncio.get_running_loop()
-        if self._pool is None or self._pool_loop is not loop:  # first, or forked
-            pool: AsyncConnectionPool[_Connection] = AsyncConnectionPool(
+        pool = self._pools.get(loop)
+        if pool is None:  # first, or forked
+            pool = AsyncConnectionPool(
                 self._conninfo,
-                connection_class=_reporting(self._refuse),
+                connection_class=_reporting(functools.partial(self._refuse, loop)),
                 kwargs={"autocommit": True},
                 min_size=0,  # `open` readies min_size; the pool keeps what is open
                 max_size=self._max_size,
@@ -623,11 +654,11 @@ class PostgresStore:
                 timeout=self._timeout,
                 reconnect_timeout=0,  # a failure is reported; the next call retries
             )
-            self._pool, self._pool_loop = pool, loop
+            self._pools[loop], self._waiting[loop] = pool, {}
             # Starts the pool's workers; with wait=False it never suspends,
             # so no other call sees the pool before it is open.
             await pool.open()
-        return self._pool
+        return pool
 
     @asynccontextmanager
     async def _connection(self) -> AsyncIterator[_Connection]:
@@ -657,11 +688,12 @@ class PostgresStore:
         if task is None:  # pragma: no cover - every call runs in a task
             msg = "a store call runs in a task"
             raise RuntimeError(msg)
-        self._waiting[task] = None
+        waiting = self._waiting[task.get_loop()]
+        waiting[task] = None
         try:
             return await pool.getconn()
         except asyncio.CancelledError:
-            failure = self._waiting[task]
+            failure = waiting[task]
             if failure is None:  # cancelled by the caller
                 raise
             task.uncancel()
@@ -679,20 +711,21 @@ class PostgresStore:
                 self._where, "closed", "the store was closed"
             ) from error
         finally:
-            del self._waiting[task]
+            del waiting[task]
 
-    def _refuse(self, error: Exception) -> None:
+    def _refuse(self, loop: asyncio.AbstractEventLoop, error: Exception) -> None:
         """Opening a connection failed: end the wait of the calls it was for.
 
         The call waiting longest fails, as the one that asked for the
         connection; every waiting call does if the pool holds no other
         connection (open or opening), as none would come.
         """
-        pool = self._pool
+        pool = self._pools.get(loop)
         others = pool.get_stats()["pool_size"] - 1 if pool is not None else 0
-        for task, failure in self._waiting.items():
+        waiting = self._waiting.get(loop, {})
+        for task, failure in waiting.items():
             if failure is None:
-                self._waiting[task] = error
+                waiting[task] = error
                 task.cancel()
                 if others > 0:
                     return
@@ -713,7 +746,7 @@ class PostgresStore:
             await self._configure(conn)
         except Exception as error:
             await conn.close()  # the pool drops it unclosed
-            self._refuse(error)
+            self._refuse(asyncio.get_running_loop(), error)
             raise
 
     async def _configure(self, conn: _Connection) -> None:
@@ -1367,15 +1400,21 @@ class PostgresStore:
             row = await cursor.fetchone()
         return int(row[0]) if row is not None else 0
 
-    @_at_home
     async def close(self) -> None:
         """Close the store's connections; it cannot be used afterwards.
 
         Calls waiting for a connection fail (`StoreUnavailable`, ``closed``);
         connections in use close when their call ends. Closing again does
-        nothing.
+        nothing. (A pool whose loop is gone, with an `asyncio.run` that
+        opened the store, went with it: its connections close when it is
+        collected.)
         """
         self._closed = True
-        pool, self._pool = self._pool, None
-        if pool is not None and self._pool_loop is asyncio.get_running_loop():
-            await pool.close()
+        pools, self._pools = self._pools, {}
+        here = asyncio.get_running_loop()
+        for loop, pool in pools.items():
+            if loop is here:
+                await pool.close()
+            elif not _HOME.gone(loop) and loop.is_running():
+                done = asyncio.run_coroutine_threadsafe(pool.close(), loop)
+                await asyncio.wrap_future(done)
