@@ -879,10 +879,11 @@ def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
     Every blocking twin is this call around its async original. Each thread
     keeps one event loop for its blocking calls (made on its first, closed
     when the thread ends or the interpreter exits), so a call does not pay
-    for a new loop. A `PostgresStore` runs its calls on a loop of its own,
-    so its one pool serves the blocking callers of every thread (within
-    its ``max_size``) and async callers alike. As with `asyncio.run`, tasks
-    the call left running are cancelled before it returns.
+    for a new loop. A `PostgresStore` serves the blocking callers of every
+    thread from one pool on a loop of its own (within its ``max_size``):
+    nothing that must outlive a call lives on this loop, since, as with
+    `asyncio.run`, tasks the call left running are cancelled before it
+    returns (`blocking_loop` tells such a loop).
 
     Raises:
         EventLoopRunning: if called from inside a running event loop (a

@@ -18,19 +18,22 @@ the count first.
 
 Connections are pooled by psycopg_pool's `AsyncConnectionPool`, whose
 workers, locks and connections belong to the event loop that opened it. A
-store is used from many loops: `asyncio.run` after `asyncio.run`, loops in
-several threads, and the blocking twins of `Session`, which run each thread's
-calls on that thread's own loop (`interruption.loop.run_sync`). So every
-call of every `PostgresStore` runs on one loop of its own, in a daemon
-thread started by the first call in the process (and again in a forked
-child, which the thread does not follow): the caller's loop awaits it
-there. One pool per store then keeps every promise of *max_size* and
-*timeout* whichever loops call, a pool is never left behind by a loop that
-ended, and closing the store closes it. The price is a hand-over between
-two threads per call (tens of microseconds, against the round trip's
-hundreds); one pool per calling loop would skip it, but could neither
-bound the connections of all loops together nor close a pool whose loop
-is gone.
+store is used from many loops: the one a service serves from, `asyncio.run`
+after `asyncio.run`, loops in several threads, and the blocking twins of
+`Session`, which run each thread's calls on that thread's own loop and
+cancel what a call leaves running (`interruption.loop.run_sync`). So a
+store has two pools at most. The loop that opened it (`PostgresStore.open`,
+``async with``) is served where it is, by a pool on that loop, while it
+lives. Every other loop is served by one loop of all the stores' own, in a
+daemon thread started by the first such call in the process (and again in
+a forked child, which the thread does not follow): the caller's loop
+awaits the call there, so one pool keeps *max_size* and *timeout* for all
+of them, and no pool is left behind by a loop that ended. That hand-over
+between two threads costs a call about one more round trip on a busy
+machine, which is why the opening loop keeps a pool of its own; one pool
+per calling loop would skip it everywhere, but a blocking twin's loop
+cancels a pool's workers after each call, and a pool on a loop that ended
+can no longer be closed.
 
 psycopg_pool opens connections in its workers, and tells a caller only
 that none came in time. A store wants a refused connection reported at
@@ -505,8 +508,9 @@ class PostgresStore:
     The store connects lazily: the first call connects and migrates the
     schema. Call `open` (or use ``async with``) to do it up front, so that a
     bad DSN fails at start-up. Any event loop may use the store, one after
-    another or at once from several threads: its calls run on one loop of
-    their own (see the module's docstring). A connection that failed is
+    another or at once from several threads: the loop that opened it is
+    served where it is, every other on one loop of the stores' own (see
+    the module's docstring). A connection that failed is
     dropped, and the next call connects anew; connections idle for ten
     minutes beyond *min_size* are closed, and each is replaced after an
     hour (psycopg_pool's ``max_idle`` and ``max_lifetime``).
@@ -519,8 +523,9 @@ class PostgresStore:
             (usually ``public``).
         min_size: Connections `open` makes ready up front (calls open more
             on demand, up to *max_size*), at least 0.
-        max_size: Connections open at most, whichever loops and threads
-            call; concurrent calls beyond it wait for a free one. At least 1.
+        max_size: Connections open at most by each of the store's two pools
+            (the opening loop's, and the one every other loop shares);
+            concurrent calls beyond it wait for a free one. At least 1.
         timeout: Seconds to wait for a free connection, and for the server
             to answer a connection attempt (libpq's ``connect_timeout``, at
             least 2) unless the DSN sets it.
