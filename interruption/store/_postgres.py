@@ -295,6 +295,27 @@ def _at_home(
     return call
 
 
+@final
+class _Pool(AsyncConnectionPool[_Connection]):
+    """psycopg_pool's pool, handing out the connection given back last.
+
+    psycopg_pool hands its idle connections out in turn (first in, first
+    out), so a store that keeps *min_size* of them sends one caller's
+    statements to each server process in turn: each has its statements
+    prepared and its caches warm only after many calls, and a cycle of one
+    caller over 16 connections measured 1.5 to 2 times one over a single
+    connection. Last in, first out keeps the fewest connections busy and
+    warm (the others idle, and close after ``max_idle`` beyond min_size).
+    """
+
+    async def _get_ready_connection(
+        self,
+        timeout: float | None,  # noqa: ASYNC109 - psycopg_pool's signature
+    ) -> _Connection | None:
+        self._pool.rotate(1)  # the one given back last comes first
+        return await super()._get_ready_connection(timeout)
+
+
 def _reporting(failed: Callable[[Exception], None]) -> type[_Connection]:
     """A connection class for a pool that calls *failed* when a connect fails."""
 
@@ -647,7 +668,7 @@ class PostgresStore:
         loop = asyncio.get_running_loop()
         pool = self._pools.get(loop)
         if pool is None:  # first, or forked
-            pool = AsyncConnectionPool(
+            pool = _Pool(
                 self._conninfo,
                 connection_class=_reporting(functools.partial(self._refuse, loop)),
                 kwargs={"autocommit": True},
