@@ -141,6 +141,28 @@ class TestConnections:
 
         assert asyncio.run(go()) == [None] * 20
 
+    def test_calls_one_after_another_use_the_connection_given_back_last(
+        self, postgres_dsn: str, pg_schema: str
+    ) -> None:
+        """With min_size connections idle, calls in a row all run on one of them."""
+        name, dsn = named(postgres_dsn)
+
+        async def go() -> int:
+            async with PostgresStore(dsn, schema=pg_schema, min_size=3) as store:
+                assert backends(postgres_dsn, name) == 3
+                for _ in range(9):
+                    assert await store.load_turn("s-1") is None
+                with psycopg.connect(postgres_dsn, autocommit=True) as admin:
+                    row = admin.execute(
+                        "SELECT count(*) FROM pg_stat_activity "
+                        "WHERE application_name = %s AND query LIKE %s",
+                        (name, "%FROM turns t LEFT JOIN LATERAL%"),
+                    ).fetchone()
+                assert row is not None
+                return int(row[0])
+
+        assert asyncio.run(go()) == 1
+
     @settings(max_examples=8, deadline=None)
     @given(
         max_size=st.integers(1, 3),
