@@ -879,9 +879,11 @@ def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
     Every blocking twin is this call around its async original. Each thread
     keeps one event loop for its blocking calls (made on its first, closed
     when the thread ends or the interpreter exits), so a call does not pay
-    for a new loop, and what a store opened on it (a pooled connection)
-    serves the thread's next call. As with `asyncio.run`, tasks the call
-    left running are cancelled before it returns.
+    for a new loop. A `PostgresStore` serves the blocking callers of every
+    thread from one pool on a loop of its own (within its ``max_size``):
+    nothing that must outlive a call lives on this loop, since, as with
+    `asyncio.run`, tasks the call left running are cancelled before it
+    returns (`blocking_loop` tells such a loop).
 
     Raises:
         EventLoopRunning: if called from inside a running event loop (a
@@ -921,6 +923,10 @@ class _ThreadRunner:
             task.cancel()
         loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
 
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        """The loop, unless it was closed."""
+        return self._open()
+
     def close(self) -> None:
         """Close the loop as `asyncio.run` does (at exit); once is enough."""
         if self._open() is not None:
@@ -944,6 +950,17 @@ class _ThreadRunner:
 
 _RUNNERS: Final = threading.local()
 """Each thread's `_ThreadRunner`, made by its first blocking call."""
+
+
+def blocking_loop(loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether *loop* is this thread's loop for blocking calls (`run_sync`).
+
+    Such a loop runs only during a blocking call, and cancels what a call
+    left running: nothing that must outlive a call (a pool's workers) can
+    live on it.
+    """
+    runner: _ThreadRunner | None = getattr(_RUNNERS, "runner", None)
+    return runner is not None and runner.loop() is loop
 
 
 def refuse_running_loop(coroutine: Coroutine[Any, Any, object]) -> None:

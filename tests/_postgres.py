@@ -6,6 +6,8 @@ as on a fresh CI machine), creates a cluster in a temporary directory,
 starts it on 127.0.0.1 at a free port with trust authentication, and
 returns a `Server` whose `stop` shuts it down and deletes the directory (a
 watchdog does the same if the test run is killed first).
+`limited_role` and `locked` make the server itself refuse a connection or
+hold a statement, for the tests of the store's pool.
 initdb refuses to run as root, so as root the cluster belongs to the
 ``postgres`` system user (created if missing) and the programs run through
 ``runuser``. Durability is off (``fsync=off``): the data is thrown away.
@@ -22,12 +24,17 @@ import signal
 import socket
 import subprocess
 import tempfile
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
 import attrs
+import psycopg
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-__all__ = ["Server", "start"]
+__all__ = ["Role", "Server", "limited_role", "locked", "start"]
 
 _USER: Final = "postgres"
 _APT_ENV: Final = {"DEBIAN_FRONTEND": "noninteractive"}
@@ -248,3 +255,91 @@ def start() -> Server:
         raise
     dsn = f"host=127.0.0.1 port={port} user={_USER} dbname=postgres"
     return Server(dsn, root, prefix, bindir).guard()
+
+
+@attrs.frozen
+class Role:
+    """A login role of a test's own, allowed few connections at once.
+
+    Attributes:
+        name: The role's name.
+        dsn: How to connect as it.
+        admin: How to connect as the superuser.
+    """
+
+    name: str
+    dsn: str
+    admin: str
+
+    def limit(self, connections: int) -> None:
+        """Let the role hold *connections* at once (the server refuses more)."""
+        with psycopg.connect(self.admin, autocommit=True) as conn:
+            conn.execute(
+                sql.SQL("ALTER ROLE {} CONNECTION LIMIT {}").format(
+                    sql.Identifier(self.name), sql.Literal(connections)
+                )
+            )
+
+
+@contextlib.contextmanager
+def limited_role(dsn: str, connections: int) -> Iterator[Role]:
+    """A role that may create schemas and hold *connections* connections at once.
+
+    The server refuses its next connection with ``too many connections for
+    role`` (an `psycopg.OperationalError`, as a refused connection is).
+
+    Args:
+        dsn: How to reach the server as the superuser.
+        connections: How many connections the role may hold at once.
+
+    Yields:
+        The role; afterwards its connections end, and it and what it owns go.
+    """
+    name = f"r_{uuid.uuid4().hex[:12]}"
+    role = sql.Identifier(name)
+    database = sql.Identifier(str(conninfo_to_dict(dsn).get("dbname") or "postgres"))
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE ROLE {} LOGIN").format(role))
+        conn.execute(
+            sql.SQL("GRANT CREATE ON DATABASE {} TO {}").format(database, role)
+        )
+    limited = Role(name, make_conninfo(dsn, user=name), dsn)
+    limited.limit(connections)
+    try:
+        yield limited
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE usename = %s",
+                (name,),
+            )
+            conn.execute(sql.SQL("DROP OWNED BY {} CASCADE").format(role))
+            conn.execute(sql.SQL("DROP ROLE {}").format(role))
+
+
+@contextlib.contextmanager
+def locked(dsn: str, schema: str, table: str = "turns") -> Iterator[None]:
+    """Hold an exclusive lock on *schema*'s *table*: statements on it wait.
+
+    A store call that reads the table (``load_turn`` reads ``turns``) keeps
+    its connection, waiting, until the block ends.
+
+    Args:
+        dsn: How to reach the server as the superuser.
+        schema: The store's schema (its tables must exist: open it first).
+        table: The table to lock.
+
+    Yields:
+        While the block runs, the lock is held.
+    """
+    with psycopg.connect(dsn) as conn:
+        conn.execute(
+            sql.SQL("LOCK TABLE {}.{} IN ACCESS EXCLUSIVE MODE").format(
+                sql.Identifier(schema), sql.Identifier(table)
+            )
+        )
+        try:
+            yield
+        finally:
+            conn.rollback()

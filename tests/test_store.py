@@ -2,6 +2,7 @@ import asyncio
 import concurrent.futures
 import json
 import sqlite3
+import sys
 from collections.abc import Callable, Coroutine
 from contextlib import closing
 from datetime import UTC, datetime
@@ -12,7 +13,14 @@ import attrs
 import interruption.store
 import psycopg
 import pytest
-from interruption import JSON, ResumePolicy, StoreUnavailable, dumps, validate_resume
+from interruption import (
+    JSON,
+    ExtraMissing,
+    ResumePolicy,
+    StoreUnavailable,
+    dumps,
+    validate_resume,
+)
 from interruption.approval import DECISION_SCHEMA
 from interruption.kinds import ApprovalPending, Custom
 from interruption.parts import Message, Role, ToolRequest, ToolResponse
@@ -38,6 +46,7 @@ from interruption.testing.store_contract import CONTRACT, Check
 from interruption.testing.store_contract import turn as contract_turn
 from psycopg import sql
 
+from tests._postgres import limited_role, locked
 from tests._race import RACERS, race_processes
 from tests._stores import (
     backends,
@@ -652,7 +661,7 @@ class TestPostgresStore:
     def test_serves_one_event_loop_after_another(
         self, postgres_dsn: str, pg_schema: str
     ) -> None:
-        """Used from a second event loop (as sync callers do), the store reconnects."""
+        """Used from one event loop after another, the store serves each."""
         store = PostgresStore(postgres_dsn, schema=pg_schema)
         asyncio.run(store.save("s-1", turn(1).messages, turn(1)))
         assert asyncio.run(store.consume(turn(1), RESUME, None))
@@ -692,29 +701,20 @@ class TestPostgresStore:
         asyncio.run(go())
 
     def test_a_connection_open_cannot_warm_is_unreachable(
-        self, postgres_dsn: str, pg_schema: str, monkeypatch: pytest.MonkeyPatch
+        self, postgres_dsn: str, pg_schema: str
     ) -> None:
-        """A failure while open() readies min_size connections: unreachable."""
-        store = PostgresStore(postgres_dsn, schema=pg_schema, min_size=2)
-        real = store._connect
-        opened: list[int] = []
+        """A connection refused while open() readies min_size: unreachable."""
+        with limited_role(postgres_dsn, 1) as role:
+            store = PostgresStore(role.dsn, schema=pg_schema, min_size=2)
 
-        async def second_fails() -> object:
-            opened.append(1)
-            if len(opened) > 1:
-                raise psycopg.OperationalError("connection refused")
-            return await real()
+            async def go() -> None:
+                with pytest.raises(StoreUnavailable, match="too many") as failed:
+                    await store.open()
+                assert failed.value.reason == "unreachable"
+                assert isinstance(failed.value.__cause__, psycopg.OperationalError)
+                await store.close()
 
-        monkeypatch.setattr(store, "_connect", second_fails)
-        store._pool._connect = second_fails  # type: ignore[assignment]
-
-        async def go() -> None:
-            with pytest.raises(StoreUnavailable, match="refused") as failed:
-                await store.open()
-            assert failed.value.reason == "unreachable"
-            await store.close()
-
-        asyncio.run(go())
+            asyncio.run(go())
 
     def test_a_full_pool_is_busy(self, postgres_dsn: str, pg_schema: str) -> None:
         """No connection free within the timeout: StoreUnavailable (busy)."""
@@ -723,13 +723,17 @@ class TestPostgresStore:
             store = PostgresStore(
                 postgres_dsn, schema=pg_schema, max_size=1, timeout=0.1
             )
-            async with store._connection():
+            await store.open()
+            with locked(postgres_dsn, pg_schema):
+                held = asyncio.ensure_future(store.load_turn("s-1"))
+                await asyncio.sleep(0.2)  # its statement waits for the lock
                 with pytest.raises(
                     StoreUnavailable, match="no free connection"
                 ) as busy:
                     await store.load_turn("s-1")
             assert busy.value.reason == "busy"
             assert busy.value.store == f"PostgresStore (schema {pg_schema!r})"
+            assert await held is None
             assert await store.load_turn("s-1") is None
             await store.close()
 
@@ -935,7 +939,19 @@ class TestStoredForm:
 
 
 class TestStoreModule:
+    def test_postgres_store_without_psycopg_pool_names_its_extra(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Without psycopg_pool (part of the extra), PostgresStore is ExtraMissing."""
+        monkeypatch.setitem(sys.modules, "psycopg_pool", None)
+        monkeypatch.delitem(sys.modules, "interruption.store._postgres", raising=False)
+        monkeypatch.delattr(interruption.store, "PostgresStore", raising=False)
+        with pytest.raises(ExtraMissing) as caught:
+            interruption.store.PostgresStore("postgresql://localhost/app")
+        assert caught.value.extra == "postgres"
+        assert "psycopg_pool" in str(caught.value)
+
     def test_unknown_attribute(self) -> None:
         """The package names its stores and nothing else."""
-        with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        with pytest.raises(AttributeError, match=r"interruption\.store attribute Nope"):
             getattr(interruption.store, "Nope")  # noqa: B009 - the point

@@ -6,10 +6,11 @@ or machines; needs the ``[postgres]`` extra). Each name is listed once, in
 ``__init__.pyi`` beside this file, and its module (with asyncio, sqlite3 or
 psycopg) is imported when the name is first used (`lazy_loader`).
 
-Without psycopg, ``from interruption.store import PostgresStore`` and
-``hasattr(interruption.store, "PostgresStore")`` still work, so a module
-that only names the store imports on any install: constructing the store
-raises `ExtraMissing` (an `ImportError`), which names the ``postgres`` extra.
+Without psycopg or psycopg_pool, ``from interruption.store import
+PostgresStore`` and ``hasattr(interruption.store, "PostgresStore")`` still
+work, so a module that only names the store imports on any install:
+constructing the store raises `ExtraMissing` (an `ImportError`), which
+names the ``postgres`` extra.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from interruption.errors import ExtraMissing
 
 _attached, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)
 
-_EXTRAS: dict[str, tuple[str, str]] = {"PostgresStore": ("postgres", "psycopg")}
-"""The stores that need an extra: the extra, and the top module it installs."""
+_EXTRAS: dict[str, tuple[str, frozenset[str]]] = {
+    "PostgresStore": ("postgres", frozenset({"psycopg", "psycopg_pool"})),
+}
+"""The stores that need an extra: the extra, and the top modules it installs."""
 
 
 def _unavailable(name: str, extra: str, cause: ImportError) -> type:
@@ -50,8 +53,9 @@ def __getattr__(name: str) -> object:
     try:
         return _attached(name)
     except ImportError as error:
-        extra, top = _EXTRAS.get(name, ("", ""))
-        if not top or (error.name or top).partition(".")[0] != top:
+        extra, tops = _EXTRAS.get(name, ("", frozenset()))
+        top = (error.name or "").partition(".")[0]
+        if not tops or (top and top not in tops):
             raise
         value = _unavailable(name, extra, error)
         globals()[name] = value

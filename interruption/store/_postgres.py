@@ -1,9 +1,9 @@
 """`PostgresStore`: many processes or machines serving one application.
 
-Needs the ``[postgres]`` extra (psycopg 3). The schema and its semantics
-mirror `SqliteStore`: a version table and migrations run on open, bodies
-kept as the text of `interruption.wire.dumps` and decoded strictly,
-timestamps as ``timestamptz``. Consuming a turn is one
+Needs the ``[postgres]`` extra (psycopg 3 and psycopg_pool). The schema and
+its semantics mirror `SqliteStore`: a version table and migrations run on
+open, bodies kept as the text of `interruption.wire.dumps` and decoded
+strictly, timestamps as ``timestamptz``. Consuming a turn is one
 ``UPDATE ... WHERE consumed_at IS NULL``: PostgreSQL makes a concurrent
 update wait for the first one to commit and re-check the condition, so of
 any number of resumes, on any number of machines, exactly one wins.
@@ -16,25 +16,63 @@ wrote it (a lower bound: none is ever deleted), so a write sends only the
 messages from there on; only a write to a session it has not seen reads
 the count first.
 
-Connections are pooled by `interruption.store._pool.Pool`, which binds
-nothing to an event loop, so one store serves successive loops (the sync
-twins of `Session` run each call in a fresh one) and loops in several
-threads.
+Connections are pooled by psycopg_pool's `AsyncConnectionPool`, whose
+workers, locks and connections belong to the event loop that opened it. A
+store is used from many loops: the one a service serves from, `asyncio.run`
+after `asyncio.run`, loops in several threads, and the blocking twins of
+`Session`, which run each thread's calls on that thread's own loop and
+cancel what a call leaves running (`interruption.loop.run_sync`). So a
+store has two pools at most. The loop that opened it (`PostgresStore.open`,
+``async with``) is served where it is, by a pool on that loop, while it
+lives. Every other loop is served by one loop of all the stores' own, in a
+daemon thread started by the first such call in the process (and again in
+a forked child, which the thread does not follow): the caller's loop
+awaits the call there, so one pool keeps *max_size* and *timeout* for all
+of them, and no pool is left behind by a loop that ended. That hand-over
+between two threads costs a call about one more round trip on a busy
+machine, which is why the opening loop keeps a pool of its own; one pool
+per calling loop would skip it everywhere, but a blocking twin's loop
+cancels a pool's workers after each call, and a pool on a loop that ended
+can no longer be closed.
+
+psycopg_pool opens connections in its workers, and tells a caller only
+that none came in time. A store wants a refused connection reported at
+once, with the driver's error, to the call it was for: its pool's
+connections report a failure to open (or to set up), and the call waiting
+longest then fails with it (`StoreUnavailable`, ``unreachable``), or every
+waiting call if the pool holds no other connection, as none would come.
+The pool tries once more at once and then stops; the next call that needs
+a connection tries anew.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+import asyncio
+import functools
+import os
+import threading
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from types import TracebackType
-from typing import Final, LiteralString, Self, final
+from typing import (
+    Any,
+    Concatenate,
+    Final,
+    LiteralString,
+    ParamSpec,
+    Self,
+    TypeVar,
+    final,
+)
 
-from psycopg import AsyncConnection, Rollback, errors, pq, sql
+from psycopg import AsyncConnection, Rollback, errors, sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.rows import TupleRow
+from psycopg_pool import AsyncConnectionPool, PoolClosed, PoolTimeout
 
 from interruption.errors import SessionInUse, StoreUnavailable, TurnIdTaken
+from interruption.loop import blocking_loop
 from interruption.parts import Message, ToolResponse
 from interruption.resume import InterruptedTurn, Resume
 from interruption.store._base import (
@@ -60,7 +98,6 @@ from interruption.store._base import (
     taken,
     turn_from_json,
 )
-from interruption.store._pool import Pool
 from interruption.wire import dumps
 
 __all__ = ["PostgresStore"]
@@ -174,14 +211,124 @@ _MIGRATION_LOCK: Final = "interruption.store"
 
 _Connection = AsyncConnection[TupleRow]
 
+T = TypeVar("T")
+P = ParamSpec("P")
 
-def _reusable(conn: _Connection) -> bool:
-    # A connection in a transaction or an error state is closed, not reused.
-    return (
-        not conn.closed
-        and not conn.broken
-        and conn.info.transaction_status == pq.TransactionStatus.IDLE
-    )
+
+@final
+class _LoopThread:
+    """The event loop every `PostgresStore` call runs on, in a thread of its own.
+
+    Started by the first call (none at import), and again in a forked child,
+    which the thread does not follow. A daemon thread: it does not keep the
+    interpreter alive, and a store that was never closed dies with it.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._left: list[asyncio.AbstractEventLoop] = []
+
+    def gone(self, loop: asyncio.AbstractEventLoop) -> bool:
+        """Whether *loop* runs no more here: closed, or a forked parent's."""
+        return loop.is_closed() or loop in self._left
+
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The loop, started in its thread if it is not yet."""
+        with self._lock:
+            if self._loop is None:
+                self._loop = asyncio.new_event_loop()
+                threading.Thread(
+                    target=_run_forever,
+                    args=(self._loop,),
+                    name="interruption-postgres",
+                    daemon=True,
+                ).start()
+            return self._loop
+
+    def forget(self) -> None:
+        """In a forked child: the parent's loop runs nowhere; start anew if used."""
+        self._lock = threading.Lock()
+        if self._loop is not None:  # kept: collected, it would warn it is unclosed
+            self._left.append(self._loop)
+        self._loop = None
+
+    async def run(self, work: Coroutine[Any, Any, T]) -> T:
+        """Run *work* on the loop and await it from the caller's.
+
+        Cancelling the caller cancels *work*.
+        """
+        loop = self.loop()
+        if asyncio.get_running_loop() is loop:  # a store call within another
+            return await work
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, loop))
+
+
+def _run_forever(loop: asyncio.AbstractEventLoop) -> None:
+    """The loop thread's work: run *loop* until it is stopped, then close it."""
+    try:
+        loop.run_forever()
+    finally:
+        loop.close()
+
+
+_HOME: Final = _LoopThread()
+os.register_at_fork(after_in_child=_HOME.forget)
+
+
+def _at_home(
+    method: Callable[Concatenate[PostgresStore, P], Coroutine[Any, Any, T]],
+) -> Callable[Concatenate[PostgresStore, P], Coroutine[Any, Any, T]]:
+    """*method*, run where the store serves the caller's loop.
+
+    On the loop that opened the store, where it is (`PostgresStore.open`);
+    on the stores' own loop (`_LoopThread`) for any other.
+    """
+
+    @functools.wraps(method)
+    async def call(self: PostgresStore, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        work = method(self, *args, **kwargs)
+        if self._local is asyncio.get_running_loop():
+            return await work
+        return await _HOME.run(work)
+
+    return call
+
+
+@final
+class _Pool(AsyncConnectionPool[_Connection]):
+    """psycopg_pool's pool, handing out the connection given back last.
+
+    psycopg_pool hands its idle connections out in turn (first in, first
+    out), so a store that keeps *min_size* of them sends one caller's
+    statements to each server process in turn: each has its statements
+    prepared and its caches warm only after many calls, and a cycle of one
+    caller over 16 connections measured 1.5 to 2 times one over a single
+    connection. Last in, first out keeps the fewest connections busy and
+    warm (the others idle, and close after ``max_idle`` beyond min_size).
+    """
+
+    async def _get_ready_connection(
+        self,
+        timeout: float | None,  # noqa: ASYNC109 - psycopg_pool's signature
+    ) -> _Connection | None:
+        self._pool.rotate(1)  # the one given back last comes first
+        return await super()._get_ready_connection(timeout)
+
+
+def _reporting(failed: Callable[[Exception], None]) -> type[_Connection]:
+    """A connection class for a pool that calls *failed* when a connect fails."""
+
+    class Reporting(_Connection):
+        @classmethod
+        async def connect(cls, conninfo: str = "", **kwargs: Any) -> Self:  # noqa: ANN401 - psycopg's own options, passed on
+            try:
+                return await super().connect(conninfo, **kwargs)
+            except Exception as error:
+                failed(error)
+                raise
+
+    return Reporting
 
 
 _UNFINISHED: Final[dict[str, LiteralString]] = {
@@ -382,8 +529,12 @@ class PostgresStore:
     The store connects lazily: the first call connects and migrates the
     schema. Call `open` (or use ``async with``) to do it up front, so that a
     bad DSN fails at start-up. Any event loop may use the store, one after
-    another or at once from several threads. A connection that failed is
-    dropped, and the next call connects anew.
+    another or at once from several threads: the loop that opened it is
+    served where it is, every other on one loop of the stores' own (see
+    the module's docstring). A connection that failed is
+    dropped, and the next call connects anew; connections idle for ten
+    minutes beyond *min_size* are closed, and each is replaced after an
+    hour (psycopg_pool's ``max_idle`` and ``max_lifetime``).
 
     Args:
         dsn: A libpq connection string or URI, like
@@ -392,15 +543,17 @@ class PostgresStore:
             if missing); None for the connection's default ``search_path``
             (usually ``public``).
         min_size: Connections `open` makes ready up front (calls open more
-            on demand).
-        max_size: Connections open at most; concurrent calls beyond it wait
-            for a free one.
+            on demand, up to *max_size*), at least 0.
+        max_size: Connections open at most by each of the store's two pools
+            (the opening loop's, and the one every other loop shares);
+            concurrent calls beyond it wait for a free one. At least 1.
         timeout: Seconds to wait for a free connection, and for the server
             to answer a connection attempt (libpq's ``connect_timeout``, at
             least 2) unless the DSN sets it.
 
     Raises:
         psycopg.ProgrammingError: if *dsn* is not a valid connection string.
+        InvalidArgument: for a *min_size* or *max_size* out of range.
 
     Example:
         ```python
@@ -420,8 +573,13 @@ class PostgresStore:
     ) -> None:
         self.dsn = dsn
         self.schema = schema
-        self._min_size = min_size
+        self._max_size = check_int("PostgresStore: max_size", max_size, 1)
+        self._min_size = min(
+            check_int("PostgresStore: min_size", min_size, 0), max_size
+        )
+        self._timeout = timeout
         self._migrated = False
+        self._closed = False
         # How many messages sessions had when this store last read or wrote
         # them: never more than they have (none is ever deleted), so a write
         # sends the messages from there on, not all, and needs no count first.
@@ -429,18 +587,28 @@ class PostgresStore:
         if "connect_timeout" not in conninfo_to_dict(dsn):
             dsn = make_conninfo(dsn, connect_timeout=max(2, round(timeout)))
         self._conninfo = dsn
-        self._pool: Pool[_Connection] = Pool(
-            self._connect,
-            reusable=_reusable,
-            max_size=max_size,
-            timeout=timeout,
-            name="PostgresStore",
-        )
+        # The loop that opened the store, served where it is (`open`).
+        self._local: asyncio.AbstractEventLoop | None = None
+        # A pool per loop that serves calls: the stores' own, and the one
+        # that opened the store (`_pooled`).
+        self._pools: dict[asyncio.AbstractEventLoop, AsyncConnectionPool[_Connection]]
+        self._pools = {}
+        # Per such loop, the calls waiting for a connection now, and the
+        # failure to open one that ends the wait, once there is one.
+        self._waiting: dict[
+            asyncio.AbstractEventLoop, dict[asyncio.Task[Any], Exception | None]
+        ] = {}
 
     async def open(self) -> None:
         """Connect, bring the schema up to date, and ready *min_size* connections.
 
-        Calling it again only tops the connections up to *min_size*.
+        Calling it again only tops the connections up to *min_size*: it holds
+        that many at once, those idle included, and gives them back.
+
+        The event loop that opens the store (not a blocking twin's, see
+        `interruption.loop.run_sync`) is served where it is, by a pool of its
+        own, while it lives: a service opens its store on the loop that
+        serves it. Every other loop is served by the stores' own loop.
 
         Raises:
             StoreUnavailable: ``closed`` if the store was closed;
@@ -449,12 +617,29 @@ class PostgresStore:
                 ``unreachable`` if the server cannot be reached (within
                 *timeout*, unless the DSN sets ``connect_timeout``).
         """
+        loop = asyncio.get_running_loop()
+        if (self._local is None or _HOME.gone(self._local)) and not blocking_loop(loop):
+            if self._local is not None:  # its pool went with its loop
+                self._pools.pop(self._local, None)
+                self._waiting.pop(self._local, None)
+            self._local = loop
+        await self._open()
+
+    @_at_home
+    async def _open(self) -> None:
         async with self._connection():
             pass
-        try:
-            await self._pool.warm(self._min_size)
-        except (StoreUnavailable, errors.OperationalError) as error:
-            raise self._unavailable(error) from error
+        pool = await self._pooled()
+        held = await asyncio.gather(
+            *(self._take(pool) for _ in range(self._min_size)),
+            return_exceptions=True,
+        )
+        for conn in held:
+            if not isinstance(conn, BaseException):
+                await pool.putconn(conn)
+        failures = [conn for conn in held if isinstance(conn, BaseException)]
+        if failures:
+            raise failures[0]
 
     async def __aenter__(self) -> Self:
         await self.open()
@@ -472,25 +657,107 @@ class PostgresStore:
     def _where(self) -> str:
         return f"PostgresStore (schema {self.schema or 'public'!r})"
 
+    async def _pooled(self) -> AsyncConnectionPool[_Connection]:
+        """The store's pool of the running loop, opened when first needed.
+
+        Raises:
+            StoreUnavailable: ``closed`` if the store was closed.
+        """
+        if self._closed:
+            raise StoreUnavailable(self._where, "closed", "the store was closed")
+        loop = asyncio.get_running_loop()
+        pool = self._pools.get(loop)
+        if pool is None:  # first, or forked
+            pool = _Pool(
+                self._conninfo,
+                connection_class=_reporting(functools.partial(self._refuse, loop)),
+                kwargs={"autocommit": True},
+                min_size=0,  # `open` readies min_size; the pool keeps what is open
+                max_size=self._max_size,
+                open=False,
+                configure=self._set_up,
+                name=self._where,
+                timeout=self._timeout,
+                reconnect_timeout=0,  # a failure is reported; the next call retries
+            )
+            self._pools[loop], self._waiting[loop] = pool, {}
+            # Starts the pool's workers; with wait=False it never suspends,
+            # so no other call sees the pool before it is open.
+            await pool.open()
+        return pool
+
     @asynccontextmanager
     async def _connection(self) -> AsyncIterator[_Connection]:
-        if self._pool.closed:
-            raise StoreUnavailable(self._where, "closed", "the store was closed")
+        pool = await self._pooled()
+        conn = await self._take(pool)
         try:
-            async with self._pool.connection() as conn:
-                if not self._migrated:
-                    await self._migrate(conn)
-                    self._migrated = True
-                yield conn
-        except (StoreUnavailable, errors.OperationalError) as error:
-            raise self._unavailable(error) from error
+            if not self._migrated:
+                await self._migrate(conn)
+                self._migrated = True
+            yield conn
+        except errors.OperationalError as error:
+            raise self._unreachable(error) from error
+        finally:
+            await pool.putconn(conn)
 
-    def _unavailable(
-        self, error: StoreUnavailable | errors.OperationalError
-    ) -> StoreUnavailable:
-        """The library's error for the pool's or the driver's *error*."""
-        if isinstance(error, StoreUnavailable):  # the pool's: name this store
-            return StoreUnavailable(self._where, error.reason, error.detail)
+    async def _take(self, pool: AsyncConnectionPool[_Connection]) -> _Connection:
+        """A connection of *pool*, for the running task; give it back with putconn.
+
+        Raises:
+            StoreUnavailable: ``busy`` if none was free within *timeout*;
+                ``closed`` if the store closed meanwhile; ``unreachable`` if
+                opening one failed while this call waited.
+            Exception: the failure to set a new connection up, if it was not
+                the driver's connection error.
+        """
+        task = asyncio.current_task()
+        if task is None:  # pragma: no cover - every call runs in a task
+            msg = "a store call runs in a task"
+            raise RuntimeError(msg)
+        waiting = self._waiting[task.get_loop()]
+        waiting[task] = None
+        try:
+            return await pool.getconn()
+        except asyncio.CancelledError:
+            failure = waiting[task]
+            if failure is None:  # cancelled by the caller
+                raise
+            task.uncancel()
+            if isinstance(failure, errors.OperationalError):
+                raise self._unreachable(failure) from failure
+            raise failure from None
+        except PoolTimeout as error:
+            msg = (
+                f"no free connection within {self._timeout} s "
+                f"(max_size={self._max_size})"
+            )
+            raise StoreUnavailable(self._where, "busy", msg) from error
+        except PoolClosed as error:
+            raise StoreUnavailable(
+                self._where, "closed", "the store was closed"
+            ) from error
+        finally:
+            del waiting[task]
+
+    def _refuse(self, loop: asyncio.AbstractEventLoop, error: Exception) -> None:
+        """Opening a connection failed: end the wait of the calls it was for.
+
+        The call waiting longest fails, as the one that asked for the
+        connection; every waiting call does if the pool holds no other
+        connection (open or opening), as none would come.
+        """
+        pool = self._pools.get(loop)
+        others = pool.get_stats()["pool_size"] - 1 if pool is not None else 0
+        waiting = self._waiting.get(loop, {})
+        for task, failure in waiting.items():
+            if failure is None:
+                waiting[task] = error
+                task.cancel()
+                if others > 0:
+                    return
+
+    def _unreachable(self, error: errors.OperationalError) -> StoreUnavailable:
+        """The library's error for the driver's connection *error*."""
         # Connection refused or lost: what was in flight is unknown.
         msg = (
             f"the server cannot be reached or dropped the connection "
@@ -499,14 +766,14 @@ class PostgresStore:
         )
         return StoreUnavailable(self._where, "unreachable", msg)
 
-    async def _connect(self) -> _Connection:
-        conn = await AsyncConnection.connect(self._conninfo, autocommit=True)
+    async def _set_up(self, conn: _Connection) -> None:
+        """The pool's set-up of a new connection; a failure is reported."""
         try:
             await self._configure(conn)
-        except BaseException:
-            await conn.close()
+        except Exception as error:
+            await conn.close()  # the pool drops it unclosed
+            self._refuse(asyncio.get_running_loop(), error)
             raise
-        return conn
 
     async def _configure(self, conn: _Connection) -> None:
         if self.schema is not None:
@@ -543,6 +810,7 @@ class PostgresStore:
                     "INSERT INTO schema_version (version) VALUES (%s)", (version,)
                 )
 
+    @_at_home
     async def schema_version(self) -> int:
         """Return the database's schema version.
 
@@ -601,6 +869,7 @@ class PostgresStore:
                 return row
             start = count
 
+    @_at_home
     async def load_history(
         self, session: str, start: int = 0
     ) -> tuple[Message, ...] | None:
@@ -631,6 +900,7 @@ class PostgresStore:
             self._remember(session, start + len(messages))
         return messages
 
+    @_at_home
     async def save(
         self,
         session: str,
@@ -672,6 +942,7 @@ class PostgresStore:
         if turn is not None and (row is None or not row[0]):
             raise _taken(turn)
 
+    @_at_home
     async def load_turn(
         self, session: str, turn_id: int | None = None
     ) -> StoredTurn | None:
@@ -713,6 +984,7 @@ class PostgresStore:
             ),
         )
 
+    @_at_home
     async def consume(
         self,
         turn: InterruptedTurn,
@@ -764,6 +1036,7 @@ class PostgresStore:
             row = await cursor.fetchone()
         return row is not None and row[0] == 1
 
+    @_at_home
     async def record(self, session: str, turn_id: int, steps: Sequence[Step]) -> None:
         """Append steps taken while continuing a consumed turn, in one statement.
 
@@ -795,6 +1068,7 @@ class PostgresStore:
                 ),
             )
 
+    @_at_home
     async def finish(  # noqa: PLR0913 - keyword-only options
         self,
         turn: InterruptedTurn,
@@ -855,6 +1129,7 @@ class PostgresStore:
             return False  # closing, the turn was not open
         raise _taken(following)
 
+    @_at_home
     async def log(self, event: AuditEvent, sent: Resume | None = None) -> bool:
         """Append *event*; a rejected one only while its turn has room.
 
@@ -896,6 +1171,7 @@ class PostgresStore:
             )
             return cursor.rowcount == 1
 
+    @_at_home
     async def audit(self, session: str) -> tuple[AuditEvent, ...]:
         """Return *session*'s audit trail, oldest first.
 
@@ -916,6 +1192,7 @@ class PostgresStore:
             rows = await cursor.fetchall()
         return tuple(read_stored(str(body), AuditEvent) for (body,) in rows)
 
+    @_at_home
     async def sessions(
         self,
         state: Listed,
@@ -948,6 +1225,7 @@ class PostgresStore:
             rows = await cursor.fetchall()
         return tuple(str(session) for (session,) in rows)
 
+    @_at_home
     async def lease(
         self,
         session: str,
@@ -986,6 +1264,7 @@ class PostgresStore:
             )
             return cursor.rowcount == 1
 
+    @_at_home
     async def release(self, session: str, holder: str) -> None:
         """End *holder*'s lease on *session*, if it holds it.
 
@@ -1004,6 +1283,7 @@ class PostgresStore:
                 (session, holder),
             )
 
+    @_at_home
     async def spend(self, key: str, keep_until: datetime | None) -> bool:
         """Spend *key* once.
 
@@ -1019,6 +1299,7 @@ class PostgresStore:
         """
         return await self.spend_all((key,), keep_until)
 
+    @_at_home
     async def spend_all(
         self,
         keys: Sequence[str],
@@ -1054,6 +1335,7 @@ class PostgresStore:
             return True
         return False
 
+    @_at_home
     async def spent(self, keys: Sequence[str]) -> frozenset[str]:
         """Return those of *keys* already spent.
 
@@ -1074,6 +1356,7 @@ class PostgresStore:
             rows = await cursor.fetchall()
         return frozenset(str(key) for (key,) in rows)
 
+    @_at_home
     async def keep(self, key: str, record: bytes, keep_until: datetime | None) -> None:
         """Keep *record* under *key*, once, whichever machine asks.
 
@@ -1100,6 +1383,7 @@ class PostgresStore:
         if cursor.rowcount != 1:
             raise taken(key)
 
+    @_at_home
     async def kept(self, key: str) -> bytes | None:
         """Return the record kept under *key*.
 
@@ -1120,6 +1404,7 @@ class PostgresStore:
             row = await cursor.fetchone()
         return bytes(row[0]) if row is not None else None
 
+    @_at_home
     async def expire(self, now: datetime) -> int:
         """Forget spent marks and kept records kept until before *now*.
 
@@ -1144,6 +1429,18 @@ class PostgresStore:
     async def close(self) -> None:
         """Close the store's connections; it cannot be used afterwards.
 
-        Connections in use close when their call ends.
+        Calls waiting for a connection fail (`StoreUnavailable`, ``closed``);
+        connections in use close when their call ends. Closing again does
+        nothing. (A pool whose loop is gone, with an `asyncio.run` that
+        opened the store, went with it: its connections close when it is
+        collected.)
         """
-        await self._pool.close()
+        self._closed = True
+        pools, self._pools = self._pools, {}
+        here = asyncio.get_running_loop()
+        for loop, pool in pools.items():
+            if loop is here:
+                await pool.close()
+            elif not _HOME.gone(loop) and loop.is_running():
+                done = asyncio.run_coroutine_threadsafe(pool.close(), loop)
+                await asyncio.wrap_future(done)
