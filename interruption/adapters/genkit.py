@@ -41,7 +41,7 @@ nothing) for ``ToolRunContext.resumed_metadata``.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Final, TypedDict, Unpack, cast, final
 
@@ -70,9 +70,10 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess
     raise ImportError(_MISSING) from error
 
 from interruption import JSON, Mismatch
-from interruption.adapters import _kept
+from interruption.adapters import _bridged, _kept
 from interruption.approval import Reject, decision_from_json
-from interruption.errors import DecodeError, InvalidArgument
+from interruption.bridge import Bridge
+from interruption.errors import DecodeError, InvalidArgument, ResumeRejected
 from interruption.kinds import ApprovalPending, Custom
 from interruption.parts import ToolRequest, ToolResponse
 from interruption.resume import (
@@ -94,6 +95,7 @@ __all__ = [
     "GenerateOptions",
     "PausedTurn",
     "approved",
+    "bridge",
     "from_parts",
     "load_paused",
     "needs_approval",
@@ -501,16 +503,32 @@ async def resume(
         DecodeError: if the kept record is damaged.
         InvalidArgument: if *policy* allows partial resumes (a `ValueError`).
     """
+    _, response = await _resume(
+        ai, turn_id, resume, store, policy=policy, options=options
+    )
+    return response
+
+
+async def _resume(  # noqa: PLR0913 - resume's arguments, passed along
+    ai: Genkit,
+    turn_id: str,
+    answer: Resume,
+    store: Store,
+    *,
+    policy: ResumePolicy | None,
+    options: GenerateOptions,
+) -> tuple[ResolvedResume, ModelResponse[object]]:
+    """`resume`'s one path: what was accepted, and Genkit's response."""
     if policy is not None and policy.allow_partial:
         expected = "False: Genkit needs an answer for every interrupted tool request"
         raise InvalidArgument("resume: policy.allow_partial", expected, "True")
     kept = await _load(turn_id, store)
     resolved = await admit(
-        resume,
+        answer,
         kept.interrupts,
         store,
         session=turn_id,
-        keys=dict.fromkeys((p.id for p in kept.interrupts), spent_key(turn_id)),
+        keys=_keys(turn_id, kept),
         policy=policy,
         completed=kept.completed,
     )
@@ -521,7 +539,77 @@ async def resume(
         resume_restart=restart or None,
         **options,
     )
-    return response
+    return resolved, response
+
+
+def _keys(turn_id: str, kept: _Kept) -> dict[str, str]:
+    """Each interrupt's spend key: the turn's one key (`admit`'s ``keys``)."""
+    return dict.fromkeys((p.id for p in kept.interrupts), spent_key(turn_id))
+
+
+def bridge(
+    ai: Genkit,
+    store: Store,
+    turns: Callable[[], Iterable[str] | Awaitable[Iterable[str]]],
+    *,
+    policy: ResumePolicy | None = None,
+    continued: Callable[[str, ModelResponse[object]], Awaitable[None] | None]
+    | None = None,
+    **options: Unpack[GenerateOptions],
+) -> Bridge:
+    """The `Bridge` to the paused Genkit turns kept in *store* (`pause`).
+
+    The store keeps each turn under an id only the application holds, so
+    *turns* lists them (a `PausedTurn.id`: the bridge's ``scope``, and the
+    session its audit trail is filed under). Each is read back from the
+    store as `load_paused` reads it; what is spent (through this bridge or
+    `resume`: one key, `spent_key`) is not listed, and a pause is dated by
+    when the library first met it (its ``paused`` audit event: Genkit's
+    messages carry no time). `Bridge.answer` is `resume` (the same checks,
+    spend and audit trail) with *options*, and hands Genkit's response to
+    *continued*: it may have paused again (`pause` it, and list its new id).
+
+    Args:
+        ai: The Genkit app (the model and tools the turns paused with).
+        store: Where the turns were kept (`pause`), and where they are spent.
+        turns: The ids of the paused turns the application keeps (sync or
+            async); an id the store forgot (`Store.expire`) is skipped.
+        policy: The clock and the authorizer, for every call (its
+            ``principal`` is each call's); partial resumes are refused, as
+            `resume` refuses them.
+        continued: Called with the scope and Genkit's response (sync or
+            async), after each accepted answer.
+        **options: What ``ai.generate`` continues with (`GenerateOptions`).
+
+    Returns:
+        A `Bridge` whose door is ``"genkit"``.
+    """
+
+    async def one(turn_id: str) -> _bridged.Paused | None:
+        try:
+            kept = await _load(turn_id, store)
+        except ResumeRejected:  # unknown_interrupt: forgotten or never kept
+            return None
+        keys = _keys(turn_id, kept)
+        return _bridged.Paused(turn_id, turn_id, kept.interrupts, keys, None)
+
+    async def every() -> list[_bridged.Paused]:
+        found = [await one(turn_id) for turn_id in await _bridged.listed(turns)]
+        return [paused for paused in found if paused is not None]
+
+    async def answering(
+        turn_id: str, answer: Resume, policy: ResumePolicy
+    ) -> ResolvedResume:
+        resolved, response = await _resume(
+            ai, turn_id, answer, store, policy=policy, options=options
+        )
+        if continued is not None:
+            await _bridged.listed(lambda: continued(turn_id, response))
+        return resolved
+
+    return _bridged.Bridged(
+        "genkit", store, policy or ResumePolicy(), every, one, answering
+    )
 
 
 def _unknown_fields(path: str, names: set[str]) -> list[Mismatch]:
