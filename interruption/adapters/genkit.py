@@ -285,16 +285,24 @@ def _pending(
     return PendingInterrupt(ref, Custom(), payload, request, accepts)
 
 
-def _decode(turn_id: str, record: bytes) -> _Kept:
-    """Read a kept record: the answer schemas, a newline, the history."""
-    schemas, body = _kept.decode_schemas(record)
-    history = _kept.read(body, list[dict[str, JSON]])
-    try:
-        messages = [Message.model_validate(message) for message in history]
-    except pydantic.ValidationError as error:
-        expected = "Genkit messages"
-        got = f"{error.error_count()} errors"
-        raise _damaged(turn_id, "", expected, got) from error
+@attrs.frozen
+class _Pause:
+    """What a kept history shows as paused, read from its wire JSON alone.
+
+    `pause` derives what the client is shown from it, and `_decode` what a
+    resume checks: one derivation of the same record.
+    """
+
+    at: int
+    interrupts: tuple[PendingInterrupt, ...]
+    completed: tuple[ToolResponse, ...]
+    parts: tuple[dict[str, JSON], ...]
+
+
+def _paused_in(
+    turn_id: str, schemas: Mapping[str, dict[str, JSON]], history: list[dict[str, JSON]]
+) -> _Pause:
+    """The paused and completed tool requests of *history*'s last message."""
     last = history[-1] if history else None
     content = last.get("content") if last is not None else None
     if last is None or last.get("role") != "model" or not isinstance(content, list):
@@ -302,16 +310,13 @@ def _decode(turn_id: str, record: bytes) -> _Kept:
     interrupts: list[PendingInterrupt] = []
     completed: list[ToolResponse] = []
     parts: list[dict[str, JSON]] = []
-    by_ref: dict[str, Part] = {}
     at = len(history) - 1
-    for index, (raw, part) in enumerate(
-        zip(content, messages[at].content, strict=True)
-    ):
+    for index, raw in enumerate(content):
         wire = _request(raw)
-        if wire is None or part.tool_request is None:
+        if wire is None:
             continue
         path = f"[{at}].content[{index}]"
-        name, ref = part.tool_request.name, wire.get("ref")
+        name, ref = cast("str", wire.get("name")), wire.get("ref")
         if not isinstance(ref, str) or not ref:
             raise _damaged(turn_id, f"{path}.toolRequest.ref", "a ref", describe(ref))
         metadata = _metadata(raw)
@@ -320,7 +325,6 @@ def _decode(turn_id: str, record: bytes) -> _Kept:
             request = ToolRequest(name, ref, wire.get("input"))
             interrupts.append(_pending(request, metadata["interrupt"], schemas, where))
             parts.append(cast("dict[str, JSON]", raw))
-            by_ref[ref] = part
         elif "pendingOutput" in metadata:
             completed.append(ToolResponse(name, ref, metadata["pendingOutput"]))
         else:
@@ -328,7 +332,36 @@ def _decode(turn_id: str, record: bytes) -> _Kept:
             raise _damaged(turn_id, path, expected, "neither")
     if not interrupts:
         raise _damaged(turn_id, "", "a turn paused on tool interrupts", "none pending")
-    return _Kept(messages, by_ref, tuple(interrupts), tuple(completed), tuple(parts))
+    return _Pause(at, tuple(interrupts), tuple(completed), tuple(parts))
+
+
+def _read(record: bytes) -> tuple[dict[str, dict[str, JSON]], list[dict[str, JSON]]]:
+    """A kept record's answer schemas and history, as JSON."""
+    schemas, body = _kept.decode_schemas(record)
+    return schemas, _kept.read(body, list[dict[str, JSON]])
+
+
+def _decode(turn_id: str, record: bytes) -> _Kept:
+    """Read a kept record: the answer schemas, a newline, the history.
+
+    Genkit validates the history (its `Message` records) before anything
+    else is read from it: a resume runs on those records.
+    """
+    schemas, history = _read(record)
+    try:
+        messages = [Message.model_validate(message) for message in history]
+    except pydantic.ValidationError as error:
+        expected = "Genkit messages"
+        got = f"{error.error_count()} errors"
+        raise _damaged(turn_id, "", expected, got) from error
+    pause = _paused_in(turn_id, schemas, history)
+    # Genkit drops empty parts from a message it reads: find each by its ref.
+    by_ref = {
+        part.tool_request.ref: part
+        for part in messages[pause.at].content
+        if part.tool_request is not None and part.tool_request.ref is not None
+    }
+    return _Kept(messages, by_ref, pause.interrupts, pause.completed, pause.parts)
 
 
 def _answer_schemas(
@@ -406,9 +439,12 @@ async def pause(
     turn_id = uuid.uuid4().hex
     _mint(turn_id, content)
     record = _kept.encode(schemas, dumps(history).encode())
-    kept = _decode(turn_id, record)  # what the client sees is what resume checks
+    # What the client sees is what a resume derives from the same record; the
+    # messages were Genkit's own records a moment ago, so a resume validates
+    # them (`_decode`), not this.
+    paused = _paused_in(turn_id, *_read(record))
     await store.keep(_kept.key("genkit", turn_id), record, keep_until)
-    return PausedTurn(turn_id, kept.interrupts, kept.parts)
+    return PausedTurn(turn_id, paused.interrupts, paused.parts)
 
 
 async def _load(turn_id: object, store: Store) -> _Kept:
