@@ -39,16 +39,20 @@ stands), and it ends with the run.
 Why sealed rather than stored: a `Sealer` keeps the server stateless, as the
 SDK's own ``to_state`` flow is, and a `Store` is needed anyway only for the
 small spent marks. The token is signed, not encrypted: its holder can read
-the run state (the conversation, tool arguments, a mapping context), so keep
-secrets out of the run context or pass ``context=`` to `resume`.
+the run state (its JSON, zlib-compressed: the conversation, tool arguments,
+a mapping context), so keep secrets out of the run context or pass
+``context=`` to `resume`.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextvars
 import dataclasses
 import hashlib
 import json
+import zlib
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeVar, cast, final
@@ -142,7 +146,15 @@ a token cannot be answered once through each door.
 """
 
 _MARK: Final = "openai-agents run state"
-"""The first part of a sealed turn's one message: whose state follows."""
+"""The first part of a sealed turn's one message: the state follows as JSON
+text (tokens sealed before the state was packed; still opened)."""
+
+_PACKED: Final = "openai-agents run state, zlib"
+"""The first part of a sealed turn's one message: the state follows as its
+JSON text's zlib stream, in base64 (`_pack`)."""
+
+_LEVEL: Final = 1
+"""zlib's fastest level: a run state's JSON shrinks about threefold."""
 
 _ANSWERS: contextvars.ContextVar[Mapping[str, JSON]] = contextvars.ContextVar(
     "interruption_openai_agents_answers"
@@ -428,7 +440,7 @@ def pause(
     turn = InterruptedTurn(
         session=session,
         turn_id=turn_id,
-        messages=(Message(Role.SYSTEM, (Text(_MARK), Text(text))),),
+        messages=(Message(Role.SYSTEM, (Text(_PACKED), Text(_pack(text)))),),
         interrupts=interrupts,
         completed=(),
         created_at=now if now is not None else utc_now(),
@@ -437,9 +449,41 @@ def pause(
     return PausedRun(token, interrupts, session)
 
 
-def _sealed_state(turn: InterruptedTurn) -> str:
+def _pack(text: str) -> str:
+    """The run state's JSON *text*, compressed: a token a third the size.
+
+    A token is signed, encoded and checked character by character when it
+    is sealed and opened (the signature's encoding, the claims' JSON): the
+    run state is most of it, and its JSON compresses well.
+    """
+    return base64.b64encode(zlib.compress(text.encode(), _LEVEL)).decode("ascii")
+
+
+def _unpack(packed: str, limit: int) -> str:
+    """The JSON text `_pack` compressed, at most *limit* bytes of it.
+
+    Only a token whose signature verified is unpacked; *limit* still bounds
+    what it inflates to (the sealer's token limit, which bounded the state
+    before it was packed).
+
+    Raises:
+        ResumeRejected: ``bad_token`` if it is not such a text.
+    """
+    inflate = zlib.decompressobj()
+    try:
+        raw = inflate.decompress(base64.b64decode(packed, validate=True), limit + 1)
+        if len(raw) > limit or not inflate.eof or inflate.unused_data:
+            _reject(f"token: expected a run state of at most {limit} bytes, got more")
+        return raw.decode()
+    except (binascii.Error, zlib.error, UnicodeDecodeError) as error:
+        _reject(f"token: expected a packed run state, got {error}")
+
+
+def _sealed_state(turn: InterruptedTurn, limit: int) -> str:
     match turn.messages:
         case (Message(role=Role.SYSTEM, parts=(Text(text=mark), Text(text=text))),):
+            if mark == _PACKED:
+                return _unpack(text, limit)
             if mark == _MARK:
                 return text
     _reject("token: expected a sealed OpenAI Agents run, got another turn")
@@ -676,7 +720,7 @@ async def _open(agent: Agent[Any], sealed: _Sealed, now: datetime) -> _Opened:
             f"token: expected a run of session {session!r}, got one sealed for "
             f"{turn.session!r}"
         )
-    text = _sealed_state(turn)
+    text = _sealed_state(turn, sealed.sealer.max_token_chars)
     state = await _restore(agent, text, sealed.context)
     items = state.get_interruptions()
     interrupts = _checked(items, turn)
