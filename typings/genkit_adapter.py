@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import assert_type
 
 from genkit import Genkit, Interrupt, ModelResponse, Tool, ToolRunContext
 from interruption import (
     JSON,
+    AuditEvent,
+    Bridge,
     MemoryStore,
     PendingInterrupt,
+    PendingPause,
+    ResolvedResume,
     Resume,
     ResumePolicy,
     SqliteStore,
@@ -18,6 +23,7 @@ from interruption import (
 from interruption.adapters.genkit import (
     PausedTurn,
     approved,
+    bridge,
     from_parts,
     load_paused,
     needs_approval,
@@ -66,3 +72,19 @@ async def resuming(ai: Genkit, ask: Tool) -> None:
     await resume(ai, "turn", answer, "store")  # type: ignore[arg-type]
     await resume(ai, "turn", {"restart": []}, store)  # type: ignore[arg-type]
     await resume(ai, "turn", answer, store, store)  # type: ignore[arg-type, call-arg]
+
+
+async def bridging(ai: Genkit, store: Store, tools: list[Tool]) -> None:
+    async def turns() -> list[str]:
+        return ["turn"]
+
+    def continued(scope: str, response: ModelResponse[object]) -> None:
+        del scope, response
+
+    door: Bridge = bridge(ai, store, turns, model="m", tools=tools, continued=continued)
+    assert_type(bridge(ai, store, lambda: ["turn"]), Bridge)
+    assert_type(await door.pending(principal="alice"), Sequence[PendingPause])
+    assert_type(await door.answer("turn", Resume()), ResolvedResume)
+    assert_type(await door.audit("turn"), Sequence[AuditEvent])
+    bridge(ai, store, ["turn"])  # type: ignore[arg-type]
+    bridge(ai, store, turns, max_turns="3")  # type: ignore[arg-type]

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import assert_type
 
 from agents import Agent, RunContextWrapper, RunResult
 from interruption import (
     JSON,
+    AuditEvent,
+    Bridge,
     MemoryStore,
     PendingInterrupt,
+    PendingPause,
+    ResolvedResume,
     Resume,
     ResumePolicy,
     Sealer,
@@ -18,6 +23,7 @@ from interruption.adapters.openai_agents import (
     AUDIENCE,
     PausedRun,
     QuestionTool,
+    bridge,
     pause,
     pending,
     question_tool,
@@ -78,3 +84,22 @@ def questions() -> None:
     question_tool("ask", "Ask.")  # type: ignore[call-arg]
     audience: str = AUDIENCE
     assert_type(audience, str)
+
+
+async def bridging(agent: Agent[None], sealer: Sealer) -> None:
+    store = MemoryStore()
+
+    async def tokens() -> dict[str, str]:
+        return {"s-1": "token"}
+
+    def continued(scope: str, result: RunResult) -> None:
+        del scope, result
+
+    door: Bridge = bridge(agent, sealer, store, tokens, continued=continued)
+    assert_type(bridge(agent, sealer, store, lambda: {"s-1": "t"}), Bridge)
+    assert_type(await door.pending(principal="alice"), Sequence[PendingPause])
+    assert_type(await door.answer("s-1", Resume()), ResolvedResume)
+    assert_type(await door.audit("s-1"), Sequence[AuditEvent])
+    bridge(agent, sealer, store, {"s-1": "t"})  # type: ignore[arg-type]
+    bridge(agent, sealer, store, lambda: ["t"])  # type: ignore[arg-type, return-value]
+    bridge(agent, store, sealer, tokens)  # type: ignore[arg-type]

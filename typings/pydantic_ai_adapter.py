@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import assert_type
 
 from interruption import (
+    AuditEvent,
+    Bridge,
     MemoryStore,
     PendingInterrupt,
+    PendingPause,
+    ResolvedResume,
     Resume,
     ResumePolicy,
     SqliteStore,
@@ -15,6 +20,7 @@ from interruption import (
 )
 from interruption.adapters.pydantic_ai import (
     PausedRun,
+    bridge,
     load_paused,
     pause,
     pause_sync,
@@ -60,3 +66,20 @@ async def resuming(agent: Agent[None, Output], typed: Agent[int, Output]) -> Non
     await resume(agent, "run", answer, "store")  # type: ignore[arg-type]
     await resume(agent, "run", {"restart": []}, store)  # type: ignore[arg-type]
     await resume(agent, "run", answer, store, store)  # type: ignore[misc]
+
+
+async def bridging(agent: Agent[int, Output], store: Store) -> None:
+    async def runs() -> list[str]:
+        return ["run"]
+
+    async def continued(scope: str, result: AgentRunResult[Output]) -> None:
+        del scope, result
+
+    door: Bridge = bridge(agent, store, lambda: ["run"], deps=3, continued=continued)
+    assert_type(bridge(agent, store, runs), Bridge)
+    assert_type(await door.pending(principal="alice"), Sequence[PendingPause])
+    assert_type(await door.answer("run", Resume()), ResolvedResume)
+    assert_type(await door.audit("run"), Sequence[AuditEvent])
+    bridge(agent, store, ["run"])  # type: ignore[arg-type]
+    bridge(agent, store, lambda: ["run"], deps="three")  # type: ignore[misc]
+    bridge(agent, store, lambda: [1])  # type: ignore[list-item]

@@ -41,7 +41,7 @@ nothing) for ``ToolRunContext.resumed_metadata``.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Final, TypedDict, Unpack, cast, final
 
@@ -70,10 +70,11 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess
     raise ImportError(_MISSING) from error
 
 from interruption import JSON, Mismatch
-from interruption.adapters import _kept
+from interruption.adapters import _bridged, _kept
 from interruption.admission import admit, pause_key
 from interruption.approval import Reject, decision_from_json
-from interruption.errors import DecodeError, InvalidArgument
+from interruption.bridge import Bridge
+from interruption.errors import DecodeError, InvalidArgument, ResumeRejected
 from interruption.kinds import ApprovalPending, Custom
 from interruption.parts import ToolRequest, ToolResponse
 from interruption.resume import (
@@ -95,6 +96,7 @@ __all__ = [
     "GenerateOptions",
     "PausedTurn",
     "approved",
+    "bridge",
     "from_parts",
     "load_paused",
     "needs_approval",
@@ -284,16 +286,24 @@ def _pending(
     return PendingInterrupt(ref, Custom(), payload, request, accepts)
 
 
-def _decode(turn_id: str, record: bytes) -> _Kept:
-    """Read a kept record: the answer schemas, a newline, the history."""
-    schemas, body = _kept.decode_schemas(record)
-    history = _kept.read(body, list[dict[str, JSON]])
-    try:
-        messages = [Message.model_validate(message) for message in history]
-    except pydantic.ValidationError as error:
-        expected = "Genkit messages"
-        got = f"{error.error_count()} errors"
-        raise _damaged(turn_id, "", expected, got) from error
+@attrs.frozen
+class _Pause:
+    """What a kept history shows as paused, read from its wire JSON alone.
+
+    `pause` derives what the client is shown from it, and `_decode` what a
+    resume checks: one derivation of the same record.
+    """
+
+    at: int
+    interrupts: tuple[PendingInterrupt, ...]
+    completed: tuple[ToolResponse, ...]
+    parts: tuple[dict[str, JSON], ...]
+
+
+def _paused_in(
+    turn_id: str, schemas: Mapping[str, dict[str, JSON]], history: list[dict[str, JSON]]
+) -> _Pause:
+    """The paused and completed tool requests of *history*'s last message."""
     last = history[-1] if history else None
     content = last.get("content") if last is not None else None
     if last is None or last.get("role") != "model" or not isinstance(content, list):
@@ -301,16 +311,13 @@ def _decode(turn_id: str, record: bytes) -> _Kept:
     interrupts: list[PendingInterrupt] = []
     completed: list[ToolResponse] = []
     parts: list[dict[str, JSON]] = []
-    by_ref: dict[str, Part] = {}
     at = len(history) - 1
-    for index, (raw, part) in enumerate(
-        zip(content, messages[at].content, strict=True)
-    ):
+    for index, raw in enumerate(content):
         wire = _request(raw)
-        if wire is None or part.tool_request is None:
+        if wire is None:
             continue
         path = f"[{at}].content[{index}]"
-        name, ref = part.tool_request.name, wire.get("ref")
+        name, ref = cast("str", wire.get("name")), wire.get("ref")
         if not isinstance(ref, str) or not ref:
             raise _damaged(turn_id, f"{path}.toolRequest.ref", "a ref", describe(ref))
         metadata = _metadata(raw)
@@ -319,7 +326,6 @@ def _decode(turn_id: str, record: bytes) -> _Kept:
             request = ToolRequest(name, ref, wire.get("input"))
             interrupts.append(_pending(request, metadata["interrupt"], schemas, where))
             parts.append(cast("dict[str, JSON]", raw))
-            by_ref[ref] = part
         elif "pendingOutput" in metadata:
             completed.append(ToolResponse(name, ref, metadata["pendingOutput"]))
         else:
@@ -327,7 +333,36 @@ def _decode(turn_id: str, record: bytes) -> _Kept:
             raise _damaged(turn_id, path, expected, "neither")
     if not interrupts:
         raise _damaged(turn_id, "", "a turn paused on tool interrupts", "none pending")
-    return _Kept(messages, by_ref, tuple(interrupts), tuple(completed), tuple(parts))
+    return _Pause(at, tuple(interrupts), tuple(completed), tuple(parts))
+
+
+def _read(record: bytes) -> tuple[dict[str, dict[str, JSON]], list[dict[str, JSON]]]:
+    """A kept record's answer schemas and history, as JSON."""
+    schemas, body = _kept.decode_schemas(record)
+    return schemas, _kept.read(body, list[dict[str, JSON]])
+
+
+def _decode(turn_id: str, record: bytes) -> _Kept:
+    """Read a kept record: the answer schemas, a newline, the history.
+
+    Genkit validates the history (its `Message` records) before anything
+    else is read from it: a resume runs on those records.
+    """
+    schemas, history = _read(record)
+    try:
+        messages = [Message.model_validate(message) for message in history]
+    except pydantic.ValidationError as error:
+        expected = "Genkit messages"
+        got = f"{error.error_count()} errors"
+        raise _damaged(turn_id, "", expected, got) from error
+    pause = _paused_in(turn_id, schemas, history)
+    # Genkit drops empty parts from a message it reads: find each by its ref.
+    by_ref = {
+        part.tool_request.ref: part
+        for part in messages[pause.at].content
+        if part.tool_request is not None and part.tool_request.ref is not None
+    }
+    return _Kept(messages, by_ref, pause.interrupts, pause.completed, pause.parts)
 
 
 def _answer_schemas(
@@ -405,9 +440,12 @@ async def pause(
     turn_id = uuid.uuid4().hex
     _mint(turn_id, content)
     record = _kept.encode(schemas, dumps(history).encode())
-    kept = _decode(turn_id, record)  # what the client sees is what resume checks
+    # What the client sees is what a resume derives from the same record; the
+    # messages were Genkit's own records a moment ago, so a resume validates
+    # them (`_decode`), not this.
+    paused = _paused_in(turn_id, *_read(record))
     await store.keep(_kept.key("genkit", turn_id), record, keep_until)
-    return PausedTurn(turn_id, kept.interrupts, kept.parts)
+    return PausedTurn(turn_id, paused.interrupts, paused.parts)
 
 
 async def _load(turn_id: object, store: Store) -> _Kept:
@@ -502,16 +540,32 @@ async def resume(
         DecodeError: if the kept record is damaged.
         InvalidArgument: if *policy* allows partial resumes (a `ValueError`).
     """
+    _, response = await _resume(
+        ai, turn_id, resume, store, policy=policy, options=options
+    )
+    return response
+
+
+async def _resume(  # noqa: PLR0913 - resume's arguments, passed along
+    ai: Genkit,
+    turn_id: str,
+    answer: Resume,
+    store: Store,
+    *,
+    policy: ResumePolicy | None,
+    options: GenerateOptions,
+) -> tuple[ResolvedResume, ModelResponse[object]]:
+    """`resume`'s one path: what was accepted, and Genkit's response."""
     if policy is not None and policy.allow_partial:
         expected = "False: Genkit needs an answer for every interrupted tool request"
         raise InvalidArgument("resume: policy.allow_partial", expected, "True")
     kept = await _load(turn_id, store)
     resolved = await admit(
-        resume,
+        answer,
         kept.interrupts,
         store,
         session=turn_id,
-        keys=dict.fromkeys((p.id for p in kept.interrupts), spent_key(turn_id)),
+        keys=_keys(turn_id, kept),
         policy=policy,
         completed=kept.completed,
     )
@@ -522,7 +576,77 @@ async def resume(
         resume_restart=restart or None,
         **options,
     )
-    return response
+    return resolved, response
+
+
+def _keys(turn_id: str, kept: _Kept) -> dict[str, str]:
+    """Each interrupt's spend key: the turn's one key (`admit`'s ``keys``)."""
+    return dict.fromkeys((p.id for p in kept.interrupts), spent_key(turn_id))
+
+
+def bridge(
+    ai: Genkit,
+    store: Store,
+    turns: Callable[[], Iterable[str] | Awaitable[Iterable[str]]],
+    *,
+    policy: ResumePolicy | None = None,
+    continued: Callable[[str, ModelResponse[object]], Awaitable[None] | None]
+    | None = None,
+    **options: Unpack[GenerateOptions],
+) -> Bridge:
+    """The `Bridge` to the paused Genkit turns kept in *store* (`pause`).
+
+    The store keeps each turn under an id only the application holds, so
+    *turns* lists them (a `PausedTurn.id`: the bridge's ``scope``, and the
+    session its audit trail is filed under). Each is read back from the
+    store as `load_paused` reads it; what is spent (through this bridge or
+    `resume`: one key, `spent_key`) is not listed, and a pause is dated by
+    when the library first met it (its ``paused`` audit event: Genkit's
+    messages carry no time). `Bridge.answer` is `resume` (the same checks,
+    spend and audit trail) with *options*, and hands Genkit's response to
+    *continued*: it may have paused again (`pause` it, and list its new id).
+
+    Args:
+        ai: The Genkit app (the model and tools the turns paused with).
+        store: Where the turns were kept (`pause`), and where they are spent.
+        turns: The ids of the paused turns the application keeps (sync or
+            async); an id the store forgot (`Store.expire`) is skipped.
+        policy: The clock and the authorizer, for every call (its
+            ``principal`` is each call's); partial resumes are refused, as
+            `resume` refuses them.
+        continued: Called with the scope and Genkit's response (sync or
+            async), after each accepted answer.
+        **options: What ``ai.generate`` continues with (`GenerateOptions`).
+
+    Returns:
+        A `Bridge` whose door is ``"genkit"``.
+    """
+
+    async def one(turn_id: str) -> _bridged.Paused | None:
+        try:
+            kept = await _load(turn_id, store)
+        except ResumeRejected:  # unknown_interrupt: forgotten or never kept
+            return None
+        keys = _keys(turn_id, kept)
+        return _bridged.Paused(turn_id, turn_id, kept.interrupts, keys, None)
+
+    async def every() -> list[_bridged.Paused]:
+        found = [await one(turn_id) for turn_id in await _bridged.listed(turns)]
+        return [paused for paused in found if paused is not None]
+
+    async def answering(
+        turn_id: str, answer: Resume, policy: ResumePolicy
+    ) -> ResolvedResume:
+        resolved, response = await _resume(
+            ai, turn_id, answer, store, policy=policy, options=options
+        )
+        if continued is not None:
+            await _bridged.listed(lambda: continued(turn_id, response))
+        return resolved
+
+    return _bridged.Bridged(
+        "genkit", store, policy or ResumePolicy(), every, one, answering
+    )
 
 
 def _unknown_fields(path: str, names: set[str]) -> list[Mismatch]:

@@ -39,17 +39,21 @@ stands), and it ends with the run.
 Why sealed rather than stored: a `Sealer` keeps the server stateless, as the
 SDK's own ``to_state`` flow is, and a `Store` is needed anyway only for the
 small spent marks. The token is signed, not encrypted: its holder can read
-the run state (the conversation, tool arguments, a mapping context), so keep
-secrets out of the run context or pass ``context=`` to `resume`.
+the run state (its JSON, zlib-compressed: the conversation, tool arguments,
+a mapping context), so keep secrets out of the run context or pass
+``context=`` to `resume`.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextvars
 import dataclasses
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+import zlib
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeVar, cast, final
 
@@ -79,8 +83,10 @@ from interruption import (
     Text,
     ToolRequest,
 )
+from interruption.adapters import _bridged
 from interruption.admission import ADAPTER_TURN, admit, refuse, unspent
 from interruption.approval import DECISION_SCHEMA, Approve, decision_from_json
+from interruption.bridge import Bridge
 from interruption.loop import run_sync
 from interruption.validation import ResolvedResume, ResumePolicy, utc_now
 from interruption.wire import MAX_BYTES
@@ -114,6 +120,7 @@ __all__ = [
     "DecisionOptions",
     "PausedRun",
     "QuestionTool",
+    "bridge",
     "pause",
     "pending",
     "question_tool",
@@ -132,7 +139,15 @@ a token cannot be answered once through each door.
 """
 
 _MARK: Final = "openai-agents run state"
-"""The first part of a sealed turn's one message: whose state follows."""
+"""The first part of a sealed turn's one message: the state follows as JSON
+text (tokens sealed before the state was packed; still opened)."""
+
+_PACKED: Final = "openai-agents run state, zlib"
+"""The first part of a sealed turn's one message: the state follows as its
+JSON text's zlib stream, in base64 (`_pack`)."""
+
+_LEVEL: Final = 1
+"""zlib's fastest level: a run state's JSON shrinks about threefold."""
 
 _ANSWERS: contextvars.ContextVar[Mapping[str, JSON]] = contextvars.ContextVar(
     "interruption_openai_agents_answers"
@@ -418,7 +433,7 @@ def pause(
     turn = InterruptedTurn(
         session=session,
         turn_id=turn_id,
-        messages=(Message(Role.SYSTEM, (Text(_MARK), Text(text))),),
+        messages=(Message(Role.SYSTEM, (Text(_PACKED), Text(_pack(text)))),),
         interrupts=interrupts,
         completed=(),
         created_at=now if now is not None else utc_now(),
@@ -427,9 +442,41 @@ def pause(
     return PausedRun(token, interrupts, session)
 
 
-def _sealed_state(turn: InterruptedTurn) -> str:
+def _pack(text: str) -> str:
+    """The run state's JSON *text*, compressed: a token a third the size.
+
+    A token is signed, encoded and checked character by character when it
+    is sealed and opened (the signature's encoding, the claims' JSON): the
+    run state is most of it, and its JSON compresses well.
+    """
+    return base64.b64encode(zlib.compress(text.encode(), _LEVEL)).decode("ascii")
+
+
+def _unpack(packed: str, limit: int) -> str:
+    """The JSON text `_pack` compressed, at most *limit* bytes of it.
+
+    Only a token whose signature verified is unpacked; *limit* still bounds
+    what it inflates to (the sealer's token limit, which bounded the state
+    before it was packed).
+
+    Raises:
+        ResumeRejected: ``bad_token`` if it is not such a text.
+    """
+    inflate = zlib.decompressobj()
+    try:
+        raw = inflate.decompress(base64.b64decode(packed, validate=True), limit + 1)
+        if len(raw) > limit or not inflate.eof or inflate.unused_data:
+            _reject(f"token: expected a run state of at most {limit} bytes, got more")
+        return raw.decode()
+    except (binascii.Error, zlib.error, UnicodeDecodeError) as error:
+        _reject(f"token: expected a packed run state, got {error}")
+
+
+def _sealed_state(turn: InterruptedTurn, limit: int) -> str:
     match turn.messages:
         case (Message(role=Role.SYSTEM, parts=(Text(text=mark), Text(text=text))),):
+            if mark == _PACKED:
+                return _unpack(text, limit)
             if mark == _MARK:
                 return text
     _reject("token: expected a sealed OpenAI Agents run, got another turn")
@@ -624,19 +671,69 @@ async def resume(  # noqa: PLR0913 - keyword-only options
             then, so a failed continuation is not resumed again.
     """
     policy = policy or ResumePolicy()
-    options = options or DecisionOptions()
-    opened = sealer.open_with_claims(token, now=policy.now(), audience=AUDIENCE)
-    turn = opened.turn
+    sealed = _Sealed(token, sealer, session, context)
+    _, result = await _resume(
+        agent, sealed, answer, store, policy, options or DecisionOptions(), run_config
+    )
+    return result
+
+
+@attrs.frozen
+class _Sealed:
+    """A sealed pause as `resume` is given it: the token and how to open it."""
+
+    token: str
+    sealer: Sealer
+    session: str
+    context: Mapping[str, object] | RunContextWrapper[Any] | None
+
+
+@attrs.frozen
+class _Opened:
+    """A sealed pause, opened: the run state and what is pending in it."""
+
+    expires_at: datetime | None
+    created_at: datetime
+    state: RunState[Any, Agent[Any]]
+    items: Sequence[ToolApprovalItem]
+    interrupts: tuple[PendingInterrupt, ...]
+    keys: dict[str, str]
+
+
+async def _open(agent: Agent[Any], sealed: _Sealed, now: datetime) -> _Opened:
+    """Open *sealed* and restore its run state; what is pending is the state's.
+
+    Raises:
+        ResumeRejected: ``bad_token`` or ``expired``, as `resume` says.
+    """
+    opened = sealed.sealer.open_with_claims(sealed.token, now=now, audience=AUDIENCE)
+    turn, session = opened.turn, sealed.session
     if turn.session != session:
         _reject(
             f"token: expected a run of session {session!r}, got one sealed for "
             f"{turn.session!r}"
         )
-    text = _sealed_state(turn)
-    state = await _restore(agent, text, context)
+    text = _sealed_state(turn, sealed.sealer.max_token_chars)
+    state = await _restore(agent, text, sealed.context)
     items = state.get_interruptions()
     interrupts = _checked(items, turn)
     keys = dict.fromkeys((p.id for p in interrupts), _key(session, text))
+    return _Opened(opened.expires_at, turn.created_at, state, items, interrupts, keys)
+
+
+async def _resume(  # noqa: PLR0913, PLR0917 - resume's arguments, passed along
+    agent: Agent[Any],
+    sealed: _Sealed,
+    answer: Resume,
+    store: Store,
+    policy: ResumePolicy,
+    options: DecisionOptions,
+    run_config: RunConfig | None,
+) -> tuple[ResolvedResume, RunResult]:
+    """`resume`'s one path: what was accepted, and the run it continued."""
+    session = sealed.session
+    opened = await _open(agent, sealed, policy.now())
+    interrupts, keys = opened.interrupts, opened.keys
     problems = _option_problems(options, answer, interrupts)
     # A replay is `consumed` whatever its options: admit says so.
     if problems and await unspent(interrupts, keys, store):
@@ -651,16 +748,16 @@ async def resume(  # noqa: PLR0913 - keyword-only options
         session=session,
         keys=keys,
         policy=policy,
-        keep_until=_keep_until(opened.expires_at, sealer.leeway),
+        keep_until=_keep_until(opened.expires_at, sealed.sealer.leeway),
         events=_standing(answer, interrupts, options, session=session, policy=policy),
     )
-    answers = _apply(state, items, resolved, options)
+    answers = _apply(opened.state, opened.items, resolved, options)
     bound = _ANSWERS.set(answers)
     try:
-        result: RunResult = await Runner.run(agent, state, run_config=run_config)
+        result: RunResult = await Runner.run(agent, opened.state, run_config=run_config)
     finally:
         _ANSWERS.reset(bound)
-    return result
+    return resolved, result
 
 
 def _checked(
@@ -722,3 +819,94 @@ def resume_sync(  # noqa: PLR0913 - keyword-only options
             options=options,
         )
     )
+
+
+def bridge(  # noqa: PLR0913 - keyword-only options
+    agent: Agent[TContext],
+    sealer: Sealer,
+    store: Store,
+    tokens: Callable[[], Mapping[str, str] | Awaitable[Mapping[str, str]]],
+    *,
+    policy: ResumePolicy | None = None,
+    context: Mapping[str, object] | RunContextWrapper[TContext] | None = None,
+    run_config: RunConfig | None = None,
+    continued: Callable[[str, RunResult], Awaitable[None] | None] | None = None,
+) -> Bridge:
+    """The `Bridge` to the sealed pauses of *agent*'s runs (`pause`).
+
+    A sealed pause lives in its token, which only the application holds, so
+    *tokens* lists them: each session's latest `PausedRun.token`, by
+    session (the bridge's ``scope``, and the session its audit trail is
+    filed under). Each token is opened and its run state restored as
+    `resume` does, and what is pending is read from that state; what is
+    spent (through this bridge or `resume`: one key) is not listed, and a
+    token that no longer opens (expired, or sealed with a key the sealer
+    dropped) is skipped: answering it says why. A pause is dated by when it
+    was sealed. `Bridge.answer` is `resume` (the same checks, spend and
+    audit trail; no `DecisionOptions`), and hands the continued run to
+    *continued*: it may have paused again (`pause` it, and list its new
+    token for the session).
+
+    Args:
+        agent: The run's starting agent, built as when it paused.
+        sealer: The sealer that made the tokens.
+        store: Where spent pauses are marked (shared by every process).
+        tokens: Each session's latest token (sync or async).
+        policy: Partial resumes, the clock and the authorizer, for every
+            call (its ``principal`` is each call's).
+        context: Replaces the run context kept in the tokens (`resume`'s
+            ``context``).
+        run_config: Passed to ``Runner.run``.
+        continued: Called with the scope and the continued run (sync or
+            async), after each accepted answer.
+
+    Returns:
+        A `Bridge` whose door is ``"openai_agents"``.
+    """
+
+    async def sealed(session: str) -> _Sealed | None:
+        token = (await _bridged.listed(tokens)).get(session)
+        return None if token is None else _Sealed(token, sealer, session, context)
+
+    async def read(found: _Sealed, now: datetime) -> _bridged.Paused | None:
+        try:
+            opened = await _open(agent, found, now)
+        except ResumeRejected:  # expired, or a key the sealer dropped
+            return None
+        return _bridged.Paused(
+            found.session,
+            found.session,
+            opened.interrupts,
+            opened.keys,
+            opened.created_at,
+        )
+
+    async def one(session: str) -> _bridged.Paused | None:
+        found = await sealed(session)
+        return None if found is None else await read(found, base.now())
+
+    async def every() -> list[_bridged.Paused]:
+        listed = await _bridged.listed(tokens)
+        now = base.now()
+        found = [
+            await read(_Sealed(token, sealer, session, context), now)
+            for session, token in listed.items()
+        ]
+        return [paused for paused in found if paused is not None]
+
+    async def answering(
+        session: str, answer: Resume, policy: ResumePolicy
+    ) -> ResolvedResume:
+        found = await sealed(session)
+        if found is None:
+            raise _bridged.unknown("OpenAI Agents run", session)
+        options = DecisionOptions()
+        resolved, result = await _resume(
+            agent, found, answer, store, policy, options, run_config
+        )
+        if continued is not None:
+            await _bridged.listed(lambda: continued(session, result))
+        return resolved
+
+    base = policy or ResumePolicy()
+    return _bridged.Bridged("openai_agents", store, base, every, one, answering)

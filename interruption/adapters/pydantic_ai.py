@@ -44,7 +44,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import uuid
-from collections.abc import Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from datetime import datetime
 from typing import Any, Final, TypeAlias, TypeVar, cast, final
 
@@ -63,7 +63,7 @@ try:
     from pydantic_ai._utils import run_until_complete
     from pydantic_ai.agent import AbstractAgent
     from pydantic_ai.conversation import Conversation, ConversationTypeAdapter
-    from pydantic_ai.messages import ToolCallPart
+    from pydantic_ai.messages import ModelResponse, ToolCallPart
     from pydantic_ai.run import AgentRunResult
 except ImportError as error:  # pragma: no cover - exercised in a subprocess
     _MISSING = (
@@ -87,9 +87,11 @@ from interruption import (
     ToolRequest,
     canonical,
 )
-from interruption.adapters import _kept
+from interruption.adapters import _bridged, _kept
 from interruption.admission import admit, pause_key
 from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
+from interruption.bridge import Bridge
+from interruption.errors import ResumeRejected
 from interruption.loop import refuse_running_loop
 from interruption.store import Store
 from interruption.validation import ResolvedResume, ResumePolicy
@@ -99,6 +101,7 @@ __all__ = [
     "MAX_METADATA_BYTES",
     "Metadata",
     "PausedRun",
+    "bridge",
     "failed",
     "load_paused",
     "pause",
@@ -170,6 +173,11 @@ class _Kept:
     requests: DeferredToolRequests
     interrupts: tuple[PendingInterrupt, ...]
     key: str
+
+    @property
+    def keys(self) -> dict[str, str]:
+        """Each interrupt's spend key: the run's one key (`admit`'s ``keys``)."""
+        return dict.fromkeys((p.id for p in self.interrupts), self.key)
 
 
 def _run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
@@ -484,7 +492,8 @@ async def _resume(
     answer: Resume,
     store: Store,
     options: _Options,
-) -> AgentRunResult[OutputT]:
+) -> tuple[ResolvedResume, AgentRunResult[OutputT]]:
+    """`resume`'s one path: what was accepted, and the run it continued."""
     policy = options.policy
     if policy is not None and policy.allow_partial:
         expected = "False: pydantic-ai needs a result for every deferred call"
@@ -496,16 +505,29 @@ async def _resume(
         kept.interrupts,
         store,
         session=kept.conversation.conversation_id,
-        keys=dict.fromkeys((p.id for p in kept.interrupts), kept.key),
+        keys=kept.keys,
         policy=policy,
     )
     results = _results(kept.requests, resolved, metadata)
-    return await agent.run(
+    result = await agent.run(
         options.user_prompt,
         conversation=kept.conversation,
         deferred_tool_results=results,
         deps=cast("DepsT", options.deps),
     )
+    return resolved, result
+
+
+async def _continue(
+    agent: AbstractAgent[DepsT, OutputT],
+    run_id: str,
+    answer: Resume,
+    store: Store,
+    options: _Options,
+) -> AgentRunResult[OutputT]:
+    """`_resume`, for `resume` and `resume_sync`: the continued run only."""
+    _, result = await _resume(agent, run_id, answer, store, options)
+    return result
 
 
 async def resume(  # noqa: PLR0913 - keyword-only options
@@ -562,7 +584,7 @@ async def resume(  # noqa: PLR0913 - keyword-only options
         PayloadError: if *metadata* is not JSON (a `TypeError`).
     """
     options = _Options(deps, policy, user_prompt, metadata)
-    return await _resume(agent, run_id, resume, store, options)
+    return await _continue(agent, run_id, resume, store, options)
 
 
 def resume_sync(  # noqa: PLR0913 - keyword-only options
@@ -588,4 +610,78 @@ def resume_sync(  # noqa: PLR0913 - keyword-only options
         EventLoopRunning: if called from inside a running event loop.
     """
     options = _Options(deps, policy, user_prompt, metadata)
-    return _run_sync(_resume(agent, run_id, resume, store, options))
+    return _run_sync(_continue(agent, run_id, resume, store, options))
+
+
+def _paused_at(conversation: Conversation) -> datetime | None:
+    """When the model asked for the deferred calls: its last response's time."""
+    responses = (
+        m for m in reversed(conversation.messages) if isinstance(m, ModelResponse)
+    )
+    last = next(responses, None)
+    return None if last is None else last.timestamp
+
+
+def bridge(  # noqa: PLR0913 - keyword-only options
+    agent: AbstractAgent[DepsT, OutputT],
+    store: Store,
+    runs: Callable[[], Iterable[str] | Awaitable[Iterable[str]]],
+    *,
+    policy: ResumePolicy | None = None,
+    deps: DepsT | None = None,
+    continued: Callable[[str, AgentRunResult[OutputT]], Awaitable[None] | None]
+    | None = None,
+) -> Bridge:
+    """The `Bridge` to the paused runs of *agent* kept in *store* (`pause`).
+
+    The store keeps each run under an id only the application holds, so
+    *runs* lists them (a paused run's id: its `PausedRun.id`, the bridge's
+    ``scope``). Each is read back from the store as `load_paused` reads
+    it; what is spent (through this bridge or `resume`: one key) is not
+    listed, and a pause is dated by the model's response that asked for
+    its calls. `Bridge.answer` is `resume` (the same checks, spend and
+    audit trail, under the run's ``conversation_id``), and hands the run
+    it continued to *continued*: it may have paused again (`pause` it, and
+    list its new id).
+
+    Args:
+        agent: The agent that paused (the same tools, in this process).
+        store: Where the runs were kept (`pause`), and where they are spent.
+        runs: The ids of the paused runs the application keeps (sync or
+            async); an id the store forgot (`Store.expire`) is skipped.
+        policy: The clock and the authorizer, for every call (its
+            ``principal`` is each call's); partial resumes are refused,
+            as `resume` refuses them.
+        deps: The agent's dependencies for a continued run.
+        continued: Called with the scope and the continued run's result
+            (sync or async), after each accepted answer.
+
+    Returns:
+        A `Bridge` whose door is ``"pydantic_ai"``.
+    """
+
+    async def one(run_id: str) -> _bridged.Paused | None:
+        try:
+            kept = await _load(run_id, store)
+        except ResumeRejected:  # unknown_interrupt: forgotten or never kept
+            return None
+        at = _paused_at(kept.conversation)
+        session = kept.conversation.conversation_id
+        return _bridged.Paused(run_id, session, kept.interrupts, kept.keys, at)
+
+    async def every() -> list[_bridged.Paused]:
+        found = [await one(run_id) for run_id in await _bridged.listed(runs)]
+        return [paused for paused in found if paused is not None]
+
+    async def answering(
+        run_id: str, answer: Resume, policy: ResumePolicy
+    ) -> ResolvedResume:
+        options = _Options(deps, policy)
+        resolved, result = await _resume(agent, run_id, answer, store, options)
+        if continued is not None:
+            await _bridged.listed(lambda: continued(run_id, result))
+        return resolved
+
+    return _bridged.Bridged(
+        "pydantic_ai", store, policy or ResumePolicy(), every, one, answering
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
@@ -622,6 +623,24 @@ class TestDamage:
             asyncio.run(app.resume("r1", answer, store))
         assert asyncio.run(store.spend(spent_key("r1"), None))
         assert app.transfers == []
+
+
+class TestEmptyParts:
+    def test_an_empty_part_genkit_drops_shifts_nothing(self) -> None:
+        """A paused message with an empty part Genkit drops still resumes its call."""
+        setup = paused_on([transfer()])
+        key = _kept.key("genkit", setup.paused.id)
+        record = asyncio.run(setup.store.kept(key))
+        assert record is not None
+        head, _, body = record.partition(b"\n")
+        history = json.loads(body)
+        history[-1]["content"].insert(0, {})
+        again = head + b"\n" + json.dumps(history).encode()
+        asyncio.run(setup.store.keep(_kept.key("genkit", "r2"), again, None))
+        (pending,) = setup.paused.interrupts
+        answer = Resume(restart=[pending.approve()])
+        asyncio.run(setup.app.resume("r2", answer, setup.store))
+        assert setup.app.transfers == [TRANSFER]
 
 
 class TestRefusals:

@@ -7,6 +7,7 @@ import base64
 import contextlib
 import json
 import types
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -628,6 +629,87 @@ def core_door(
             case Restart(resumed=resumed), ToolRequest(input=given):
                 if isinstance(decision_from_json(resumed), Approve):
                     world.transfers.append(given)
+
+
+PACKED: Final = "openai-agents run state, zlib"
+
+
+def _state_of(token: str, sealer: Sealer) -> tuple[InterruptedTurn, str]:
+    """A token's turn and the run state's JSON text packed in it."""
+    turn = sealer.open(token, audience=AUDIENCE)
+    (message,) = turn.messages
+    mark, packed = (cast("Text", part).text for part in message.parts)
+    assert mark == PACKED
+    return turn, zlib.decompress(base64.b64decode(packed)).decode()
+
+
+def _sealed_with(turn: InterruptedTurn, sealer: Sealer, mark: str, text: str) -> str:
+    """*turn* sealed again, its run state replaced by *mark* and *text*."""
+    messages = (Message(Role.SYSTEM, (Text(mark), Text(text))),)
+    return sealer.seal(attrs.evolve(turn, messages=messages), audience=AUDIENCE)
+
+
+def _packed(raw: bytes) -> str:
+    """*raw* as a packed state: base64 of its bytes."""
+    return base64.b64encode(raw).decode()
+
+
+class TestPackedState:
+    def test_the_state_is_packed_and_reads_back(
+        self, world: World, sealer: Sealer
+    ) -> None:
+        """A token carries the run state compressed; it is the SDK's own JSON."""
+        done = paused(world, sealer)
+        _, text = _state_of(done.token, sealer)
+        assert json.loads(text)["current_turn"] >= 1
+        assert len(done.token) < len(text)
+
+    def test_a_token_sealed_before_packing_still_resumes(
+        self, world: World, sealer: Sealer
+    ) -> None:
+        """A token of the state as plain JSON (an earlier version's) resumes once."""
+        done = paused(world, sealer)
+        turn, text = _state_of(done.token, sealer)
+        plain = _sealed_with(turn, sealer, "openai-agents run state", text)
+        (only,) = done.interrupts
+        answer = Resume(restart=[only.approve()])
+        store = MemoryStore()
+        answer_with(world, sealer, store, plain, answer)
+        assert world.transfers == [TRANSFER]
+        refused = codes(lambda: answer_with(world, sealer, store, done.token, answer))
+        assert refused == (ProblemCode.CONSUMED,)
+
+    @pytest.mark.parametrize(
+        "packed",
+        [
+            "!!not base64!!",
+            _packed(b"not zlib"),
+            _packed(zlib.compress(b"\xff\xfe not utf-8")),
+            _packed(zlib.compress(b"{}")[:-3]),
+            _packed(zlib.compress(b"{}") + b"trailing"),
+            _packed(zlib.compress(b" " * 5000)),
+        ],
+        ids=["base64", "zlib", "utf-8", "truncated", "trailing", "too-large"],
+    )
+    def test_a_state_that_does_not_unpack_is_bad_token(
+        self, world: World, packed: str
+    ) -> None:
+        """A signed state that does not inflate, or inflates too far, is bad_token."""
+        sealer = Sealer({"k1": b"1" * 32}, active="k1", max_token_chars=4096)
+        done = pause(
+            run(world), Sealer({"k1": b"1" * 32}, active="k1"), session=SESSION
+        )
+        turn = Sealer({"k1": b"1" * 32}, active="k1").open(
+            done.token, audience=AUDIENCE
+        )
+        token = _sealed_with(turn, sealer, PACKED, packed)
+        (only,) = done.interrupts
+        answer = Resume(restart=[only.approve()])
+        refused = codes(
+            lambda: answer_with(world, sealer, MemoryStore(), token, answer)
+        )
+        assert refused == (ProblemCode.BAD_TOKEN,)
+        assert world.transfers == []
 
 
 class TestDoors:
