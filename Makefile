@@ -44,7 +44,7 @@ DOCUMENTS := README.md $(wildcard docs/*.md docs/*/*.md)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
-	$(BIN)/mypy interruption/__init__.py interruption/store/__init__.py  # mypy reads their stubs otherwise
+	$(BIN)/mypy interruption/__init__.py interruption/runtime/store/__init__.py  # mypy reads their stubs otherwise
 	$(BIN)/mypy scripts
 	$(BIN)/python -m scripts.readme_typecheck $(DOCUMENTS)
 
@@ -63,7 +63,7 @@ package: $(STAMP)
 		$(BIN)/python -m venv "$$tmp/venv" && \
 		"$$tmp/venv/bin/python" -m pip install --quiet dist/*.whl && \
 		cd "$$tmp" && "$$tmp/venv/bin/python" -c \
-		"import interruption, interruption.store; print('installed interruption', interruption.__version__)"
+		"import interruption, interruption.runtime.store; print('installed interruption', interruption.__version__)"
 
 # The second pass runs as an install without the [fast] extra (no orjson):
 # verdicts must not depend on it; coverage adds up over both passes.

@@ -33,8 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from examples.service.agent import Agent
 from interruption import SqliteStore
-from interruption.bridge import SessionBridge
 from interruption.inbox import create_app
+from interruption.runtime.bridge import SessionBridge
 
 PENDING: Final = 1000
 REPEATS: Final = 7

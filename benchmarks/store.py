@@ -72,8 +72,8 @@ from interruption import (
     ToolRequest,
     tool,
 )
-from interruption.approval import await_human
-from interruption.store import MemoryStore, SqliteStore, Store
+from interruption.runtime.approval import await_human
+from interruption.runtime.store import MemoryStore, SqliteStore, Store
 from interruption.testing import ScriptedModel
 
 from _common import best_us, machine_load, table
@@ -207,7 +207,7 @@ class Bodies:
 async def bodies() -> Bodies:
     """Run one cycle in memory and encode what a store would write."""
     from interruption import dumps
-    from interruption.store._base import stored_turn_json
+    from interruption.runtime.store._base import stored_turn_json
 
     session = _session(MemoryStore())
     paused = await session.send("refund A-10023")
@@ -731,7 +731,7 @@ def _open_postgres(world: World, stack: ExitStack, body: Bodies) -> None:
         f"PostgreSQL on 127.0.0.1 (fsync off), up in "
         f"{time.perf_counter() - started:.1f} s; pool of {CALLERS} connections"
     )
-    from interruption.store import PostgresStore
+    from interruption.runtime.store import PostgresStore
 
     store = PostgresStore(server.dsn, min_size=CALLERS, max_size=CALLERS)
     world.closing(stack, store.close)

@@ -1,4 +1,4 @@
-"""An atheris target: `interruption.sealing.Sealer.open` on hostile tokens.
+"""An atheris target: `interruption.runtime.sealing.Sealer.open` on hostile tokens.
 
 Only `ResumeRejected` may escape. Run it with ``make fuzz``, or by hand::
 
@@ -31,7 +31,7 @@ import atheris
 
 with atheris.instrument_imports():
     from interruption import ResumeRejected
-    from interruption.sealing import Sealer
+    from interruption.runtime.sealing import Sealer
 
 from wire_examples import TURN, write_seeds
 

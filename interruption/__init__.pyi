@@ -12,30 +12,7 @@ from ._json import (
     digest as digest,
     json_equal as json_equal,
 )
-from .admission import (
-    admit as admit,
-    interrupt_keys as interrupt_keys,
-    pause_key as pause_key,
-    record_paused as record_paused,
-    refuse as refuse,
-    unspent as unspent,
-)
-from .approval import (
-    ApprovalDecision as ApprovalDecision,
-    Approve as Approve,
-    Approver as Approver,
-    AwaitExternal as AwaitExternal,
-    Decision as Decision,
-    Reject as Reject,
-)
 from .audit import AuditEvent as AuditEvent
-from .bridge import (
-    Bridge as Bridge,
-    OpenSession as OpenSession,
-    PendingPause as PendingPause,
-    SessionBridge as SessionBridge,
-    pending_everywhere as pending_everywhere,
-)
 from .errors import (
     ArgumentTypeError as ArgumentTypeError,
     ContinuationUnfinished as ContinuationUnfinished,
@@ -66,27 +43,6 @@ from .kinds import (
     Phase as Phase,
     ScheduledPause as ScheduledPause,
 )
-from .loop import (
-    FinishReason as FinishReason,
-    Finished as Finished,
-    GenerateResult as GenerateResult,
-    LoopOptions as LoopOptions,
-    Model as Model,
-    ModelMessage as ModelMessage,
-    ModelRequest as ModelRequest,
-    Paused as Paused,
-    StreamEvent as StreamEvent,
-    ToolFinished as ToolFinished,
-    ToolSpec as ToolSpec,
-    ToolStarted as ToolStarted,
-    continue_resolved as continue_resolved,
-    generate as generate,
-    generate_stream as generate_stream,
-    generate_sync as generate_sync,
-    resume_turn as resume_turn,
-    resume_turn_stream as resume_turn_stream,
-    resume_turn_sync as resume_turn_sync,
-)
 from .parts import (
     Message as Message,
     Part as Part,
@@ -111,15 +67,59 @@ from .resume import (
     Restart as Restart,
     Resume as Resume,
 )
-from .schedule import PauseSchedule as PauseSchedule
-from .sealing import Opened as Opened, Sealer as Sealer
-from .session import Session as Session
-from .store import (
+from .runtime.admission import (
+    admit as admit,
+    interrupt_keys as interrupt_keys,
+    pause_key as pause_key,
+    record_paused as record_paused,
+    refuse as refuse,
+    unspent as unspent,
+)
+from .runtime.approval import (
+    ApprovalDecision as ApprovalDecision,
+    Approve as Approve,
+    Approver as Approver,
+    AwaitExternal as AwaitExternal,
+    Decision as Decision,
+    Reject as Reject,
+)
+from .runtime.bridge import (
+    Bridge as Bridge,
+    OpenSession as OpenSession,
+    PendingPause as PendingPause,
+    SessionBridge as SessionBridge,
+    pending_everywhere as pending_everywhere,
+)
+from .runtime.loop import (
+    FinishReason as FinishReason,
+    Finished as Finished,
+    GenerateResult as GenerateResult,
+    LoopOptions as LoopOptions,
+    Model as Model,
+    ModelMessage as ModelMessage,
+    ModelRequest as ModelRequest,
+    Paused as Paused,
+    StreamEvent as StreamEvent,
+    ToolFinished as ToolFinished,
+    ToolSpec as ToolSpec,
+    ToolStarted as ToolStarted,
+    continue_resolved as continue_resolved,
+    generate as generate,
+    generate_stream as generate_stream,
+    generate_sync as generate_sync,
+    resume_turn as resume_turn,
+    resume_turn_stream as resume_turn_stream,
+    resume_turn_sync as resume_turn_sync,
+)
+from .runtime.schedule import PauseSchedule as PauseSchedule
+from .runtime.sealing import Opened as Opened, Sealer as Sealer
+from .runtime.session import Session as Session
+from .runtime.store import (
     MemoryStore as MemoryStore,
     SqliteStore as SqliteStore,
     Store as Store,
 )
-from .tools import (
+from .runtime.tools import (
     Tool as Tool,
     ToolContext as ToolContext,
     ToolContractError as ToolContractError,

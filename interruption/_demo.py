@@ -24,10 +24,8 @@ import attrs
 
 from interruption._json import JSON
 from interruption._status import ACCEPTED, REJECTED, STOPPED, UNREADABLE
-from interruption.approval import Approver, by_tool, when
 from interruption.errors import ResumeRejected, StoreUnavailable
 from interruption.kinds import ApprovalPending
-from interruption.loop import ModelRequest, run_sync
 from interruption.parts import Message, Role, ToolRequest, ToolResponse
 from interruption.prompts import Confirm
 from interruption.resume import (
@@ -37,10 +35,12 @@ from interruption.resume import (
     Restart,
     Resume,
 )
-from interruption.session import Session
-from interruption.store import SqliteStore
+from interruption.runtime.approval import Approver, by_tool, when
+from interruption.runtime.loop import ModelRequest, run_sync
+from interruption.runtime.session import Session
+from interruption.runtime.store import SqliteStore
+from interruption.runtime.tools import Tool, ToolContext, define_interrupt, tool
 from interruption.testing import ScriptedModel
-from interruption.tools import Tool, ToolContext, define_interrupt, tool
 from interruption.validation import validate_resume
 
 if TYPE_CHECKING:

@@ -49,7 +49,7 @@ from interruption.validation import ResolvedResume, ResumePolicy, validate_resum
 from interruption.wire import MAX_BYTES, loads, unstructure
 
 if TYPE_CHECKING:
-    from interruption.session import Session
+    from interruption.runtime.session import Session
 
 __all__ = ["main"]
 
@@ -494,7 +494,7 @@ def _inbox(args: argparse.Namespace, err: TextIO) -> int:
     import uvicorn  # noqa: PLC0415 - the [inbox] extra
 
     from interruption.inbox import create_app, from_header  # noqa: PLC0415
-    from interruption.store import SqliteStore  # noqa: PLC0415
+    from interruption.runtime.store import SqliteStore  # noqa: PLC0415
 
     if args.agent is None:
         from interruption._demo import open_demo_session  # noqa: PLC0415

@@ -429,7 +429,8 @@ class ExtraMissing(InterruptionError, ImportError):
 
     Attributes:
         code: ``"extra_missing"``, stable.
-        needed_by: What needs the extra (``"interruption.store.PostgresStore"``).
+        needed_by: What needs the extra
+            (``"interruption.runtime.store.PostgresStore"``).
         extra: The extra to install (``"postgres"``).
     """
 

@@ -13,7 +13,7 @@ from multiprocessing.synchronize import Barrier
 from typing import Final
 
 from interruption.resume import Resume
-from interruption.store import PostgresStore, SqliteStore
+from interruption.runtime.store import PostgresStore, SqliteStore
 
 __all__ = ["RACERS", "race_processes"]
 

@@ -20,10 +20,10 @@ from pathlib import Path
 import psycopg
 import pytest
 from interruption import InterruptedTurn, Message, Resume, ToolResponse, dumps
-from interruption.store import PostgresStore, SqliteStore
-from interruption.store._base import AuditEvent, stored_turn_json
-from interruption.store._postgres import _MIGRATIONS as POSTGRES_MIGRATIONS
-from interruption.store._sqlite import _MIGRATIONS as SQLITE_MIGRATIONS
+from interruption.runtime.store import PostgresStore, SqliteStore
+from interruption.runtime.store._base import AuditEvent, stored_turn_json
+from interruption.runtime.store._postgres import _MIGRATIONS as POSTGRES_MIGRATIONS
+from interruption.runtime.store._sqlite import _MIGRATIONS as SQLITE_MIGRATIONS
 from psycopg import sql
 
 __all__ = [

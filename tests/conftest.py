@@ -10,7 +10,7 @@ import psycopg
 import pytest
 from hypothesis import HealthCheck, settings
 from interruption import _parse, _schema_checks, wire
-from interruption.store import MemoryStore, PostgresStore, SqliteStore, Store
+from interruption.runtime.store import MemoryStore, PostgresStore, SqliteStore, Store
 from psycopg import sql
 
 from tests.sessions import Clock

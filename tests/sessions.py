@@ -41,11 +41,11 @@ from interruption import (
     loads,
     tool,
 )
-from interruption import store as stores
-from interruption.approval import Approver, await_human, by_tool, when
 from interruption.resume import ExpiryAnswer, Resume
-from interruption.session import Session
-from interruption.store import SqliteStore, Store
+from interruption.runtime import store as stores
+from interruption.runtime.approval import Approver, await_human, by_tool, when
+from interruption.runtime.session import Session
+from interruption.runtime.store import SqliteStore, Store
 from interruption.testing import ScriptedModel
 
 NOW: Final = datetime(2026, 11, 21, 23, 0, tzinfo=UTC)

@@ -50,7 +50,7 @@ from interruption import (
 from interruption._json import MAX_DEPTH, MAX_SAFE_INTEGER, child_path, is_json_type
 from interruption.kinds import KINDS
 from interruption.resume import answer_key
-from interruption.store import AuditEvent, AuditKind
+from interruption.runtime.store import AuditEvent, AuditKind
 from interruption.testing.strategies import (
     decisions,
     interrupteds,

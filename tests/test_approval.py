@@ -18,7 +18,7 @@ from interruption import (
     tool,
 )
 from interruption._schema_checks import conforms
-from interruption.approval import (
+from interruption.runtime.approval import (
     DECISION_SCHEMA,
     Approve,
     Approver,

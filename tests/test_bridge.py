@@ -28,7 +28,7 @@ from interruption import (
     ResumeRejected,
     pending_everywhere,
 )
-from interruption.bridge import SessionBridge, resolved_of
+from interruption.runtime.bridge import SessionBridge, resolved_of
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -40,8 +40,8 @@ from interruption._demo import approver, make_tools, script
 from interruption._json import DOCUMENT_DEPTH, MAX_DEPTH
 from interruption._published_schemas import schema_names
 from interruption.cli import main
-from interruption.session import Session
-from interruption.store import SqliteStore
+from interruption.runtime.session import Session
+from interruption.runtime.store import SqliteStore
 from interruption.testing import ScriptedModel
 from interruption.testing.strategies import mutations, turns, valid_resumes
 from interruption.wire import MAX_BYTES

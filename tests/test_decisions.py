@@ -24,8 +24,8 @@ from interruption._decisions import (
 )
 from interruption._json import frozen
 from interruption._schema_checks import conforms
-from interruption.approval import DECISION_SCHEMA
 from interruption.errors import Mismatch
+from interruption.runtime.approval import DECISION_SCHEMA
 
 from tests.strategies import json_values
 

@@ -14,7 +14,7 @@ from interruption._demo import (
     decision,
     script,
 )
-from interruption.loop import ModelRequest
+from interruption.runtime.loop import ModelRequest
 
 _SEPARATORS = " \t\n\r\f\v,:;.-"
 

@@ -40,7 +40,7 @@ from interruption import (
 from interruption._json import DOCUMENT_DEPTH, JSON, MAX_DEPTH, STORED_DEPTH
 from interruption._published_schemas import WIRE_TYPES
 from interruption._record_schema import DATETIME_DOC
-from interruption.store._base import read_stored
+from interruption.runtime.store._base import read_stored
 from interruption.testing.store_contract import turn
 from interruption.wire import MAX_BYTES
 

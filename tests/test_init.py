@@ -9,7 +9,7 @@ import typing
 from pathlib import Path
 
 import interruption
-import interruption.store
+import interruption.runtime.store
 import pytest
 
 HEAVY = ["asyncio", "cattrs", "jsonschema_rs", "jwt", "psycopg", "sqlite3"]
@@ -118,7 +118,7 @@ class TestPackage:
         """Using ``Custom`` loads the kinds and what they import, not the loop."""
         found = _ours_after("from interruption import Custom")
         assert "interruption.kinds" in found
-        assert "interruption.loop" not in found
+        assert "interruption.runtime.loop" not in found
 
     def test_the_stub_names_each_public_name_once(self) -> None:
         """``__init__.pyi`` lists each name once; ``__all__`` and ``dir()`` are it."""
@@ -161,34 +161,36 @@ class TestPackage:
 
 class TestStorePackage:
     def test_import_leaves_the_stores_for_first_use(self) -> None:
-        """``import interruption.store`` imports neither asyncio nor a driver."""
-        found = _imported_after("import interruption.store")
+        """``import interruption.runtime.store`` imports no asyncio and no driver."""
+        found = _imported_after("import interruption.runtime.store")
         assert not {"asyncio", "sqlite3", "psycopg"} & set(found)
 
-    @pytest.mark.parametrize("name", vars(interruption.store)["__all__"])
+    @pytest.mark.parametrize("name", vars(interruption.runtime.store)["__all__"])
     def test_every_name_is_its_modules_object(self, name: str) -> None:
         """Every store and record name is the object its home module defines."""
-        _is_its_homes(interruption.store, name)
+        _is_its_homes(interruption.runtime.store, name)
 
     def test_the_audit_names_resolve(self) -> None:
         """The audit trail's bound and type aliases are exported as they are."""
-        assert interruption.store.MAX_REJECTED == 100
-        assert typing.get_args(interruption.store.Listed) == (
+        assert interruption.runtime.store.MAX_REJECTED == 100
+        assert typing.get_args(interruption.runtime.store.Listed) == (
             "open",
             "expired",
             "consumed",
         )
-        assert "rejected" in typing.get_args(interruption.store.AuditKind)
+        assert "rejected" in typing.get_args(interruption.runtime.store.AuditKind)
 
     def test_unknown_names_raise_attribute_error(self) -> None:
         """A name the store package does not export is an AttributeError."""
-        with pytest.raises(AttributeError, match=r"interruption\.store attribute Nope"):
-            getattr(interruption.store, "Nope")  # noqa: B009 - as above
+        with pytest.raises(
+            AttributeError, match=r"interruption\.runtime\.store attribute Nope"
+        ):
+            getattr(interruption.runtime.store, "Nope")  # noqa: B009 - as above
 
     def test_the_stub_names_each_store_name_once(self) -> None:
         """``store/__init__.pyi`` lists each name once; ``__all__`` is it."""
-        _names_each_once(interruption.store)
+        _names_each_once(interruption.runtime.store)
 
     def test_a_star_import_binds_every_store(self) -> None:
-        """``from interruption.store import *`` binds every store, lazy or not."""
-        _star_imports(interruption.store)
+        """A star import of ``interruption.runtime.store`` binds every store."""
+        _star_imports(interruption.runtime.store)

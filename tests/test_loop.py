@@ -61,7 +61,13 @@ from interruption import (
     resume_turn_sync,
     tool,
 )
-from interruption.approval import (
+from interruption.errors import (
+    ArgumentTypeError,
+    EventLoopRunning,
+    InvalidArgument,
+    PauseRefused,
+)
+from interruption.runtime.approval import (
     DECISION_SCHEMA,
     Approve,
     Reject,
@@ -71,13 +77,7 @@ from interruption.approval import (
     decision_from_json,
     when,
 )
-from interruption.errors import (
-    ArgumentTypeError,
-    EventLoopRunning,
-    InvalidArgument,
-    PauseRefused,
-)
-from interruption.loop import _ThreadRunner, last_result, run_sync
+from interruption.runtime.loop import _ThreadRunner, last_result, run_sync
 from interruption.testing import ScriptedModel
 from interruption.validation import Answer, ResolvedResume
 

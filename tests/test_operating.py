@@ -32,7 +32,7 @@ from interruption import (
     unstructure,
     wire_digest,
 )
-from interruption.store import MAX_REJECTED, MemoryStore, Store
+from interruption.runtime.store import MAX_REJECTED, MemoryStore, Store
 from interruption.testing import ScriptedModel
 
 from tests.sessions import APPROVER, RunLog, agent, make_tools

@@ -11,7 +11,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Final
 
-import interruption.store
+import interruption.runtime.store
 import pytest
 from interruption import ExtraMissing
 from packaging.requirements import Requirement
@@ -137,20 +137,21 @@ class TestMissingExtras:
 
     @pytest.fixture(name="without_psycopg")
     def _without_psycopg(self, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
-        """`interruption.store` as on an install without the [postgres] extra."""
+        """`interruption.runtime.store` as installed without the [postgres] extra."""
         monkeypatch.setitem(sys.modules, "psycopg", None)
-        monkeypatch.delitem(sys.modules, "interruption.store._postgres", raising=False)
-        monkeypatch.delattr(interruption.store, "PostgresStore", raising=False)
-        return interruption.store
+        postgres = "interruption.runtime.store._postgres"
+        monkeypatch.delitem(sys.modules, postgres, raising=False)
+        monkeypatch.delattr(interruption.runtime.store, "PostgresStore", raising=False)
+        return interruption.runtime.store
 
     def test_postgres_store_can_be_probed_and_imported(
         self, without_psycopg: ModuleType
     ) -> None:
         """Without psycopg, hasattr and the import work: nothing is used yet."""
         assert hasattr(without_psycopg, "PostgresStore")
-        from interruption.store import PostgresStore  # noqa: PLC0415
+        from interruption.runtime.store import PostgresStore  # noqa: PLC0415
 
-        assert PostgresStore.__module__ == "interruption.store"
+        assert PostgresStore.__module__ == "interruption.runtime.store"
         assert "[postgres] extra" in (PostgresStore.__doc__ or "")
 
     def test_postgres_store_names_its_extra_when_used(
@@ -162,9 +163,9 @@ class TestMissingExtras:
         error = caught.value
         assert isinstance(error, ImportError)
         assert (error.code, error.extra) == ("extra_missing", "postgres")
-        assert error.needed_by == "interruption.store.PostgresStore"
+        assert error.needed_by == "interruption.runtime.store.PostgresStore"
         assert str(error).startswith(
-            "interruption.store.PostgresStore needs the [postgres] extra: "
+            "interruption.runtime.store.PostgresStore needs the [postgres] extra: "
             "pip install 'interruption[postgres]' ("
         )
         assert isinstance(error.__cause__, ImportError)
@@ -173,12 +174,12 @@ class TestMissingExtras:
         self, without_psycopg: ModuleType, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         """A store whose own module fails to import raises that ImportError."""
-        monkeypatch.setitem(sys.modules, "interruption.store._postgres", None)
+        monkeypatch.setitem(sys.modules, "interruption.runtime.store._postgres", None)
         with pytest.raises(ImportError) as caught:
             _ = without_psycopg.PostgresStore
         assert not isinstance(caught.value, ExtraMissing)
-        monkeypatch.delattr(interruption.store, "SqliteStore", raising=False)
-        monkeypatch.setitem(sys.modules, "interruption.store._sqlite", None)
+        monkeypatch.delattr(interruption.runtime.store, "SqliteStore", raising=False)
+        monkeypatch.setitem(sys.modules, "interruption.runtime.store._sqlite", None)
         with pytest.raises(ImportError):
             _ = without_psycopg.SqliteStore
 

@@ -20,10 +20,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from interruption import InvalidArgument, StoreUnavailable
-from interruption.loop import run_sync
-from interruption.store import PostgresStore, _postgres
-from interruption.store._base import StoredTurn
-from interruption.store._postgres import _LoopThread
+from interruption.runtime.loop import run_sync
+from interruption.runtime.store import PostgresStore, _postgres
+from interruption.runtime.store._base import StoredTurn
+from interruption.runtime.store._postgres import _LoopThread
 from psycopg.conninfo import make_conninfo
 
 from tests._postgres import limited_role, locked

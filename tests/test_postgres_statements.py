@@ -11,8 +11,8 @@ import pytest
 from interruption.errors import SessionInUse
 from interruption.parts import Message, Role
 from interruption.resume import InterruptedTurn
-from interruption.store import PostgresStore, _postgres
-from interruption.store._base import AuditEvent
+from interruption.runtime.store import PostgresStore, _postgres
+from interruption.runtime.store._base import AuditEvent
 from interruption.testing.store_contract import NOW, RESUME, turn
 from psycopg import AsyncConnection, sql
 

@@ -45,12 +45,12 @@ from interruption import (
 )
 from interruption._json import MAX_DEPTH, FrozenArray, FrozenObject
 from interruption._schema_checks import JSONSchema, SchemaGroups, conforming_groups
-from interruption.approval import DECISION_SCHEMA
 from interruption.errors import FieldError
 from interruption.kinds import InterruptionKind, Phase, ScheduledPause
 from interruption.resume import accepts_of_kind
-from interruption.sealing import Sealer
-from interruption.store import MemoryStore, SqliteStore
+from interruption.runtime.approval import DECISION_SCHEMA
+from interruption.runtime.sealing import Sealer
+from interruption.runtime.store import MemoryStore, SqliteStore
 from interruption.validation import ResumePolicy, validate_resume
 
 if TYPE_CHECKING:

@@ -33,15 +33,15 @@ from interruption import (
     unstructure,
     validate_resume,
 )
-from interruption.approval import DECISION_SCHEMA
-from interruption.sealing import (
+from interruption.runtime.approval import DECISION_SCHEMA
+from interruption.runtime.sealing import (
     MIN_KEY_BYTES,
     SEALED_TURN_AUDIENCE,
     Opened,
     Sealer,
     spent_key,
 )
-from interruption.store import MemoryStore, SqliteStore, Store
+from interruption.runtime.store import MemoryStore, SqliteStore, Store
 from interruption.validation import ResolvedResume
 
 from tests.strategies import BASE64URL, b64url, token_mutations, turns
@@ -604,7 +604,7 @@ class TestSealer:
         [
             (["interruption.sealing"], "an array"),
             (["interruption.sealing", "app.other"], "an array"),
-            ("interruption.sealing ", "'interruption.sealing '"),
+            ("interruption.runtime.sealing ", "'interruption.runtime.sealing '"),
             (7, "7"),
         ],
         ids=str,

@@ -38,9 +38,9 @@ from interruption import (
     define_interrupt,
     dumps,
 )
-from interruption.session import LEASE, MAX_REASON, Session
-from interruption.store import PostgresStore, SqliteStore, Store
-from interruption.store._base import (
+from interruption.runtime.session import LEASE, MAX_REASON, Session
+from interruption.runtime.store import PostgresStore, SqliteStore, Store
+from interruption.runtime.store._base import (
     MAX_ID,
     MAX_PAGE,
     MAX_TURN_ID,

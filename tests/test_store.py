@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-import interruption.store
+import interruption.runtime.store
 import psycopg
 import pytest
 from interruption import (
@@ -21,7 +21,6 @@ from interruption import (
     dumps,
     validate_resume,
 )
-from interruption.approval import DECISION_SCHEMA
 from interruption.kinds import ApprovalPending, Custom
 from interruption.parts import Message, Role, ToolRequest, ToolResponse
 from interruption.resume import (
@@ -32,8 +31,9 @@ from interruption.resume import (
     Respond,
     Resume,
 )
-from interruption.store import PostgresStore, SqliteStore, Store
-from interruption.store._base import (
+from interruption.runtime.approval import DECISION_SCHEMA
+from interruption.runtime.store import PostgresStore, SqliteStore, Store
+from interruption.runtime.store._base import (
     MAX_PAGE,
     MAX_REJECTED,
     AuditEvent,
@@ -41,7 +41,7 @@ from interruption.store._base import (
     stored_turn_json,
     turn_from_json,
 )
-from interruption.store._sqlite import _unavailable
+from interruption.runtime.store._sqlite import _unavailable
 from interruption.testing.store_contract import CONTRACT, Check
 from interruption.testing.store_contract import turn as contract_turn
 from psycopg import sql
@@ -143,7 +143,7 @@ class TestStore:
             taken.append(resume)
             return "d" * 64
 
-        monkeypatch.setattr("interruption.store._base.wire_digest", digest)
+        monkeypatch.setattr("interruption.runtime.store._base.wire_digest", digest)
         event = AuditEvent("s-1", 1, "rejected", NOW, codes=("missing",))
         kept = [runner.run(store.log(event, sent)) for _ in range(MAX_REJECTED + 3)]
         assert kept == [True] * MAX_REJECTED + [False] * 3
@@ -944,14 +944,18 @@ class TestStoreModule:
     ) -> None:
         """Without psycopg_pool (part of the extra), PostgresStore is ExtraMissing."""
         monkeypatch.setitem(sys.modules, "psycopg_pool", None)
-        monkeypatch.delitem(sys.modules, "interruption.store._postgres", raising=False)
-        monkeypatch.delattr(interruption.store, "PostgresStore", raising=False)
+        monkeypatch.delitem(
+            sys.modules, "interruption.runtime.store._postgres", raising=False
+        )
+        monkeypatch.delattr(interruption.runtime.store, "PostgresStore", raising=False)
         with pytest.raises(ExtraMissing) as caught:
-            interruption.store.PostgresStore("postgresql://localhost/app")
+            interruption.runtime.store.PostgresStore("postgresql://localhost/app")
         assert caught.value.extra == "postgres"
         assert "psycopg_pool" in str(caught.value)
 
     def test_unknown_attribute(self) -> None:
         """The package names its stores and nothing else."""
-        with pytest.raises(AttributeError, match=r"interruption\.store attribute Nope"):
-            getattr(interruption.store, "Nope")  # noqa: B009 - the point
+        with pytest.raises(
+            AttributeError, match=r"interruption\.runtime\.store attribute Nope"
+        ):
+            getattr(interruption.runtime.store, "Nope")  # noqa: B009 - the point

@@ -17,8 +17,8 @@ from interruption import (
     ToolRequest,
     tool,
 )
-from interruption.approval import await_human
-from interruption.session import Session
+from interruption.runtime.approval import await_human
+from interruption.runtime.session import Session
 from interruption.testing import ScriptedModel
 
 REQUEST = ModelRequest((Message.of_text(Role.USER, "hi"),), ())

@@ -27,7 +27,11 @@ from interruption import (
 )
 from interruption._json import is_json
 from interruption._schema_checks import conforms
-from interruption.approval import DECISION_SCHEMA, decision_from_json, decision_to_json
+from interruption.runtime.approval import (
+    DECISION_SCHEMA,
+    decision_from_json,
+    decision_to_json,
+)
 from interruption.testing.strategies import (
     decisions,
     interrupteds,

@@ -28,8 +28,8 @@ from interruption import (
     json_schema,
     tool,
 )
-from interruption.approval import DECISION_SCHEMA
-from interruption.tools import NULL_ONLY, ToolContractError
+from interruption.runtime.approval import DECISION_SCHEMA
+from interruption.runtime.tools import NULL_ONLY, ToolContractError
 
 
 @attrs.frozen

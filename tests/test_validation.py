@@ -41,10 +41,10 @@ from interruption import (
 from interruption._decisions import DECISIONS
 from interruption._json import json_equal
 from interruption._schema_checks import JSONSchema, SchemaError, conforms
-from interruption.admission import ADAPTER_TURN
-from interruption.approval import DECISION_SCHEMA
 from interruption.kinds import tag_of
 from interruption.resume import ExpiryAnswer
+from interruption.runtime.admission import ADAPTER_TURN
+from interruption.runtime.approval import DECISION_SCHEMA
 from interruption.testing import strategies as library
 from interruption.validation import utc_now
 

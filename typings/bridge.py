@@ -17,7 +17,7 @@ from interruption import (
     Session,
     pending_everywhere,
 )
-from interruption.bridge import OpenSession, SessionBridge, resolved_of
+from interruption.runtime.bridge import OpenSession, SessionBridge, resolved_of
 from interruption.testing import ScriptedModel
 
 

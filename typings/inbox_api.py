@@ -13,7 +13,6 @@ from interruption import (
     Role,
     Session,
 )
-from interruption.bridge import SessionBridge
 from interruption.http import decode_error_from, problem_body, status_of
 from interruption.inbox import (
     OpenSession,
@@ -23,6 +22,7 @@ from interruption.inbox import (
     from_cookie,
     from_header,
 )
+from interruption.runtime.bridge import SessionBridge
 from interruption.testing import ScriptedModel
 from starlette.applications import Starlette
 from starlette.requests import Request

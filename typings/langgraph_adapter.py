@@ -32,7 +32,7 @@ from interruption.adapters.langgraph import (
     resume_stream,
     send_tool_calls,
 )
-from interruption.bridge import Bridge, PendingPause
+from interruption.runtime.bridge import Bridge, PendingPause
 from langchain_core.messages import AnyMessage, ToolCall
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.message import add_messages

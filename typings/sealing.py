@@ -12,7 +12,7 @@ from interruption import (
     Resume,
     ResumePolicy,
 )
-from interruption.sealing import SEALED_TURN_AUDIENCE, Opened, Sealer
+from interruption.runtime.sealing import SEALED_TURN_AUDIENCE, Opened, Sealer
 
 
 def sealing(turn: InterruptedTurn) -> None:

@@ -30,7 +30,7 @@ from interruption import (
     generate_sync,
     validate_and_spend,
 )
-from interruption.store import MAX_REJECTED, AuditKind, Listed, PostgresStore
+from interruption.runtime.store import MAX_REJECTED, AuditKind, Listed, PostgresStore
 from interruption.testing import ScriptedModel
 
 NOW = datetime(2026, 11, 21, tzinfo=UTC)

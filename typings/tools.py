@@ -17,7 +17,8 @@ from interruption import (
     define_interrupt,
     tool,
 )
-from interruption.approval import (
+from interruption.prompts import Confirm, Input, Prompt
+from interruption.runtime.approval import (
     Approve,
     Approver,
     Reject,
@@ -25,7 +26,6 @@ from interruption.approval import (
     decision_from_json,
     when,
 )
-from interruption.prompts import Confirm, Input, Prompt
 
 
 @attrs.frozen

@@ -30,7 +30,7 @@ from interruption import (
     define_interrupt,
     tool,
 )
-from interruption.approval import by_tool, when
+from interruption.runtime.approval import by_tool, when
 from interruption.testing import ScriptedModel
 
 __all__ = ["APPROVERS", "LIMIT", "Agent", "open_session"]

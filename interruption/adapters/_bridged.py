@@ -34,7 +34,7 @@ from interruption import (
     ResumeRejected,
     Store,
 )
-from interruption.admission import ADAPTER_TURN, unspent
+from interruption.runtime.admission import ADAPTER_TURN, unspent
 from interruption.validation import authorize_turn
 
 __all__ = ["Bridged", "Paused", "listed", "unknown"]

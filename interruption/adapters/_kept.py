@@ -21,7 +21,7 @@ from typing import Final, Literal, TypeAlias, TypeVar
 
 from interruption import JSON
 from interruption.errors import InvalidArgument, ProblemCode, ResumeRejected
-from interruption.store import MAX_RECORD_BYTES, Store
+from interruption.runtime.store import MAX_RECORD_BYTES, Store
 from interruption.wire import dumps, loads
 
 __all__ = ["Framework", "decode_schemas", "encode", "key", "read", "read_back"]

@@ -71,9 +71,6 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess
 
 from interruption import JSON, Mismatch
 from interruption.adapters import _bridged, _kept
-from interruption.admission import admit, pause_key
-from interruption.approval import Reject, decision_from_json
-from interruption.bridge import Bridge
 from interruption.errors import DecodeError, InvalidArgument, ResumeRejected
 from interruption.kinds import ApprovalPending, Custom
 from interruption.parts import ToolRequest, ToolResponse
@@ -85,7 +82,10 @@ from interruption.resume import (
     Restart,
     Resume,
 )
-from interruption.store import Store
+from interruption.runtime.admission import admit, pause_key
+from interruption.runtime.approval import Reject, decision_from_json
+from interruption.runtime.bridge import Bridge
+from interruption.runtime.store import Store
 from interruption.validation import ResolvedResume, ResumePolicy
 from interruption.wire import check_schema, copy_json, describe, dumps
 

@@ -87,7 +87,7 @@ from interruption import (
     Store,
     ToolRequest,
 )
-from interruption.admission import (
+from interruption.runtime.admission import (
     ADAPTER_TURN,
     admit,
     interrupt_keys,
@@ -95,7 +95,7 @@ from interruption.admission import (
     refuse,
     unspent,
 )
-from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
+from interruption.runtime.approval import DECISION_SCHEMA, Reject, decision_from_json
 from interruption.validation import ResolvedResume, ResumePolicy, authorize_turn
 from interruption.wire import check_schema, copy_json
 

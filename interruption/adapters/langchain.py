@@ -55,10 +55,7 @@ import attrs
 
 from interruption import JSON, Mismatch, canonical, json_equal
 from interruption.adapters import _hitl
-from interruption.admission import admit, pause_key, record_paused, refuse, unspent
-from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
 from interruption.audit import AuditEvent
-from interruption.bridge import PendingPause
 from interruption.errors import (
     DecodeError,
     PayloadError,
@@ -67,7 +64,6 @@ from interruption.errors import (
     ResumeRejected,
 )
 from interruption.kinds import ApprovalPending, Custom
-from interruption.loop import run_sync
 from interruption.parts import ToolRequest
 from interruption.resume import (
     Accepts,
@@ -77,7 +73,17 @@ from interruption.resume import (
     Restart,
     Resume,
 )
-from interruption.store import Store
+from interruption.runtime.admission import (
+    admit,
+    pause_key,
+    record_paused,
+    refuse,
+    unspent,
+)
+from interruption.runtime.approval import DECISION_SCHEMA, Reject, decision_from_json
+from interruption.runtime.bridge import PendingPause
+from interruption.runtime.loop import run_sync
+from interruption.runtime.store import Store
 from interruption.validation import (
     Authorize,
     ResolvedResume,

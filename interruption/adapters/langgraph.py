@@ -58,15 +58,7 @@ import attrs
 
 from interruption import JSON, json_equal
 from interruption.adapters._hitl import review_mode
-from interruption.admission import ADAPTER_TURN, admit, interrupt_keys, refuse, unspent
-from interruption.approval import (
-    DECISION_SCHEMA,
-    ApprovalDecision,
-    Reject,
-    decision_from_json,
-)
 from interruption.audit import AuditEvent
-from interruption.bridge import PendingPause, resolved_of
 from interruption.errors import (
     ArgumentTypeError,
     InterruptionError,
@@ -77,7 +69,6 @@ from interruption.errors import (
     SchemaError,
 )
 from interruption.kinds import ApprovalPending, Custom, Phase, ScheduledPause
-from interruption.loop import run_sync
 from interruption.parts import ToolRequest
 from interruption.prompts import Confirm, Input
 from interruption.resume import (
@@ -88,6 +79,21 @@ from interruption.resume import (
     Restart,
     Resume,
 )
+from interruption.runtime.admission import (
+    ADAPTER_TURN,
+    admit,
+    interrupt_keys,
+    refuse,
+    unspent,
+)
+from interruption.runtime.approval import (
+    DECISION_SCHEMA,
+    ApprovalDecision,
+    Reject,
+    decision_from_json,
+)
+from interruption.runtime.bridge import PendingPause, resolved_of
+from interruption.runtime.loop import run_sync
 from interruption.validation import (
     Authorize,
     ResolvedResume,
@@ -131,7 +137,7 @@ if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
     from langgraph.runtime import Runtime
 
-    from interruption.store import Store
+    from interruption.runtime.store import Store
 
 __all__ = [
     "MARK",

@@ -77,8 +77,6 @@ from interruption import (
     Store,
     json_equal,
 )
-from interruption.admission import ADAPTER_TURN, admit, pause_key, record_paused, refuse
-from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
 from interruption.errors import (
     ArgumentTypeError,
     DecodeError,
@@ -99,7 +97,15 @@ from interruption.resume import (
     Restart,
     Resume,
 )
-from interruption.tools import Tool, ToolContext, ToolContractError
+from interruption.runtime.admission import (
+    ADAPTER_TURN,
+    admit,
+    pause_key,
+    record_paused,
+    refuse,
+)
+from interruption.runtime.approval import DECISION_SCHEMA, Reject, decision_from_json
+from interruption.runtime.tools import Tool, ToolContext, ToolContractError
 from interruption.validation import (
     Authorize,
     ResolvedResume,

@@ -84,10 +84,10 @@ from interruption import (
     ToolRequest,
 )
 from interruption.adapters import _bridged
-from interruption.admission import ADAPTER_TURN, admit, refuse, unspent
-from interruption.approval import DECISION_SCHEMA, Approve, decision_from_json
-from interruption.bridge import Bridge
-from interruption.loop import run_sync
+from interruption.runtime.admission import ADAPTER_TURN, admit, refuse, unspent
+from interruption.runtime.approval import DECISION_SCHEMA, Approve, decision_from_json
+from interruption.runtime.bridge import Bridge
+from interruption.runtime.loop import run_sync
 from interruption.validation import ResolvedResume, ResumePolicy, utc_now
 from interruption.wire import MAX_BYTES
 
@@ -112,8 +112,8 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess
     raise ImportError(_MISSING) from error
 
 if TYPE_CHECKING:
-    from interruption.sealing import Sealer
-    from interruption.store import Store
+    from interruption.runtime.sealing import Sealer
+    from interruption.runtime.store import Store
 
 __all__ = [
     "AUDIENCE",

@@ -88,12 +88,12 @@ from interruption import (
     canonical,
 )
 from interruption.adapters import _bridged, _kept
-from interruption.admission import admit, pause_key
-from interruption.approval import DECISION_SCHEMA, Reject, decision_from_json
-from interruption.bridge import Bridge
 from interruption.errors import ResumeRejected
-from interruption.loop import refuse_running_loop
-from interruption.store import Store
+from interruption.runtime.admission import admit, pause_key
+from interruption.runtime.approval import DECISION_SCHEMA, Reject, decision_from_json
+from interruption.runtime.bridge import Bridge
+from interruption.runtime.loop import refuse_running_loop
+from interruption.runtime.store import Store
 from interruption.validation import ResolvedResume, ResumePolicy
 
 __all__ = [

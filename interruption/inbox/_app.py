@@ -50,16 +50,16 @@ from interruption import (
     structure,
     unstructure,
 )
-from interruption.approval import decision_to_json
-from interruption.bridge import (
+from interruption.http import problem_body, status_of
+from interruption.inbox._forms import Field, Missing, field_for, read, strict_json
+from interruption.runtime.approval import decision_to_json
+from interruption.runtime.bridge import (
     Bridge,
     OpenSession,
     PendingPause,
     SessionBridge,
     pending_everywhere,
 )
-from interruption.http import problem_body, status_of
-from interruption.inbox._forms import Field, Missing, field_for, read, strict_json
 from interruption.validation import ResolvedResume, utc_now
 
 __all__ = [
@@ -970,7 +970,7 @@ def create_app(  # noqa: PLR0913 - keyword-only configuration
 ) -> Starlette:
     """Build the inbox: an ASGI application to mount or serve on its own.
 
-    It lists what is pending through every bridge (`interruption.bridge`),
+    It lists what is pending through every bridge (`interruption.runtime.bridge`),
     newest first, and sends every answer through `Bridge.answer` (the
     validator decides, the pause is spent once, the audit trail records
     it); the inbox only shows and asks. A principal a bridge's authorizer

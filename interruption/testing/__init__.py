@@ -23,8 +23,8 @@ import inspect
 from collections.abc import Awaitable, Callable, Iterable
 from typing import final
 
-from interruption.loop import ModelRequest
 from interruption.parts import Message, Role
+from interruption.runtime.loop import ModelRequest
 
 __all__ = ["ScriptedModel"]
 

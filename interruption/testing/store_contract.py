@@ -20,7 +20,6 @@ from typing import Any, Final, TypeAlias
 import attrs
 
 from interruption._json import JSON, MAX_DEPTH
-from interruption.approval import DECISION_SCHEMA
 from interruption.errors import InvalidArgument, TurnIdTaken
 from interruption.kinds import ApprovalPending, Custom
 from interruption.parts import Message, Role, ToolRequest, ToolResponse
@@ -31,7 +30,8 @@ from interruption.resume import (
     Respond,
     Resume,
 )
-from interruption.store._base import (
+from interruption.runtime.approval import DECISION_SCHEMA
+from interruption.runtime.store._base import (
     MAX_ID,
     MAX_KEY_BYTES,
     MAX_PAGE,

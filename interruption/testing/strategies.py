@@ -38,7 +38,6 @@ import attrs
 
 from interruption._json import JSON, MAX_SAFE_INTEGER, json_equal
 from interruption._schema_checks import JSONSchema, conforms
-from interruption.approval import DECISION_SCHEMA, Approve, Reject, decision_to_json
 from interruption.errors import InvalidArgument, ProblemCode
 from interruption.kinds import (
     ApprovalPending,
@@ -56,6 +55,12 @@ from interruption.resume import (
     Respond,
     Restart,
     Resume,
+)
+from interruption.runtime.approval import (
+    DECISION_SCHEMA,
+    Approve,
+    Reject,
+    decision_to_json,
 )
 
 __all__ = [

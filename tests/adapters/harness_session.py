@@ -21,7 +21,7 @@ from interruption import (
     define_interrupt,
     tool,
 )
-from interruption.approval import await_human, by_tool
+from interruption.runtime.approval import await_human, by_tool
 from interruption.testing import ScriptedModel
 from interruption.testing.conformance import (
     ANSWER_SCHEMA,

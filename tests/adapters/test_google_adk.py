@@ -56,7 +56,7 @@ from interruption.adapters.google_adk import (
     resume,
     scope_of,
 )
-from interruption.approval import DECISION_SCHEMA
+from interruption.runtime.approval import DECISION_SCHEMA
 
 from tests.adapters._common import import_error
 from tests.strategies import json_values

@@ -33,7 +33,7 @@ from interruption import (
 from interruption.adapters import langchain
 from interruption.adapters import langgraph as langgraph_adapter
 from interruption.adapters.langchain import Pause, from_decisions, pending, resume
-from interruption.approval import DECISION_SCHEMA
+from interruption.runtime.approval import DECISION_SCHEMA
 from langchain.agents import create_agent
 from langchain.agents.middleware import (
     AgentState,

@@ -27,7 +27,7 @@ from interruption import (
 )
 from interruption.adapters import langchain
 from interruption.adapters.langchain import AgentBridge, bridge
-from interruption.approval import DECISION_SCHEMA
+from interruption.runtime.approval import DECISION_SCHEMA
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import StateSnapshot

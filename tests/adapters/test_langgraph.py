@@ -49,8 +49,8 @@ from interruption.adapters.langgraph import (
     resume_stream,
     send_tool_calls,
 )
-from interruption.approval import DECISION_SCHEMA
-from interruption.store import Store
+from interruption.runtime.approval import DECISION_SCHEMA
+from interruption.runtime.store import Store
 from langchain_core.messages import (
     AIMessage,
     AnyMessage,

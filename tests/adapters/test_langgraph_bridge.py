@@ -28,9 +28,9 @@ from interruption.adapters.langgraph import (
     bridge,
     send_tool_calls,
 )
-from interruption.approval import DECISION_SCHEMA
-from interruption.bridge import Bridge, pending_everywhere
 from interruption.prompts import Confirm
+from interruption.runtime.approval import DECISION_SCHEMA
+from interruption.runtime.bridge import Bridge, pending_everywhere
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolCall
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool

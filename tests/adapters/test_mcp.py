@@ -55,7 +55,7 @@ from interruption.adapters.mcp import (
     pending_of,
     rejection_of,
 )
-from interruption.tools import NULL_ONLY
+from interruption.runtime.tools import NULL_ONLY
 from mcp import Client
 from mcp.client.session import ClientRequestContext, ElicitationFnT
 from mcp.server import request_state

@@ -70,8 +70,13 @@ from interruption.adapters.openai_agents import (
     resume,
     resume_sync,
 )
-from interruption.approval import DECISION_SCHEMA, Approve, Reject, decision_from_json
-from interruption.sealing import spent_key
+from interruption.runtime.approval import (
+    DECISION_SCHEMA,
+    Approve,
+    Reject,
+    decision_from_json,
+)
+from interruption.runtime.sealing import spent_key
 
 from tests.adapters._common import import_error
 from tests.strategies import json_values, texts

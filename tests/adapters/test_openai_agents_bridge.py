@@ -26,7 +26,7 @@ from interruption import (
     pending_everywhere,
 )
 from interruption.adapters.openai_agents import PausedRun, bridge, pause
-from interruption.approval import DECISION_SCHEMA
+from interruption.runtime.approval import DECISION_SCHEMA
 
 from tests.adapters.test_openai_agents import (
     ASK,

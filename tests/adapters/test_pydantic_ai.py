@@ -44,7 +44,7 @@ from interruption.adapters.pydantic_ai import (
     resume,
     resume_sync,
 )
-from interruption.approval import DECISION_SCHEMA
+from interruption.runtime.approval import DECISION_SCHEMA
 from pydantic_ai import (
     Agent,
     ApprovalRequired,

@@ -21,7 +21,7 @@ from interruption import (
     pending_everywhere,
 )
 from interruption.adapters.pydantic_ai import bridge, resume_sync
-from interruption.approval import DECISION_SCHEMA
+from interruption.runtime.approval import DECISION_SCHEMA
 from pydantic_ai.messages import ToolCallPart
 from pydantic_ai.run import AgentRunResult
 from pydantic_graph._utils import get_event_loop

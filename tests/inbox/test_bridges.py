@@ -22,9 +22,9 @@ from interruption import (
     ResumeRejected,
 )
 from interruption.adapters.langgraph import resume as lg_resume
-from interruption.bridge import PendingPause, SessionBridge
 from interruption.inbox import create_app
 from interruption.inbox._app import _shown_keys
+from interruption.runtime.bridge import PendingPause, SessionBridge
 from langchain_core.messages import HumanMessage
 from langchain_core.runnables import RunnableConfig
 from starlette.testclient import TestClient

@@ -6,8 +6,8 @@ or machines; needs the ``[postgres]`` extra). Each name is listed once, in
 ``__init__.pyi`` beside this file, and its module (with asyncio, sqlite3 or
 psycopg) is imported when the name is first used (`lazy_loader`).
 
-Without psycopg or psycopg_pool, ``from interruption.store import
-PostgresStore`` and ``hasattr(interruption.store, "PostgresStore")`` still
+Without psycopg or psycopg_pool, ``from interruption.runtime.store import
+PostgresStore`` and ``hasattr(interruption.runtime.store, "PostgresStore")`` still
 work, so a module that only names the store imports on any install:
 constructing the store raises `ExtraMissing` (an `ImportError`), which
 names the ``postgres`` extra.

@@ -24,7 +24,7 @@ from typing import Final, Literal, final
 from interruption.errors import InvalidArgument, StoreUnavailable, TurnIdTaken
 from interruption.parts import Message, ToolResponse
 from interruption.resume import InterruptedTurn, Resume
-from interruption.store._base import (
+from interruption.runtime.store._base import (
     MAX_PAGE,
     MAX_REJECTED,
     AuditEvent,

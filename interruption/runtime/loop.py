@@ -26,7 +26,7 @@ own input in ``ctx.original_input``; the history's request reads the
 replacement.
 
 Each call goes through its stages (pause before, approval, run, pause
-after) in `interruption._call`; a batch of several runs concurrently, a
+after) in `interruption.runtime._call`; a batch of several runs concurrently, a
 batch of one inline.
 
 A tool pauses by raising `Interrupted`, alone or inside an exception group
@@ -83,18 +83,8 @@ from typing import (
 
 import attrs
 
-from interruption._call import (
-    Call,
-    Config,
-    OnToolError,
-    Outcome,
-    ref_of,
-    restart,
-    run,
-)
 from interruption._json import json_equal
 from interruption._schema_checks import JSONSchema
-from interruption.approval import Approver
 from interruption.errors import (
     ArgumentTypeError,
     EventLoopRunning,
@@ -111,8 +101,18 @@ from interruption.resume import (
     Respond,
     Resume,
 )
-from interruption.schedule import PauseSchedule
-from interruption.tools import Tool
+from interruption.runtime._call import (
+    Call,
+    Config,
+    OnToolError,
+    Outcome,
+    ref_of,
+    restart,
+    run,
+)
+from interruption.runtime.approval import Approver
+from interruption.runtime.schedule import PauseSchedule
+from interruption.runtime.tools import Tool
 from interruption.validation import (
     ResolvedResume,
     ResumePolicy,

@@ -30,7 +30,7 @@ from interruption.resume import (
     Resume,
     answer_key,
 )
-from interruption.store import Store
+from interruption.runtime.store import Store
 from interruption.validation import (
     ResolvedResume,
     ResumePolicy,

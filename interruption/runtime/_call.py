@@ -1,6 +1,6 @@
 """One tool call's stages: the pause before, the approval, the run, the pause after.
 
-The loop (`interruption.loop`) turns each tool request of a batch into a
+The loop (`interruption.runtime.loop`) turns each tool request of a batch into a
 `Call` and gets back one `Outcome`: a response, a pause, or both (a pause
 after the tool ran holds its output). A restarted call starts at a later
 stage (`restart`). What the loop makes of a pause raised in a tool, alone or
@@ -19,13 +19,6 @@ from typing import Any, Literal, TypeAlias, final
 import attrs
 
 from interruption._json import JSON, owned
-from interruption.approval import (
-    Approver,
-    AwaitExternal,
-    Reject,
-    decide,
-    decision_from_json,
-)
 from interruption.errors import (
     DecodeError,
     InvalidArgument,
@@ -38,8 +31,15 @@ from interruption.kinds import ApprovalPending, InterruptionKind, Phase, Schedul
 from interruption.parts import ToolRequest, ToolResponse
 from interruption.pause import Interrupted
 from interruption.resume import PendingInterrupt
-from interruption.schedule import PauseSchedule
-from interruption.tools import Tool, ToolContext, ToolContractError
+from interruption.runtime.approval import (
+    Approver,
+    AwaitExternal,
+    Reject,
+    decide,
+    decision_from_json,
+)
+from interruption.runtime.schedule import PauseSchedule
+from interruption.runtime.tools import Tool, ToolContext, ToolContractError
 from interruption.validation import utc_now
 
 OnToolError: TypeAlias = Literal["respond", "raise"]

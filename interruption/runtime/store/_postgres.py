@@ -21,7 +21,7 @@ workers, locks and connections belong to the event loop that opened it. A
 store is used from many loops: the one a service serves from, `asyncio.run`
 after `asyncio.run`, loops in several threads, and the blocking twins of
 `Session`, which run each thread's calls on that thread's own loop and
-cancel what a call leaves running (`interruption.loop.run_sync`). So a
+cancel what a call leaves running (`interruption.runtime.loop.run_sync`). So a
 store has two pools at most. The loop that opened it (`PostgresStore.open`,
 ``async with``) is served where it is, by a pool on that loop, while it
 lives. Every other loop is served by one loop of all the stores' own, in a
@@ -72,10 +72,10 @@ from psycopg.rows import TupleRow
 from psycopg_pool import AsyncConnectionPool, PoolClosed, PoolTimeout
 
 from interruption.errors import SessionInUse, StoreUnavailable, TurnIdTaken
-from interruption.loop import blocking_loop
 from interruption.parts import Message, ToolResponse
 from interruption.resume import InterruptedTurn, Resume
-from interruption.store._base import (
+from interruption.runtime.loop import blocking_loop
+from interruption.runtime.store._base import (
     MAX_PAGE,
     MAX_REJECTED,
     AuditEvent,
@@ -606,7 +606,7 @@ class PostgresStore:
         that many at once, those idle included, and gives them back.
 
         The event loop that opens the store (not a blocking twin's, see
-        `interruption.loop.run_sync`) is served where it is, by a pool of its
+        `interruption.runtime.loop.run_sync`) is served where it is, by a pool of its
         own, while it lives: a service opens its store on the loop that
         serves it. Every other loop is served by the stores' own loop.
 

@@ -30,9 +30,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final, final
 
-from interruption._call import ref_of
 from interruption._json import JSON
-from interruption.approval import Approver
 from interruption.errors import (
     ContinuationUnfinished,
     InvalidArgument,
@@ -41,7 +39,18 @@ from interruption.errors import (
     SessionInUse,
     SessionPaused,
 )
-from interruption.loop import (
+from interruption.parts import Message, Role, ToolResponse
+from interruption.resume import (
+    InterruptedTurn,
+    PendingInterrupt,
+    PendingTurn,
+    Respond,
+    Restart,
+    Resume,
+)
+from interruption.runtime._call import ref_of
+from interruption.runtime.approval import Approver
+from interruption.runtime.loop import (
     GenerateResult,
     Model,
     OnToolError,
@@ -56,17 +65,8 @@ from interruption.loop import (
     last_result,
     run_sync,
 )
-from interruption.parts import Message, Role, ToolResponse
-from interruption.resume import (
-    InterruptedTurn,
-    PendingInterrupt,
-    PendingTurn,
-    Respond,
-    Restart,
-    Resume,
-)
-from interruption.schedule import PauseSchedule
-from interruption.store._base import (
+from interruption.runtime.schedule import PauseSchedule
+from interruption.runtime.store._base import (
     AuditEvent,
     AuditKind,
     Step,
@@ -76,7 +76,7 @@ from interruption.store._base import (
     check_int,
     check_principal,
 )
-from interruption.tools import Tool
+from interruption.runtime.tools import Tool
 from interruption.validation import (
     Answer,
     Authorize,

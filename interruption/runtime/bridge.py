@@ -41,8 +41,8 @@ from interruption.resume import (
     Resume,
     answer_key,
 )
-from interruption.session import Session
-from interruption.store import Store
+from interruption.runtime.session import Session
+from interruption.runtime.store import Store
 from interruption.validation import Answer, ResolvedResume, authorize_turn, utc_now
 from interruption.wire import NON_EMPTY, non_empty
 

@@ -12,7 +12,7 @@ import attrs
 from interruption.errors import TurnIdTaken
 from interruption.parts import Message
 from interruption.resume import InterruptedTurn, Resume
-from interruption.store._base import (
+from interruption.runtime.store._base import (
     MAX_PAGE,
     MAX_REJECTED,
     AuditEvent,

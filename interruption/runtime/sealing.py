@@ -42,7 +42,6 @@ import jwt
 
 from interruption._json import STORED_DEPTH, describe
 from interruption._parse import ENCODE, parse
-from interruption.admission import record_paused
 from interruption.errors import (
     ArgumentTypeError,
     DecodeError,
@@ -51,6 +50,7 @@ from interruption.errors import (
     ResumeRejected,
 )
 from interruption.resume import InterruptedTurn, Resume
+from interruption.runtime.admission import record_paused
 from interruption.validation import (
     ResolvedResume,
     ResumePolicy,
@@ -60,7 +60,7 @@ from interruption.validation import (
 )
 
 if TYPE_CHECKING:
-    from interruption.store import Store
+    from interruption.runtime.store import Store
 from interruption.wire import structure, unstructure
 
 __all__ = [
