@@ -12,7 +12,7 @@ from ._json import (
     digest as digest,
     json_equal as json_equal,
 )
-from .audit import AuditEvent as AuditEvent
+from .audit import AuditEvent as AuditEvent, AuditKind as AuditKind
 from .errors import (
     ArgumentTypeError as ArgumentTypeError,
     ContinuationUnfinished as ContinuationUnfinished,
@@ -68,6 +68,8 @@ from .resume import (
     Resume as Resume,
 )
 from .runtime.admission import (
+    ADAPTER_TURN as ADAPTER_TURN,
+    PAUSED_MARK as PAUSED_MARK,
     admit as admit,
     interrupt_keys as interrupt_keys,
     pause_key as pause_key,
@@ -76,12 +78,21 @@ from .runtime.admission import (
     unspent as unspent,
 )
 from .runtime.approval import (
+    DECISION_SCHEMA as DECISION_SCHEMA,
     ApprovalDecision as ApprovalDecision,
     Approve as Approve,
     Approver as Approver,
     AwaitExternal as AwaitExternal,
     Decision as Decision,
     Reject as Reject,
+    always as always,
+    await_human as await_human,
+    by_tool as by_tool,
+    decide as decide,
+    decision_from_json as decision_from_json,
+    decision_to_json as decision_to_json,
+    never as never,
+    when as when,
 )
 from .runtime.bridge import (
     Bridge as Bridge,
@@ -98,6 +109,7 @@ from .runtime.loop import (
     Model as Model,
     ModelMessage as ModelMessage,
     ModelRequest as ModelRequest,
+    OnToolError as OnToolError,
     Paused as Paused,
     StreamEvent as StreamEvent,
     ToolFinished as ToolFinished,
@@ -112,14 +124,28 @@ from .runtime.loop import (
     resume_turn_sync as resume_turn_sync,
 )
 from .runtime.schedule import PauseSchedule as PauseSchedule
-from .runtime.sealing import Opened as Opened, Sealer as Sealer
-from .runtime.session import Session as Session
+from .runtime.sealing import (
+    MAX_TOKEN_CHARS as MAX_TOKEN_CHARS,
+    MIN_KEY_BYTES as MIN_KEY_BYTES,
+    SEALED_TURN_AUDIENCE as SEALED_TURN_AUDIENCE,
+    Opened as Opened,
+    Sealer as Sealer,
+)
+from .runtime.session import (
+    MAX_REASON as MAX_REASON,
+    Session as Session,
+)
 from .runtime.store import (
+    MAX_RECORD_BYTES as MAX_RECORD_BYTES,
+    MAX_REJECTED as MAX_REJECTED,
+    Listed as Listed,
     MemoryStore as MemoryStore,
+    PostgresStore as PostgresStore,
     SqliteStore as SqliteStore,
     Store as Store,
 )
 from .runtime.tools import (
+    NoResumeDecorator as NoResumeDecorator,
     Tool as Tool,
     ToolContext as ToolContext,
     ToolContractError as ToolContractError,

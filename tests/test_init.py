@@ -6,6 +6,7 @@ import subprocess
 import sys
 import types
 import typing
+from collections.abc import Mapping
 from pathlib import Path
 
 import interruption
@@ -87,11 +88,14 @@ def _is_its_homes(package: types.ModuleType, name: str) -> None:
     """
     value = getattr(package, name)
     home = getattr(value, "__module__", None)
-    if isinstance(home, str) and home.startswith("interruption"):
+    defined = hasattr(value, "__qualname__")  # a class or a function, not a value
+    if defined and isinstance(home, str) and home.startswith("interruption"):
         assert getattr(importlib.import_module(home), name) is value
     elif not typing.get_args(value):  # not an alias: then a constant
         assert name.isupper(), f"{name} is neither ours, an alias nor a constant"
-        assert isinstance(value, int | float | str | tuple | frozenset), name
+        assert isinstance(value, int | float | str | tuple | frozenset | Mapping), name
+        with pytest.raises(TypeError):  # immutable: no item can be set
+            value[name] = None  # type: ignore[index]
 
 
 def _star_imports(package: types.ModuleType) -> None:

@@ -27,10 +27,11 @@ from interruption import (
     Tool,
     ToolContext,
     ToolRequest,
+    by_tool,
     define_interrupt,
     tool,
+    when,
 )
-from interruption.runtime.approval import by_tool, when
 from interruption.testing import ScriptedModel
 
 __all__ = ["APPROVERS", "LIMIT", "Agent", "open_session"]
