@@ -133,6 +133,7 @@ from .runtime.sealing import (
 )
 from .runtime.session import (
     MAX_REASON as MAX_REASON,
+    Answered as Answered,
     Session as Session,
 )
 from .runtime.store import (

@@ -9,15 +9,12 @@ from datetime import UTC, datetime, timedelta
 import attrs
 import pytest
 from examples.service.agent import Agent
-from hypothesis import given
-from hypothesis import strategies as st
 from interruption import (
     Accepts,
     AuditEvent,
     Bridge,
     Custom,
     FieldError,
-    InterruptedTurn,
     MemoryStore,
     PendingInterrupt,
     PendingPause,
@@ -28,7 +25,7 @@ from interruption import (
     ResumeRejected,
     pending_everywhere,
 )
-from interruption.runtime.bridge import SessionBridge, resolved_of
+from interruption.runtime.bridge import SessionBridge
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -101,30 +98,6 @@ def test_pending_everywhere_merges_newest_first_for_the_principal() -> None:
     merged = asyncio.run(pending_everywhere(bridges, principal="ann"))
     assert merged == [new, mid, old]
     assert asyncio.run(pending_everywhere(bridges, principal="bob")) == []
-
-
-@given(
-    ids=st.lists(
-        st.text(alphabet="abcdef", min_size=1, max_size=4), unique=True, max_size=6
-    ),
-    data=st.data(),
-)
-def test_resolved_of_pairs_each_interrupt_with_its_entry(
-    ids: list[str], data: st.DataObject
-) -> None:
-    """Answered and unanswered interrupts partition the turn, in its order."""
-    interrupts = tuple(ask(ref) for ref in ids)
-    chosen = data.draw(st.sets(st.sampled_from(ids)) if ids else st.just(set()))
-    entries = [Respond(p.name, p.ref, p.ref) for p in interrupts if p.id in chosen]
-    turn = InterruptedTurn("s", 1, (), interrupts, (), T0)
-    resolved = resolved_of(turn, Resume(respond=entries[::-1]))
-    assert [a.interrupt for a in resolved.answers] == [
-        p for p in interrupts if p.id in chosen
-    ]
-    assert [a.entry for a in resolved.answers] == [
-        e for e in entries[::-1] if e.ref in chosen
-    ][::-1]
-    assert [p.id for p in resolved.unanswered] == [i for i in ids if i not in chosen]
 
 
 class TestSessionBridge:

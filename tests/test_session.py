@@ -297,6 +297,20 @@ class TestSession:
         with pytest.raises(RuntimeError, match="is paused"):
             runner.run(session.send("pay"))
 
+    def test_answer_says_what_was_accepted_and_how_it_went_on(
+        self, session: Session, paused: GenerateResult, runner: asyncio.Runner
+    ) -> None:
+        """`answer` returns the validator's verdict with the continuation, once."""
+        resume = yes_to(paused.interrupts)
+        answered = runner.run(session.answer(resume, turn_id=1))
+        assert answered.accepted.kept == resume
+        assert [a.interrupt for a in answered.accepted.answers] == list(
+            paused.interrupts
+        )
+        assert answered.result.finish_reason == "stop"
+        replay = rejection(runner, session.answer(resume, turn_id=1))
+        assert replay.codes == (ProblemCode.CONSUMED,)
+
     def test_a_second_pause_gets_the_next_turn_id(
         self, open_session: OpenSession, log: RunLog, runner: asyncio.Runner
     ) -> None:

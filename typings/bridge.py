@@ -17,7 +17,7 @@ from interruption import (
     Session,
     pending_everywhere,
 )
-from interruption.runtime.bridge import OpenSession, SessionBridge, resolved_of
+from interruption.runtime.bridge import OpenSession, SessionBridge
 from interruption.testing import ScriptedModel
 
 
@@ -54,7 +54,6 @@ async def sessions() -> None:
     assert_type(await bridge.pending(principal="ann"), list[PendingPause])
     assert_type(await bridge.answer("s", Resume(), turn_id=2), ResolvedResume)
     assert_type(await bridge.audit("s"), tuple[AuditEvent, ...])
-    resolved = await bridge.answer("s", Resume())
-    assert_type(resolved_of(resolved.turn, Resume()), ResolvedResume)
+    assert_type(await bridge.answer("s", Resume()), ResolvedResume)
     SessionBridge(store, "open")  # type: ignore[arg-type]
     await bridge.answer("s", Resume(), turn_id="2")  # type: ignore[arg-type]

@@ -7,6 +7,7 @@ from typing import assert_type
 
 from interruption import (
     JSON,
+    Answered,
     AuditEvent,
     Authorize,
     ExpiryAnswer,
@@ -58,6 +59,10 @@ async def session_api(store: Store, resume: Resume) -> None:
     assert_type(await session.recover(), GenerateResult | None)
     assert_type(session.send_sync("hello"), GenerateResult)
     await session.resume(resume, turn_id="1")  # type: ignore[arg-type]
+    answered = await session.answer(resume, turn_id=1, principal="alice")
+    assert_type(answered, Answered)
+    assert_type(answered.accepted, ResolvedResume)
+    assert_type(answered.result, GenerateResult)
 
 
 async def operating(session: Session, store: Store) -> None:

@@ -92,7 +92,7 @@ from interruption.runtime.approval import (
     Reject,
     decision_from_json,
 )
-from interruption.runtime.bridge import PendingPause, resolved_of
+from interruption.runtime.bridge import PendingPause
 from interruption.runtime.loop import run_sync
 from interruption.validation import (
     Authorize,
@@ -859,11 +859,12 @@ async def _admit(
     store: Store,
     policy: ResumePolicy | None,
     earlier: _Pause | None,
-) -> Command[str] | None:
+) -> tuple[ResolvedResume, Command[str] | None]:
     """Validate, spend once, and build what LangGraph is sent.
 
     Returns:
-        The id-keyed resume command, or None to continue a breakpoint.
+        What was accepted, and the id-keyed resume command (None to
+        continue a breakpoint).
     """
     if (
         not pause.interrupts
@@ -900,7 +901,7 @@ async def _admit(
         policy=policy,
     )
     if pause.breakpoint:
-        return None
+        return resolved, None
     answers: dict[str, object] = {}
     for answer in resolved.answers:
         entry, wire = answer.entry, pause.sends[answer.interrupt.id]
@@ -911,7 +912,7 @@ async def _admit(
         answers[answer.interrupt.id] = (
             value if wire is None else {MARK: {"for": wire, verb: value}}
         )
-    return Command(resume=answers)
+    return resolved, Command(resume=answers)
 
 
 def _history(
@@ -940,7 +941,7 @@ def _admitted(
     resume: Resume,
     store: Store,
     policy: ResumePolicy | None,
-) -> Command[str] | None:
+) -> tuple[ResolvedResume, Command[str] | None]:
     pause = _read(graph, config)
     earlier = _earlier(_history(graph, config, pause), resume)
     return run_sync(_admit(pause, resume, store, policy, earlier))
@@ -952,10 +953,37 @@ async def _aadmitted(
     resume: Resume,
     store: Store,
     policy: ResumePolicy | None,
-) -> Command[str] | None:
+) -> tuple[ResolvedResume, Command[str] | None]:
     pause = await _aread(graph, config)
     earlier = _earlier(await _ahistory(graph, config, pause), resume)
     return await _admit(pause, resume, store, policy, earlier)
+
+
+def _resumed(  # noqa: PLR0913, PLR0917 - resume's parts
+    graph: Pregel[StateT, ContextT, InputT, OutputT],
+    config: RunnableConfig,
+    resume: Resume,
+    store: Store,
+    policy: ResumePolicy | None,
+    context: ContextT | None,
+) -> tuple[ResolvedResume, GraphOutput[OutputT]]:
+    """`resume`'s one path: what was accepted, and LangGraph's output."""
+    resolved, command = _admitted(graph, config, resume, store, policy)
+    return resolved, graph.invoke(command, config, context=context, version="v2")
+
+
+async def _aresumed(  # noqa: PLR0913, PLR0917 - aresume's parts
+    graph: Pregel[StateT, ContextT, InputT, OutputT],
+    config: RunnableConfig,
+    resume: Resume,
+    store: Store,
+    policy: ResumePolicy | None,
+    context: ContextT | None,
+) -> tuple[ResolvedResume, GraphOutput[OutputT]]:
+    """`aresume`'s one path: what was accepted, and LangGraph's output."""
+    resolved, command = await _aadmitted(graph, config, resume, store, policy)
+    output = await graph.ainvoke(command, config, context=context, version="v2")
+    return resolved, output
 
 
 def resume(  # noqa: PLR0913 - keyword-only options
@@ -1000,8 +1028,7 @@ def resume(  # noqa: PLR0913 - keyword-only options
         DecodeError: if an adapter-made pause in the checkpoint is damaged.
         EventLoopRunning: if called from a running event loop (use `aresume`).
     """
-    command = _admitted(graph, config, resume, store, policy)
-    return graph.invoke(command, config, context=context, version="v2")
+    return _resumed(graph, config, resume, store, policy, context)[1]
 
 
 async def aresume(  # noqa: PLR0913 - keyword-only options
@@ -1030,8 +1057,7 @@ async def aresume(  # noqa: PLR0913 - keyword-only options
         ResumeRejected: as `resume`; nothing was sent to LangGraph then.
         DecodeError: if an adapter-made pause in the checkpoint is damaged.
     """
-    command = await _aadmitted(graph, config, resume, store, policy)
-    return await graph.ainvoke(command, config, context=context, version="v2")
+    return (await _aresumed(graph, config, resume, store, policy, context))[1]
 
 
 def resume_stream(  # noqa: PLR0913 - keyword-only options
@@ -1066,7 +1092,7 @@ def resume_stream(  # noqa: PLR0913 - keyword-only options
         DecodeError: if an adapter-made pause in the checkpoint is damaged.
         EventLoopRunning: if called from a running event loop.
     """
-    command = _admitted(graph, config, resume, store, policy)
+    _, command = _admitted(graph, config, resume, store, policy)
     return graph.stream(
         command, config, context=context, stream_mode=stream_mode, version="v2"
     )
@@ -1100,7 +1126,7 @@ async def aresume_stream(  # noqa: PLR0913 - keyword-only options
         ResumeRejected: as `resume`; nothing was sent to LangGraph then.
         DecodeError: if an adapter-made pause in the checkpoint is damaged.
     """
-    command = await _aadmitted(graph, config, resume, store, policy)
+    _, command = await _aadmitted(graph, config, resume, store, policy)
     return graph.astream(
         command, config, context=context, stream_mode=stream_mode, version="v2"
     )
@@ -1227,19 +1253,15 @@ class GraphBridge(Generic[StateT, ContextT, InputT, OutputT]):
                 through any door); nothing was sent to LangGraph then.
         """
         config = self._config(scope)
-        shown = await self._pending(config)
         policy = attrs.evolve(self.policy, principal=principal)
         graph, store, context = self.graph, self.store, self.context
         if self.blocking:
-            await asyncio.to_thread(
-                lambda: _resume(
-                    graph, config, resume, store, policy=policy, context=context
-                )
+            resolved, _ = await asyncio.to_thread(
+                lambda: _resumed(graph, config, resume, store, policy, context)
             )
         else:
-            await aresume(graph, config, resume, store, policy=policy, context=context)
-        turn = InterruptedTurn(scope, ADAPTER_TURN, (), shown, (), policy.now())
-        return resolved_of(turn, resume)
+            resolved, _ = await _aresumed(graph, config, resume, store, policy, context)
+        return resolved
 
     async def _shown(self, thread: str) -> tuple[PendingInterrupt, ...]:
         """The thread's latest pause, answered or not, from its checkpoints.

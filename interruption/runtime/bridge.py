@@ -36,14 +36,11 @@ from interruption.errors import FieldError, ProblemCode, ResumeRejected
 from interruption.resume import (
     InterruptedTurn,
     PendingInterrupt,
-    Respond,
-    Restart,
     Resume,
-    answer_key,
 )
 from interruption.runtime.session import Session
 from interruption.runtime.store import Store
-from interruption.validation import Answer, ResolvedResume, authorize_turn, utc_now
+from interruption.validation import ResolvedResume, authorize_turn, utc_now
 from interruption.wire import NON_EMPTY, non_empty
 
 __all__ = [
@@ -52,7 +49,6 @@ __all__ = [
     "PendingPause",
     "SessionBridge",
     "pending_everywhere",
-    "resolved_of",
 ]
 
 
@@ -161,33 +157,6 @@ async def pending_everywhere(
     ]
     pauses.sort(key=lambda pause: pause.created_at, reverse=True)
     return pauses
-
-
-def resolved_of(turn: InterruptedTurn, resume: Resume) -> ResolvedResume:
-    """What an accepted *resume* answered in *turn*, as a `ResolvedResume`.
-
-    No check: a door's own answering entry point accepted *resume* against
-    *turn* already (`interruption.admit`, `Session.resume`); this only pairs
-    each interrupt with the entry that answers it (by `answer_key`), for a
-    door whose entry point does not return them.
-
-    Args:
-        turn: The authoritative turn the resume was accepted for.
-        resume: The accepted answers (what the store kept).
-
-    Returns:
-        The answers in the turn's order; interrupts no entry names are
-        ``unanswered``.
-    """
-    given: list[Respond | Restart] = [*resume.respond, *resume.restart]
-    entries = {(entry.name, entry.ref): entry for entry in given}
-    answers = tuple(
-        Answer(pending, entries[answer_key(pending)])
-        for pending in turn.interrupts
-        if answer_key(pending) in entries
-    )
-    unanswered = tuple(p for p in turn.interrupts if answer_key(p) not in entries)
-    return ResolvedResume(turn, answers, unanswered)
 
 
 OpenSession: TypeAlias = Callable[[str], Session]
@@ -324,13 +293,8 @@ class SessionBridge:
                     "its default answer applied"
                 )
                 raise ResumeRejected.of(ProblemCode.EXPIRED, message)
-        await session.resume(resume, turn_id=turn_id, principal=principal)
-        if stored is None:  # pragma: no cover - a session that never paused
-            message = f"session {scope!r} kept no turn"  # is refused by resume
-            raise ResumeRejected.of(ProblemCode.UNKNOWN_SESSION, message)
-        answered = await self.store.load_turn(scope, stored.turn.turn_id)
-        kept = None if answered is None else answered.resume
-        return resolved_of(stored.turn, resume if kept is None else kept)
+        answered = await session.answer(resume, turn_id=turn_id, principal=principal)
+        return answered.accepted
 
     async def audit(
         self, scope: str, *, principal: str | None = None

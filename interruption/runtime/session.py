@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final, final
 
+import attrs
+
 from interruption._json import JSON
 from interruption.errors import (
     ContinuationUnfinished,
@@ -84,12 +86,13 @@ from interruption.validation import (
     ResumePolicy,
     authorize_turn,
     consumed,
+    rejected_codes,
     utc_now,
     validate_and_spend,
 )
 from interruption.wire import wire_digest
 
-__all__ = ["MAX_REASON", "Authorize", "Session"]
+__all__ = ["MAX_REASON", "Answered", "Authorize", "Session"]
 
 MAX_REASON: Final = 2000
 """The longest cancel reason, in characters: it is kept in the history and
@@ -191,6 +194,20 @@ class _Lease:
     async def release(self) -> None:
         """Give the lease back."""
         await self.store.release(self.session, self.holder)
+
+
+@final
+@attrs.frozen
+class Answered:
+    """What `Session.answer` accepted, and how the session went on.
+
+    Attributes:
+        accepted: The validated answers (`validate_and_spend`'s verdict).
+        result: How the continuation ended (it may pause again).
+    """
+
+    accepted: ResolvedResume
+    result: GenerateResult
 
 
 @final
@@ -518,6 +535,8 @@ class Session:
     ) -> GenerateResult:
         """Answer the pending interrupts and continue, at most once per turn.
 
+        `answer`, returning only how the session continued.
+
         Args:
             resume: The client's answers.
             turn_id: The turn the client answers (from the pending state it
@@ -526,6 +545,44 @@ class Session:
 
         Returns:
             How it ended (it may pause again, in a fresh turn).
+
+        Raises:
+            ResumeRejected: listing every problem; nothing ran. Only
+                ``not_authorized`` when the authorizer refuses *principal*
+                (it is asked first, before anything about the turn is said:
+                for a turn id the session never had it is asked about the
+                latest turn, and with an authorizer a session that never
+                paused is ``not_authorized`` to everyone); ``consumed`` when
+                this turn was already resumed (a replay or a lost race);
+                ``unknown_session`` when the session never paused,
+                ``unknown_turn`` for a turn id it never had.
+            InvalidArgument: if *turn_id* is not an integer from 1 to
+                2**63 - 1, or *principal* is not an id a store takes.
+        """
+        answered = await self.answer(resume, turn_id=turn_id, principal=principal)
+        return answered.result
+
+    async def answer(
+        self,
+        resume: Resume,
+        *,
+        turn_id: int | None = None,
+        principal: str | None = None,
+    ) -> Answered:
+        """Answer the pending interrupts and continue; say what was accepted.
+
+        The one path `resume` takes (and `SessionBridge.answer`): authorize,
+        validate against the stored turn, spend it once, continue.
+
+        Args:
+            resume: The client's answers.
+            turn_id: The turn the client answers (from the pending state it
+                saw); a stale one is rejected as ``consumed``.
+            principal: Who answers, for the authorizer and the record.
+
+        Returns:
+            What the validator accepted, and how the session continued (it
+            may pause again, in a fresh turn).
 
         Raises:
             ResumeRejected: listing every problem; nothing ran. Only
@@ -562,7 +619,7 @@ class Session:
         except ResumeRejected as rejected:
             await self._rejected(turn.turn_id, principal, rejected, resume)
             raise
-        return await self._continue(resolved)
+        return Answered(resolved, await self._continue(resolved))
 
     async def _rejected(
         self,
@@ -572,7 +629,7 @@ class Session:
         sent: Resume | None,
     ) -> None:
         # Distinct codes: a trail entry stays small however much was sent.
-        codes = tuple(dict.fromkeys(str(problem.code) for problem in rejected.problems))
+        codes = rejected_codes(rejected)
         event = self._event(
             turn_id,
             "rejected",
