@@ -87,6 +87,7 @@ from interruption import (
     Store,
     ToolRequest,
 )
+from interruption.adapters._bridged import newest_first
 from interruption.runtime.admission import (
     ADAPTER_TURN,
     admit,
@@ -786,13 +787,9 @@ class AdkBridge:
         Raises:
             DecodeError: as `pending`, for a damaged session.
         """
-        found = [
-            pause
-            for user_id, session_id in await self._listed()
-            if (pause := await self._pause(user_id, session_id, principal)) is not None
-        ]
-        found.sort(key=lambda pause: (pause.created_at, pause.scope), reverse=True)
-        return found
+        return await newest_first(
+            await self._listed(), lambda at: self._pause(*at, principal)
+        )
 
     async def answer(
         self, scope: str, resume: Resume, *, principal: str | None = None

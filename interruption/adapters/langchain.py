@@ -55,6 +55,7 @@ import attrs
 
 from interruption import JSON, Mismatch, canonical, json_equal
 from interruption.adapters import _hitl
+from interruption.adapters._bridged import listed, newest_first
 from interruption.audit import AuditEvent
 from interruption.errors import (
     DecodeError,
@@ -1236,16 +1237,8 @@ class AgentBridge:
             DecodeError: as `pending`, for a thread whose checkpoint holds
                 an interrupt that is not the middleware's.
         """
-        listed = self.threads()
-        if not isinstance(listed, Iterable):
-            listed = await listed
-        found = [
-            pause
-            for thread in dict.fromkeys(listed)
-            if (pause := await self._pause(thread, principal)) is not None
-        ]
-        found.sort(key=lambda pause: (pause.created_at, pause.scope), reverse=True)
-        return found
+        threads = await listed(self.threads)
+        return await newest_first(threads, lambda t: self._pause(t, principal))
 
     async def answer(
         self, scope: str, resume: Resume, *, principal: str | None = None

@@ -57,6 +57,7 @@ from typing import (
 import attrs
 
 from interruption import JSON, json_equal
+from interruption.adapters._bridged import listed, newest_first
 from interruption.adapters._hitl import review_mode
 from interruption.audit import AuditEvent
 from interruption.errors import (
@@ -1224,16 +1225,8 @@ class GraphBridge(Generic[StateT, ContextT, InputT, OutputT]):
             One `PendingPause` per paused thread (its scope the thread id),
             with what `apending` shows; spent interrupts are not listed.
         """
-        listed = self.threads()
-        if not isinstance(listed, Iterable):
-            listed = await listed
-        found = [
-            pause
-            for thread in dict.fromkeys(listed)
-            if (pause := await self._pause(thread, principal)) is not None
-        ]
-        found.sort(key=lambda pause: (pause.created_at, pause.scope), reverse=True)
-        return found
+        threads = await listed(self.threads)
+        return await newest_first(threads, lambda t: self._pause(t, principal))
 
     async def answer(
         self, scope: str, resume: Resume, *, principal: str | None = None

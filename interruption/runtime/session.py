@@ -572,30 +572,12 @@ class Session:
         """Answer the pending interrupts and continue; say what was accepted.
 
         The one path `resume` takes (and `SessionBridge.answer`): authorize,
-        validate against the stored turn, spend it once, continue.
-
-        Args:
-            resume: The client's answers.
-            turn_id: The turn the client answers (from the pending state it
-                saw); a stale one is rejected as ``consumed``.
-            principal: Who answers, for the authorizer and the record.
+        validate against the stored turn, spend it once, continue. It takes
+        the arguments `resume` takes and raises what `resume` raises.
 
         Returns:
             What the validator accepted, and how the session continued (it
             may pause again, in a fresh turn).
-
-        Raises:
-            ResumeRejected: listing every problem; nothing ran. Only
-                ``not_authorized`` when the authorizer refuses *principal*
-                (it is asked first, before anything about the turn is said:
-                for a turn id the session never had it is asked about the
-                latest turn, and with an authorizer a session that never
-                paused is ``not_authorized`` to everyone); ``consumed`` when
-                this turn was already resumed (a replay or a lost race);
-                ``unknown_session`` when the session never paused,
-                ``unknown_turn`` for a turn id it never had.
-            InvalidArgument: if *turn_id* is not an integer from 1 to
-                2**63 - 1, or *principal* is not an id a store takes.
         """
         stored = await self._answerable(turn_id, principal, resume)
         turn = await self._whole(stored)
