@@ -153,6 +153,24 @@ class TestSessionBridge:
         assert "default answer applied" in str(late.value)
         assert asyncio.run(bridge.pending(principal="alice")) == []
 
+    def test_a_refused_principal_learns_nothing_of_an_expired_turn(self) -> None:
+        """A refused principal is not_authorized (and audited), not told it expired."""
+        store = MemoryStore()
+        agent = Agent(store)
+        later = [datetime.now(UTC)]
+        bridge = SessionBridge(store, agent.open, lambda: later[0])
+        session = asyncio.run(agent.start("confirm?", ttl=timedelta(milliseconds=1)))
+        asyncio.run(asyncio.sleep(0.01))
+        later[0] = datetime.now(UTC)
+        yes = Resume(respond=[Respond("ask_user", "q-1", "Yes")])
+        with pytest.raises(ResumeRejected) as refused:
+            asyncio.run(bridge.answer(session.id, yes, principal="mallory"))
+        assert [str(code) for code in refused.value.codes] == ["not_authorized"]
+        assert "expired" not in str(refused.value)
+        trail = asyncio.run(store.audit(session.id))
+        assert [event.kind for event in trail] == ["paused", "rejected"]
+        assert trail[-1].principal == "mallory"
+
     def test_a_turn_closed_since_it_was_listed_is_not_shown(self) -> None:
         """A turn answered or expired after the store listed it is left out."""
         store = MemoryStore()

@@ -37,10 +37,9 @@ from interruption import (
 from interruption.runtime.admission import ADAPTER_TURN, unspent
 from interruption.validation import authorize_turn
 
-__all__ = ["Bridged", "Paused", "listed", "newest_first", "unknown"]
+__all__ = ["Bridged", "Paused", "listed", "unknown"]
 
 T = TypeVar("T")
-K = TypeVar("K")
 
 
 async def listed(source: Callable[[], T | Awaitable[T]]) -> T:
@@ -49,18 +48,6 @@ async def listed(source: Callable[[], T | Awaitable[T]]) -> T:
     if inspect.isawaitable(value):
         return await value
     return value
-
-
-async def newest_first(
-    places: Iterable[K], read: Callable[[K], Awaitable[PendingPause | None]]
-) -> list[PendingPause]:
-    """The pause *read* finds at each distinct place, newest first.
-
-    Ties are ordered by scope, so a listing is the same on every call.
-    """
-    found = [pause for place in dict.fromkeys(places) if (pause := await read(place))]
-    found.sort(key=lambda pause: (pause.created_at, pause.scope), reverse=True)
-    return found
 
 
 def unknown(what: str, scope: str) -> ResumeRejected:

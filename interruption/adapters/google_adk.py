@@ -87,7 +87,6 @@ from interruption import (
     Store,
     ToolRequest,
 )
-from interruption.adapters._bridged import newest_first
 from interruption.runtime.admission import (
     ADAPTER_TURN,
     admit,
@@ -97,6 +96,7 @@ from interruption.runtime.admission import (
     unspent,
 )
 from interruption.runtime.approval import DECISION_SCHEMA, Reject, decision_from_json
+from interruption.runtime.bridge import newest_first
 from interruption.validation import ResolvedResume, ResumePolicy, authorize_turn
 from interruption.wire import check_schema, copy_json
 

@@ -55,7 +55,7 @@ import attrs
 
 from interruption import JSON, Mismatch, canonical, json_equal
 from interruption.adapters import _hitl
-from interruption.adapters._bridged import listed, newest_first
+from interruption.adapters._bridged import listed
 from interruption.audit import AuditEvent
 from interruption.errors import (
     DecodeError,
@@ -82,7 +82,7 @@ from interruption.runtime.admission import (
     unspent,
 )
 from interruption.runtime.approval import DECISION_SCHEMA, Reject, decision_from_json
-from interruption.runtime.bridge import PendingPause
+from interruption.runtime.bridge import PendingPause, newest_first
 from interruption.runtime.loop import run_sync
 from interruption.runtime.store import Store
 from interruption.validation import (

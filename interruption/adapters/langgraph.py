@@ -57,7 +57,7 @@ from typing import (
 import attrs
 
 from interruption import JSON, json_equal
-from interruption.adapters._bridged import listed, newest_first
+from interruption.adapters._bridged import listed
 from interruption.adapters._hitl import review_mode
 from interruption.audit import AuditEvent
 from interruption.errors import (
@@ -93,7 +93,7 @@ from interruption.runtime.approval import (
     Reject,
     decision_from_json,
 )
-from interruption.runtime.bridge import PendingPause
+from interruption.runtime.bridge import PendingPause, newest_first
 from interruption.runtime.loop import run_sync
 from interruption.validation import (
     Authorize,

@@ -25,9 +25,9 @@ Each adapter module offers a ``bridge(...)`` that builds its `Bridge`;
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from datetime import datetime
-from typing import Final, Protocol, TypeAlias, final, runtime_checkable
+from typing import Literal, Protocol, TypeAlias, TypeVar, final, runtime_checkable
 
 import attrs
 
@@ -40,6 +40,7 @@ from interruption.resume import (
 )
 from interruption.runtime.session import Session
 from interruption.runtime.store import Store
+from interruption.runtime.store._base import MAX_PAGE
 from interruption.validation import ResolvedResume, authorize_turn, utc_now
 from interruption.wire import NON_EMPTY, non_empty
 
@@ -48,8 +49,11 @@ __all__ = [
     "OpenSession",
     "PendingPause",
     "SessionBridge",
+    "newest_first",
     "pending_everywhere",
 ]
+
+K = TypeVar("K")
 
 
 def _some(
@@ -159,11 +163,20 @@ async def pending_everywhere(
     return pauses
 
 
+async def newest_first(
+    places: Iterable[K], read: Callable[[K], Awaitable[PendingPause | None]]
+) -> list[PendingPause]:
+    """The pause *read* finds at each distinct place, newest first.
+
+    Ties are ordered by scope, so a listing is the same on every call.
+    """
+    found = [pause for place in dict.fromkeys(places) if (pause := await read(place))]
+    found.sort(key=lambda pause: (pause.created_at, pause.scope), reverse=True)
+    return found
+
+
 OpenSession: TypeAlias = Callable[[str], Session]
 """Opens a session by id, with its model, tools and authorizer, to answer it."""
-
-_PAGE: Final = 1000
-"""How many session ids `Store.sessions` gives at most per call."""
 
 
 @final
@@ -194,16 +207,21 @@ class SessionBridge:
         """``"session"``."""
         return "session"
 
-    async def expire(self) -> None:
-        """Close every expired turn, with its declared default answers."""
+    async def _ids(self, state: Literal["open", "expired"]) -> list[str]:
+        """Every session whose latest turn is in *state*, page after page."""
+        found: list[str] = []
         cursor: str | None = None
         while True:
-            page = await self.store.sessions("expired", now=self.now(), after=cursor)
-            for session in page:
-                await self.open_session(session).expire()
-            if len(page) < _PAGE:
-                return
+            page = await self.store.sessions(state, now=self.now(), after=cursor)
+            found.extend(page)
+            if len(page) < MAX_PAGE:
+                return found
             cursor = page[-1]  # pragma: no cover - over a thousand at once
+
+    async def expire(self) -> None:
+        """Close every expired turn, with its declared default answers."""
+        for session in await self._ids("expired"):
+            await self.open_session(session).expire()
 
     async def _allowed(self, turn: InterruptedTurn, principal: str | None) -> bool:
         try:
@@ -239,19 +257,9 @@ class SessionBridge:
             One `PendingPause` per open turn (its scope the session id).
         """
         await self.expire()
-        found: list[PendingPause] = []
-        cursor: str | None = None
-        while True:
-            page = await self.store.sessions("open", now=self.now(), after=cursor)
-            for session in page:
-                pause = await self._open(session, principal)
-                if pause is not None:
-                    found.append(pause)
-            if len(page) < _PAGE:
-                break
-            cursor = page[-1]  # pragma: no cover - over a thousand at once
-        found.sort(key=lambda pause: (pause.created_at, pause.scope), reverse=True)
-        return found
+        return await newest_first(
+            await self._ids("open"), lambda session: self._open(session, principal)
+        )
 
     async def answer(
         self,
@@ -281,7 +289,14 @@ class SessionBridge:
         session = self.open_session(scope)
         stored = await self.store.load_turn(scope, turn_id)
         closes = None if stored is None else stored.turn.closes_at
-        if stored is not None and closes is not None and closes <= self.now():
+        # Only to a principal who may answer it: anyone else learns nothing
+        # of the turn, and gets (and leaves in the trail) not_authorized.
+        if (
+            stored is not None
+            and closes is not None
+            and closes <= self.now()
+            and await self._allowed(stored.turn, principal)
+        ):
             await session.expire()  # a no-op when it was closed already
             trail = await self.store.audit(scope)
             if any(
