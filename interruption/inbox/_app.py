@@ -269,11 +269,14 @@ def _unanswerable(keys: Sequence[tuple[str, str]]) -> Resume:
 
     What a form for a pause no longer shown sends: the bridge's verdict
     (``not_authorized``, ``consumed``, ``expired``, ...) comes before its
-    ``duplicate`` problems, and is what the person is told.
+    ``duplicate`` problems, and is what the person is told. With no keys
+    (an unreadable form) it names a placeholder instead: an empty resume
+    answers nothing, which a policy allowing partial answers accepts.
     """
+    named = list(keys) or [("(none)", "(none)")]
     return Resume(
-        respond=tuple(Respond(name, ref, None) for name, ref in keys),
-        restart=tuple(Restart(name, ref, None) for name, ref in keys),
+        respond=tuple(Respond(name, ref, None) for name, ref in named),
+        restart=tuple(Restart(name, ref, None) for name, ref in named),
     )
 
 
@@ -484,7 +487,9 @@ class _Inbox:
 
     def _page(self, request: Request) -> int:
         text = request.query_params.get("page", "1")
-        return int(text) if text.isdigit() and 0 < int(text) < 10**6 else 1
+        # isdecimal, not isdigit ("²" is a digit int() refuses), and short:
+        # int() refuses a text of over 4,300 digits.
+        return int(text) if text.isdecimal() and len(text) <= 6 and int(text) else 1
 
     def _paged(
         self, request: Request, pauses: Sequence[PendingPause]

@@ -18,6 +18,9 @@ from typing import Final, Literal, TypeAlias, final
 import attrs
 
 from interruption import JSON
+from interruption._json import DOCUMENT_DEPTH
+from interruption._parse import parse
+from interruption.wire import MAX_BYTES
 
 __all__ = ["MISSING", "Field", "Missing", "Widget", "field_for", "read", "strict_json"]
 
@@ -276,27 +279,16 @@ def _empty(field: Field, problems: Problems) -> JSON | Missing:
     return MISSING
 
 
-def _refuse_constant(name: str) -> JSON:
-    raise ValueError(name)
-
-
-def _unique(pairs: list[tuple[str, JSON]]) -> dict[str, JSON]:
-    value = dict(pairs)
-    if len(value) != len(pairs):
-        raise ValueError("a key twice")
-    return value
-
-
 def strict_json(text: str) -> JSON:
-    """Parse *text* as JSON: no NaN or Infinity, no key twice.
+    """Parse *text* as the library parses any JSON it is sent (`loads`).
+
+    No NaN or Infinity, no key twice, no number that overflows, within the
+    wire's size and depth limits.
 
     Raises:
-        ValueError: if it is not such JSON.
+        DecodeError: if it is not such JSON (a `ValueError` too).
     """
-    value: JSON = json.loads(
-        text, parse_constant=_refuse_constant, object_pairs_hook=_unique
-    )
-    return value
+    return parse(text, max_bytes=MAX_BYTES, max_depth=DOCUMENT_DEPTH)
 
 
 def _parsed(field: Field, text: str) -> JSON:
@@ -306,7 +298,7 @@ def _parsed(field: Field, text: str) -> JSON:
             raise ValueError(text)
         return strict_json(text)  # one of the options: JSON written by field_for
     if field.widget == "json":
-        return strict_json(text)  # a JSONDecodeError is a ValueError
+        return strict_json(text)  # a DecodeError is a ValueError
     if field.widget == "lines":
         return [_scalar(line, field.item) for line in text.splitlines() if line.strip()]
     return _scalar(text, field.widget)

@@ -88,6 +88,16 @@ class TestPending:
         assert "Older" in client.get("/").text
         assert "Newer" in client.get("/?page=2").text
 
+    @pytest.mark.parametrize("page", ["²", "1" * 5000, "0", "-1", "x"])
+    def test_a_page_that_is_no_page_number_is_the_first(
+        self, world: World, page: str
+    ) -> None:
+        """A page query that is not a small positive number shows page 1."""
+        world.start("confirm 0")
+        client = world.client()
+        assert client.get(f"/api/pending?page={page}").json()["total"] == 1
+        assert client.get(f"/?page={page}").status_code == 200
+
     def test_a_refused_principal_sees_nothing(self, world: World) -> None:
         """The session's authorizer decides: mallory sees no turn, page or trail."""
         session = world.start("pay 50000")
@@ -223,6 +233,21 @@ class TestForms:
         assert done.status_code == 200
         assert "Your answer was accepted" in done.text
         assert world.agent.sent == [{"to": "ACME", "amount": 50000}]
+
+    @pytest.mark.parametrize("shown", ["[" * 200_000, "", "not json"])
+    def test_an_unreadable_pause_field_is_refused_and_runs_nothing(
+        self, world: World, shown: str
+    ) -> None:
+        """A forged ``pause`` field (deep, empty, garbage) is a refusal, not a 500."""
+        session = world.start("pay 50000")
+        client = world.client()
+        token, _ = _csrf(client, f"/s/{session.id}")
+        page = client.post(
+            f"/s/{session.id}",
+            data={"csrf": token, "pause": shown, "i0.mode": "approve"},
+        )
+        assert 400 <= page.status_code < 500
+        assert world.agent.sent == []
 
     def test_a_typed_answer_keeps_its_types(self, world: World) -> None:
         """Numbers stay numbers and booleans booleans; enum is a choice."""

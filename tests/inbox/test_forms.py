@@ -178,3 +178,16 @@ class TestShapes:
         with pytest.raises(ValueError, match="Infinity"):
             strict_json("Infinity")
         assert repr(MISSING) == "MISSING"
+
+
+class TestStrictJson:
+    """The form's JSON fields are read as the library reads any JSON it is sent."""
+
+    def test_deep_or_overflowing_json_is_a_value_error(self) -> None:
+        """Nesting past the wire's depth and 1e400 are refused, never a crash."""
+        with pytest.raises(ValueError, match="nested less deeply"):
+            strict_json("[" * 200_000)
+        with pytest.raises(ValueError, match="overflows"):
+            strict_json("1e400")
+        with pytest.raises(ValueError, match="twice"):
+            strict_json('{"a": 1, "a": 2}')
