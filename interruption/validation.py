@@ -195,7 +195,7 @@ class _Check:
     ) -> None:
         """Check each of *entries*, the resume's list *answer*, in order."""
         pending, chosen, found = self.pending, self.chosen, self.problems
-        now, closes, checks = self.now, self.turn.expires_at, self.checks
+        now, turn, checks = self.now, self.turn, self.checks
         for index, entry in enumerate(entries):
             key = (entry.name, entry.ref)
             target = pending.get(key)
@@ -207,10 +207,7 @@ class _Check:
                 self.again(target, earlier, index, answer)
                 continue
             chosen[key] = (entry, index, answer)
-            # `InterruptedTurn.expiry_of`, in line: every entry comes here.
-            ends = target.expires_at
-            if ends is None or (closes is not None and closes < ends):
-                ends = closes
+            ends = turn.expiry_of(target)
             if ends is not None and now >= ends:
                 message = f"{target.id} expired at {ends.isoformat()}"
                 self.add(ProblemCode.EXPIRED, message, index, answer, target)
