@@ -755,6 +755,31 @@ class TestRedeem:
         assert len(resolved.answers) == 2
         assert refused(sealer, token, any_store) == (ProblemCode.CONSUMED,)
 
+    def test_a_long_session_and_interrupt_id_redeem(self, any_store: Store) -> None:
+        """The paused marks are fixed-size keys, however long the ids they name."""
+        long_ref = "c-" + "x" * 3000
+        ask = ToolRequest("ask_user", long_ref, {"question": "Which account?"})
+        pending = PendingInterrupt(
+            id=long_ref,
+            kind=Custom(),
+            payload={"question": "Which account?"},
+            tool=ask,
+            accepts=Accepts(respond={"type": "string"}),
+        )
+        turn = turn_of(
+            messages=(Message(Role.MODEL, (ask,)),),
+            interrupts=(pending,),
+            completed=(),
+        )
+        sealer = Sealer({"k1": K1}, "k1")
+        token = sealer.seal(turn, now=NOW)
+        resolved = redeem(
+            sealer, token, any_store, Resume(respond=[pending.respond("main")])
+        )
+        assert [answer.interrupt.id for answer in resolved.answers] == [long_ref]
+        events = asyncio.run(any_store.audit("s-1"))
+        assert [event.kind for event in events] == ["paused", "accepted"]
+
     def test_one_turn_sealed_twice_resumes_once(self, any_store: Store) -> None:
         """Single use is per turn: a second token of the same turn is consumed."""
         sealer = Sealer({"k1": K1}, "k1")

@@ -50,7 +50,7 @@ from interruption.errors import (
     ResumeRejected,
 )
 from interruption.resume import InterruptedTurn, Resume
-from interruption.runtime.admission import record_paused
+from interruption.runtime.admission import interrupt_keys, record_paused
 from interruption.validation import (
     ResolvedResume,
     ResumePolicy,
@@ -404,7 +404,7 @@ class Sealer:
         await record_paused(
             store,
             turn.interrupts,
-            {pending.id: f"{key}:{pending.id}" for pending in turn.interrupts},
+            interrupt_keys("sealed", turn.interrupts, key),
             session=session,
             at=turn.created_at,
             turn_id=turn.turn_id,
