@@ -468,8 +468,12 @@ def audit_event(  # noqa: PLR0913 - an attempt's parts
     rejected: ResumeRejected | None = None,
     *,
     pending: tuple[str, ...] = (),
+    reason: str | None = None,
 ) -> AuditEvent:
     """The audit trail's entry for one attempt at *turn*: who, when, what.
+
+    *reason* is how an accepted answer came, when not a plain one
+    (`AuditEvent.reason`).
 
     The principal and the clock are *policy*'s; the resume is kept as a
     digest only (`wire_digest`), and a rejection as its distinct problem
@@ -488,6 +492,7 @@ def audit_event(  # noqa: PLR0913 - an attempt's parts
         # A rejection's digest is taken by the store, only if it keeps it.
         digest=wire_digest(resume) if rejected is None else None,
         pending=pending,
+        reason=reason,
     )
 
 

@@ -124,13 +124,14 @@ async def admit(  # noqa: PLR0913 - keyword-only options
         KeyError: if *keys* lacks an interrupt's id (the adapter's bug).
     """
     policy = policy or ResumePolicy()
+    now = policy.now()
     spent = await _meet(
         store,
         interrupts,
         keys,
         keys if filed is None else filed,
         session=session,
-        at=policy.now(),
+        at=now,
         keep_until=keep_until,
     )
     named = _named(resume)
@@ -141,7 +142,7 @@ async def admit(  # noqa: PLR0913 - keyword-only options
         messages=(),
         interrupts=live,
         completed=tuple(completed),
-        created_at=policy.now(),
+        created_at=now,
     )
 
     async def replayed() -> bool:
@@ -154,11 +155,9 @@ async def admit(  # noqa: PLR0913 - keyword-only options
     async def spend(kept: Resume) -> bool:
         answered = _named(kept)
         chosen = [p for p in live if dismissed or answer_key(p) in answered]
-        event = attrs.evolve(
-            audit_event(
-                turn, "accepted", policy, resume, pending=tuple(p.id for p in chosen)
-            ),
-            reason=note,
+        pending = tuple(p.id for p in chosen)
+        event = audit_event(
+            turn, "accepted", policy, resume, pending=pending, reason=note
         )
         return await store.spend_all(
             [keys[p.id] for p in chosen], keep_until, (event, *events)
@@ -300,16 +299,10 @@ async def record_paused(  # noqa: PLR0913 - keyword-only options
     marks = _marks(interrupts, keys)
     if not marks:
         return False
-    seen = await store.spent(list(marks))
-    return await _file_paused(
-        store,
-        marks,
-        seen,
-        session=session,
-        at=at,
-        turn_id=turn_id,
-        keep_until=keep_until,
+    _, filed = await _read_and_file(
+        store, marks, (), session=session, at=at, turn_id=turn_id, keep_until=keep_until
     )
+    return filed
 
 
 def _marks(
@@ -356,19 +349,46 @@ async def _meet(  # noqa: PLR0913 - keyword-only options
     Returns:
         Those of the interrupts' spend keys already spent.
     """
-    marks = _marks(interrupts, filed)
     spend = [keys[pending.id] for pending in interrupts]
-    found = await store.spent([*marks, *spend])
-    await _file_paused(
+    spent, _ = await _read_and_file(
         store,
-        marks,
-        found,
+        _marks(interrupts, filed),
+        spend,
         session=session,
         at=at,
         turn_id=ADAPTER_TURN,
         keep_until=keep_until,
     )
-    return frozenset(key for key in spend if key in found)
+    return spent
+
+
+async def _read_and_file(  # noqa: PLR0913 - keyword-only options
+    store: Store,
+    marks: Mapping[str, str],
+    spend: Sequence[str],
+    *,
+    session: str,
+    at: datetime,
+    turn_id: int,
+    keep_until: datetime | None,
+) -> tuple[frozenset[str], bool]:
+    """Read *marks* and *spend* in one store read; file the marks not seen.
+
+    Returns:
+        Those of *spend* already spent, and whether a ``paused`` event was
+        filed now.
+    """
+    found = await store.spent([*marks, *spend])
+    filed = await _file_paused(
+        store,
+        marks,
+        found,
+        session=session,
+        at=at,
+        turn_id=turn_id,
+        keep_until=keep_until,
+    )
+    return frozenset(key for key in spend if key in found), filed
 
 
 def pause_key(framework: str, *parts: str) -> str:

@@ -86,6 +86,7 @@ from interruption.validation import (
     ResumePolicy,
     authorize_turn,
     consumed,
+    not_authorized,
     rejected_codes,
     utc_now,
     validate_and_spend,
@@ -647,13 +648,7 @@ class Session:
         latest = None if turn_id is None else await self.store.load_turn(self.id)
         if latest is None:
             if self.authorize is not None:
-                who = (
-                    repr(principal)
-                    if principal is not None
-                    else "an anonymous principal"
-                )
-                message = f"{who} may not answer this turn"
-                raise ResumeRejected.of(ProblemCode.NOT_AUTHORIZED, message)
+                raise not_authorized(principal)
             message = f"session {self.id!r} has nothing to resume: it never paused"
             raise ResumeRejected.of(ProblemCode.UNKNOWN_SESSION, message)
         try:
