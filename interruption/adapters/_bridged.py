@@ -35,6 +35,7 @@ from interruption import (
     Store,
 )
 from interruption.runtime.admission import ADAPTER_TURN, unspent
+from interruption.runtime.bridge import newest_first
 from interruption.validation import authorize_turn
 
 __all__ = ["Bridged", "Paused", "listed", "unknown"]
@@ -134,24 +135,28 @@ class Bridged:
         See `interruption.Bridge.pending`.
         """
         policy = self._as(principal)
-        pauses: list[PendingPause] = []
+        listed: dict[str, Paused] = {}
         for paused in await self.every():
+            listed.setdefault(paused.scope, paused)  # the first of a scope listed
+
+        async def live(scope: str) -> PendingPause | None:
+            paused = listed[scope]
             if not await self._allowed(paused, policy):
-                continue
+                return None
             now = policy.now()
-            live = await unspent(
+            interrupts = await unspent(
                 paused.interrupts,
                 paused.keys,
                 self.store,
                 session=paused.session,
                 at=now,
             )
-            if not live:
-                continue
+            if not interrupts:
+                return None
             created = paused.created_at or await self._met(paused.session, now)
-            pauses.append(PendingPause(self.door, paused.scope, live, created))
-        pauses.sort(key=lambda pause: pause.created_at, reverse=True)
-        return pauses
+            return PendingPause(self.door, paused.scope, interrupts, created)
+
+        return await newest_first(listed, live)
 
     async def answer(
         self, scope: str, resume: Resume, *, principal: str | None = None

@@ -87,6 +87,7 @@ from interruption import (
     Store,
     ToolRequest,
 )
+from interruption.adapters._bridged import listed
 from interruption.runtime.admission import (
     ADAPTER_TURN,
     admit,
@@ -731,10 +732,7 @@ class AdkBridge:
                 app_name=self.runner.app_name
             )
             return [(session.user_id, session.id) for session in found.sessions]
-        listed = self.sessions()
-        if not isinstance(listed, Iterable):
-            listed = await listed
-        return list(dict.fromkeys(listed))
+        return list(await listed(self.sessions))
 
     async def _allowed(
         self,

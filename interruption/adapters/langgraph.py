@@ -1136,9 +1136,6 @@ async def aresume_stream(  # noqa: PLR0913 - keyword-only options
 # --- the bridge: every thread's pauses, for the inbox ------------------------
 
 
-_resume: Final = resume
-"""`resume`, under a name the bridge's ``resume`` argument does not hide."""
-
 Threads: TypeAlias = Callable[[], Iterable[str] | Awaitable[Iterable[str]]]
 """Lists the thread ids that may hold a pause, sync or async (LangGraph's
 checkpointers cannot list threads cheaply: the app says where to look)."""

@@ -148,6 +148,13 @@ class TestPending:
         scopes = [p.scope for p in drive(case.bridge.pending(principal="alice"))]
         assert scopes == [later.paused.id, case.scope]
 
+    def test_a_turn_listed_twice_is_shown_once(self) -> None:
+        """An id the application lists twice is one pause, not two."""
+        case = bridged([transfer()])
+        case.turns[:] = [case.scope, case.scope]
+        scopes = [p.scope for p in drive(case.bridge.pending(principal="alice"))]
+        assert scopes == [case.scope]
+
     def test_an_async_listing_is_awaited(self) -> None:
         """The application's turn ids may come from an async callable."""
         setup = paused_on([transfer()])
