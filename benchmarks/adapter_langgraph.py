@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Final, TypedDict
 
-from interruption import Confirm, MemoryStore, Resume
+from interruption import Confirm, MemoryStore, PendingInterrupt, Resume
 from interruption.adapters.langgraph import ask, pending, resume
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
@@ -147,7 +147,7 @@ def steps(batch: int = 200, repeats: int = 7) -> dict[str, tuple[float, float]]:
     bench = Bench()
     bench.check()
     found: dict[str, str] = {}
-    answers: dict[str, Resume] = {}
+    questions: dict[str, PendingInterrupt] = {}
 
     def listed(config: RunnableConfig) -> None:
         (only,) = bench.plain.get_state(config).interrupts
@@ -159,12 +159,13 @@ def steps(batch: int = 200, repeats: int = 7) -> dict[str, tuple[float, float]]:
 
     def pended(config: RunnableConfig) -> None:
         (question,) = pending(bench.typed, config, bench.store)
-        answer = Resume(respond=[question.respond("Yes")])
-        answers[config["configurable"]["thread_id"]] = answer
+        questions[config["configurable"]["thread_id"]] = question
 
     def answered(config: RunnableConfig) -> None:
-        thread = config["configurable"]["thread_id"]
-        resume(bench.typed, config, answers[thread], bench.store)
+        # The answer is built here, as LangGraph alone builds its own in resumed.
+        question = questions[config["configurable"]["thread_id"]]
+        answer = Resume(respond=[question.respond("Yes")])
+        resume(bench.typed, config, answer, bench.store)
 
     sides = (
         (lambda config: bench.plain.invoke({}, config), listed, resumed),
