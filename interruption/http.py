@@ -52,6 +52,7 @@ from interruption.errors import (
     Mismatch,
     ProblemCode,
     ResumeRejected,
+    StoreUnavailable,
 )
 from interruption.wire import structure, unstructure
 
@@ -61,6 +62,7 @@ __all__ = [
     "PRECEDENCE",
     "PROBLEM_STATUS",
     "SERVER_ERROR",
+    "SERVER_MESSAGE",
     "decode_error_from",
     "problem_body",
     "status_of",
@@ -128,6 +130,10 @@ missing here (a third party's subclass) is `SERVER_ERROR`.
 SERVER_ERROR: Final = 500
 """The status of an error code the table does not name."""
 
+SERVER_MESSAGE: Final = "the server could not answer; its log says why"
+"""The message of every 5xx body (`problem_body`): the error's own words
+stay on the server, for they may name its files, hosts or driver."""
+
 DECODE_ERROR_SCHEMA: Final[dict[str, JSON]] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "DecodeError",
@@ -188,9 +194,12 @@ def problem_body(error: InterruptionError) -> dict[str, JSON]:
 
     Returns:
         A `ResumeRejected`'s wire form; a `DecodeError`'s (see
-        `DECODE_ERROR_SCHEMA`); for any other error ``{"type": code,
-        "message": ...}`` with its ``where`` (or ``path``), ``expected`` and
-        ``got`` when it has them (a `FieldError`, an `InvalidArgument`).
+        `DECODE_ERROR_SCHEMA`); for an error with a 5xx status (the
+        server's own failure) ``{"type": code, "message": SERVER_MESSAGE}``,
+        with a `StoreUnavailable`'s ``reason``, and nothing of its message;
+        for any other error ``{"type": code, "message": ...}`` with its
+        ``where`` (or ``path``), ``expected`` and ``got`` when it has them (a
+        `FieldError`, an `InvalidArgument`).
     """
     if isinstance(error, ResumeRejected):
         return cast("dict[str, JSON]", unstructure(error))  # a record: an object
@@ -199,6 +208,14 @@ def problem_body(error: InterruptionError) -> dict[str, JSON]:
             "type": error.code,
             "problems": [unstructure(mismatch) for mismatch in error.problems],
         }
+    if status_of(error) >= SERVER_ERROR:
+        # The server's own failure: its message may name files, hosts or a
+        # driver's words, so the client gets the code (and a store's reason,
+        # to know whether a retry may help); the log keeps the message.
+        server: dict[str, JSON] = {"type": error.code, "message": SERVER_MESSAGE}
+        if isinstance(error, StoreUnavailable):
+            server["reason"] = error.reason
+        return server
     body: dict[str, JSON] = {"type": error.code, "message": str(error)}
     for name in ("where", "path", "expected", "got"):
         value = getattr(error, name, None)

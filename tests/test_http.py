@@ -14,11 +14,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from interruption import (
+    Custom,
     DecodeError,
     FieldError,
     InterruptionError,
     InvalidArgument,
     Mismatch,
+    PauseRefused,
     Problem,
     ProblemCode,
     ResumeRejected,
@@ -32,6 +34,7 @@ from interruption.http import (
     PRECEDENCE,
     PROBLEM_STATUS,
     SERVER_ERROR,
+    SERVER_MESSAGE,
     decode_error_from,
     problem_body,
     status_of,
@@ -149,6 +152,25 @@ class TestBodies:
         body = problem_body(rejected)
         assert body["type"] == "resume_rejected"
         assert loads(json.dumps(body), ResumeRejected).problems == rejected.problems
+
+    def test_a_server_failure_keeps_its_words_on_the_server(self) -> None:
+        """A 5xx body names the code (and a store's reason), never the message."""
+        driver = '/srv/app/sessions.db: connection to "10.0.0.5" failed for "app"'
+        down = StoreUnavailable("/srv/app/sessions.db", "unreachable", driver)
+        assert status_of(down) == 503
+        assert problem_body(down) == {
+            "type": "store_unavailable",
+            "message": SERVER_MESSAGE,
+            "reason": "unreachable",
+        }
+        refused = PauseRefused(
+            "pay", "c-1", Custom(), "the tool paused twice at /srv/app/tools.py"
+        )
+        assert status_of(refused) == 500
+        assert problem_body(refused) == {
+            "type": "pause_refused",
+            "message": SERVER_MESSAGE,
+        }
 
     def test_a_decode_error_body(self) -> None:
         """A DecodeError's body lists path, expected and got, and fits its schema."""
