@@ -69,9 +69,9 @@ from interruption import (
 from interruption._converter import structure_value
 from interruption._json import DOCUMENT_DEPTH
 from interruption._parse import parse
-from interruption._schema_checks import SchemaGroups, conforming_groups, group_check
 from interruption.runtime.approval import DECISION_SCHEMA
 from interruption.runtime.tools import ToolContext
+from interruption.schemas import SchemaGroups, conforming_groups, group_check
 from interruption.wire import MAX_BYTES
 
 from _common import REPEATS, TARGET_SECONDS, best_us, machine_load, table

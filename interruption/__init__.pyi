@@ -6,13 +6,15 @@
 # To add a public name, add it here (to its module's line, or a new line for a
 # new module); only relative imports of this package (``from .x``) may appear.
 
-from ._json import (
-    JSON as JSON,
-    canonical as canonical,
-    digest as digest,
-    json_equal as json_equal,
-)
 from .audit import AuditEvent as AuditEvent, AuditKind as AuditKind
+from .decisions import (
+    DECISION_SCHEMA as DECISION_SCHEMA,
+    ApprovalDecision as ApprovalDecision,
+    Approve as Approve,
+    Reject as Reject,
+    decision_from_json as decision_from_json,
+    decision_to_json as decision_to_json,
+)
 from .errors import (
     ArgumentTypeError as ArgumentTypeError,
     ContinuationUnfinished as ContinuationUnfinished,
@@ -78,19 +80,13 @@ from .runtime.admission import (
     unspent as unspent,
 )
 from .runtime.approval import (
-    DECISION_SCHEMA as DECISION_SCHEMA,
-    ApprovalDecision as ApprovalDecision,
-    Approve as Approve,
     Approver as Approver,
     AwaitExternal as AwaitExternal,
     Decision as Decision,
-    Reject as Reject,
     always as always,
     await_human as await_human,
     by_tool as by_tool,
     decide as decide,
-    decision_from_json as decision_from_json,
-    decision_to_json as decision_to_json,
     never as never,
     when as when,
 )
@@ -163,7 +159,11 @@ from .validation import (
     validate_resume as validate_resume,
 )
 from .wire import (
+    JSON as JSON,
+    canonical as canonical,
+    digest as digest,
     dumps as dumps,
+    json_equal as json_equal,
     json_schema as json_schema,
     loads as loads,
     structure as structure,

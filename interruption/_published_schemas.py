@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 from typing import Final
 
-from interruption._decisions import DECISION_SCHEMA
 from interruption._json import JSON
 from interruption.audit import AuditEvent
+from interruption.decisions import DECISION_SCHEMA
 from interruption.errors import ResumeRejected
 from interruption.kinds import ApprovalPending, Custom, ScheduledPause
 from interruption.parts import Message, ToolRequest, ToolResponse

@@ -35,7 +35,6 @@ from interruption._json import (
     STORED_BYTES,
     STORED_DEPTH,
 )
-from interruption._schema_checks import SchemaError, check_schema
 from interruption._status import (
     ACCEPTED,
     REJECTED,
@@ -43,8 +42,15 @@ from interruption._status import (
     UNREADABLE,
     USAGE,
 )
-from interruption.errors import DecodeError, InterruptionError, Mismatch, ResumeRejected
+from interruption.errors import (
+    DecodeError,
+    InterruptionError,
+    Mismatch,
+    ResumeRejected,
+    SchemaError,
+)
 from interruption.resume import Accepts, InterruptedTurn, Resume
+from interruption.schemas import check_schema
 from interruption.validation import ResolvedResume, ResumePolicy, validate_resume
 from interruption.wire import MAX_BYTES, loads, unstructure
 

@@ -16,25 +16,7 @@ from typing import Final, TypeVar, final
 
 import attrs
 
-from interruption._decisions import (
-    DECISION_SCHEMA,
-    DECISIONS,
-    Approve,
-    Reject,
-    decision_mismatches,
-    decision_to_json,
-    is_rejection,
-)
 from interruption._json import JSON, json_equal
-from interruption._schema_checks import (
-    JSONSchema,
-    SchemaGroups,
-    conforms,
-    group_check,
-    schema_mismatches,
-    schema_value,
-    text_of,
-)
 from interruption._validators import (
     NON_EMPTY,
     input_json,
@@ -43,6 +25,15 @@ from interruption._validators import (
     payload_json,
     resumed_json,
     wrong_type,
+)
+from interruption.decisions import (
+    DECISION_SCHEMA,
+    DECISIONS,
+    Approve,
+    Reject,
+    decision_mismatches,
+    decision_to_json,
+    is_rejection,
 )
 from interruption.errors import (
     FieldError,
@@ -53,6 +44,15 @@ from interruption.errors import (
 )
 from interruption.kinds import ApprovalPending, InterruptionKind, tag_of
 from interruption.parts import Message, ToolRequest, ToolResponse
+from interruption.schemas import (
+    JSONSchema,
+    SchemaGroups,
+    conforms,
+    group_check,
+    schema_mismatches,
+    schema_value,
+    text_of,
+)
 from interruption.wire import structure
 
 __all__ = [

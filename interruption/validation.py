@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Final, Literal, TypeAlias, final
 
 import attrs
 
-from interruption._schema_checks import SchemaGroups, conforming_groups
 from interruption.audit import AuditEvent
 from interruption.errors import Problem, ProblemCode, ResumeRejected
 from interruption.resume import (
@@ -28,6 +27,7 @@ from interruption.resume import (
     Resume,
     answer_key,
 )
+from interruption.schemas import SchemaGroups, conforming_groups
 from interruption.wire import wire_digest
 
 if TYPE_CHECKING:

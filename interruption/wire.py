@@ -12,6 +12,11 @@ name, `copy_json` for a checked plain copy of a JSON value, `check_schema`
 for a schema a caller hands over, and `describe` and `child_path` for the
 words and paths of a `Mismatch`.
 
+`JSON` is the type of every JSON value the codec hands over or takes;
+`json_equal`, `canonical` and `digest` compare, spell and hash such values
+as RFC 8785 does; `STORED_BYTES` and `STORED_DEPTH` are the limits for
+reading back what this library wrote (a store's rows, a sealed turn).
+
 Decoding is strict. Unknown tags, unknown fields, missing fields, wrong
 primitive types (``123`` for a string, ``"1"`` or ``true`` for an integer),
 NaN and Infinity, duplicate keys, lone surrogates and over-large or
@@ -29,8 +34,12 @@ from interruption._converter import SCHEMA_ALIASES, plain, structure_value
 from interruption._json import (
     DOCUMENT_DEPTH,
     JSON,
+    STORED_BYTES,
     STORED_DEPTH,
+    canonical,
+    digest,
     is_json,
+    json_equal,
     json_problems,
     owned,
 )
@@ -46,12 +55,18 @@ if TYPE_CHECKING:
     import attrs
 
 __all__ = [
+    "JSON",
     "NON_EMPTY",
+    "STORED_BYTES",
+    "STORED_DEPTH",
+    "canonical",
     "check_schema",
     "child_path",
     "copy_json",
     "describe",
+    "digest",
     "dumps",
+    "json_equal",
     "json_schema",
     "loads",
     "non_empty",
@@ -245,7 +260,7 @@ def check_schema(schema: Mapping[str, JSON]) -> None:
     checked = copy_json(dict(schema))
     # jsonschema-rs is imported when a schema is first checked, not with
     # the codec.
-    from interruption._schema_checks import check_schema as check  # noqa: PLC0415
+    from interruption.schemas import check_schema as check  # noqa: PLC0415
 
     check(checked)  # type: ignore[arg-type]  # a dict, copied from one
 

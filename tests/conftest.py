@@ -9,7 +9,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from hypothesis import HealthCheck, settings
-from interruption import _parse, _schema_checks, wire
+from interruption import _parse, schemas, wire
 from interruption.runtime.store import MemoryStore, PostgresStore, SqliteStore, Store
 from psycopg import sql
 
@@ -52,7 +52,7 @@ def _parser(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     if parser == "stdlib":
         monkeypatch.setattr(_parse, "orjson", None)
         monkeypatch.setattr(wire, "ENCODE", _parse._stdlib_dumps)
-        monkeypatch.setattr(_schema_checks, "ENCODE", _parse._stdlib_dumps)
+        monkeypatch.setattr(schemas, "ENCODE", _parse._stdlib_dumps)
     return parser
 
 

@@ -17,7 +17,6 @@ from interruption import (
     generate_sync,
     tool,
 )
-from interruption._schema_checks import conforms
 from interruption.runtime.approval import (
     DECISION_SCHEMA,
     Approve,
@@ -34,6 +33,7 @@ from interruption.runtime.approval import (
     never,
     when,
 )
+from interruption.schemas import conforms
 from interruption.testing import ScriptedModel
 
 BIG = ToolRequest("transfer_money", "call-1", {"amount": 125000})

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from interruption import JSON, DecodeError
-from interruption._decisions import (
+from interruption._json import frozen
+from interruption.decisions import (
     DECISIONS,
     VERBS,
     ApprovalDecision,
@@ -22,10 +23,9 @@ from interruption._decisions import (
     decision_to_json,
     is_rejection,
 )
-from interruption._json import frozen
-from interruption._schema_checks import conforms
 from interruption.errors import Mismatch
 from interruption.runtime.approval import DECISION_SCHEMA
+from interruption.schemas import conforms
 
 from tests.strategies import json_values
 

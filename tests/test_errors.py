@@ -42,7 +42,7 @@ from interruption import (
     loads,
 )
 from interruption._json import MAX_DEPTH
-from interruption._schema_checks import conforms
+from interruption.schemas import conforms
 
 from tests.strategies import interrupteds, json_values, kinds
 

@@ -36,7 +36,7 @@ from interruption._json import (
     json_problems,
 )
 from interruption._parse import ENCODE
-from interruption._schema_checks import conforms
+from interruption.schemas import conforms
 
 from tests.strategies import equivalents, json_scalars, json_values, keys
 

@@ -242,4 +242,22 @@ def test_lint_holds_the_import_contract() -> None:
         "layers",
         "error-tree",
         "adapters-public",
+        "runtime-public",
     }
+
+
+def test_the_runtime_and_the_adapters_are_kept_off_every_private_core_module() -> None:
+    """Every private core module is forbidden to the runtime and the adapters."""
+    config = tomllib.loads((_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = {c["id"]: c for c in config["tool"]["importlinter"]["contracts"]}
+    core = contracts["layers"]["layers"][-1].split(" : ")
+    private = {module for module in core if module.startswith("interruption._")}
+    on_disk = {
+        f"interruption.{path.stem}"
+        for path in (_ROOT / "interruption").glob("_*.py")
+        if not path.stem.startswith("__") and path.stem != "_demo"
+    }
+    assert private == on_disk  # the core layer names every private core module
+    assert "interruption._json" in private
+    for contract in ("runtime-public", "adapters-public"):
+        assert private <= set(contracts[contract]["forbidden_modules"]), contract

@@ -13,7 +13,7 @@ from interruption import (
     structure,
     unstructure,
 )
-from interruption._schema_checks import conforms
+from interruption.schemas import conforms
 
 
 class TestConfirm:

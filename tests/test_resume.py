@@ -44,13 +44,13 @@ from interruption import (
     unstructure,
 )
 from interruption._json import MAX_DEPTH, FrozenArray, FrozenObject
-from interruption._schema_checks import JSONSchema, SchemaGroups, conforming_groups
 from interruption.errors import FieldError
 from interruption.kinds import InterruptionKind, Phase, ScheduledPause
 from interruption.resume import accepts_of_kind
 from interruption.runtime.approval import DECISION_SCHEMA
 from interruption.runtime.sealing import Sealer
 from interruption.runtime.store import MemoryStore, SqliteStore
+from interruption.schemas import JSONSchema, SchemaGroups, conforming_groups
 from interruption.validation import ResumePolicy, validate_resume
 
 if TYPE_CHECKING:

@@ -509,7 +509,7 @@ class TestSealer:
             ("\ud800.a.b", "three base64url segments"),
             ("a.bbbb.cccc", "token header: expected base64url"),
             (b64url(b"not json") + ".e30.c2ln", "token header: expected a JSON object"),
-            (b64url(b"[1]") + ".e30.c2ln", "got [1]"),
+            (b64url(b"[1]") + ".e30.c2ln", "expected an object, got an array"),
             (b64url(b'{"a":1,"a":2}') + ".e30.c2ln", "unique"),
             (b64url(b"[[[[1]]]]") + ".e30.c2ln", "token header: expected a JSON"),
             (b64url(b'{"alg":"HS256","kid":"k1"}') + ".e30.c2ln", "signature"),

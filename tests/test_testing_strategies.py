@@ -26,12 +26,12 @@ from interruption import (
     validate_resume,
 )
 from interruption._json import is_json
-from interruption._schema_checks import conforms
 from interruption.runtime.approval import (
     DECISION_SCHEMA,
     decision_from_json,
     decision_to_json,
 )
+from interruption.schemas import conforms
 from interruption.testing.strategies import (
     decisions,
     interrupteds,

@@ -38,13 +38,14 @@ from interruption import (
     validate_and_spend,
     validate_resume,
 )
-from interruption._decisions import DECISIONS
 from interruption._json import json_equal
-from interruption._schema_checks import JSONSchema, SchemaError, conforms
+from interruption.decisions import DECISIONS
+from interruption.errors import SchemaError
 from interruption.kinds import tag_of
 from interruption.resume import ExpiryAnswer
 from interruption.runtime.admission import ADAPTER_TURN
 from interruption.runtime.approval import DECISION_SCHEMA
+from interruption.schemas import JSONSchema, conforms
 from interruption.testing import strategies as library
 from interruption.validation import utc_now
 

@@ -7,10 +7,15 @@ import attrs
 from interruption import JSON, Mismatch, ToolRequest
 from interruption.wire import (
     NON_EMPTY,
+    STORED_BYTES,
+    STORED_DEPTH,
+    canonical,
     check_schema,
     child_path,
     copy_json,
     describe,
+    digest,
+    json_equal,
     non_empty,
 )
 
@@ -39,3 +44,10 @@ where = child_path(child_path("$", "answers"), 0)
 assert_type(where, str)
 assert_type(Mismatch(where, "a string", describe(5)), Mismatch)
 child_path("$", 1.5)  # type: ignore[arg-type]
+
+# The JSON values' own helpers and the read-back limits, beside the codec.
+assert_type(json_equal(1, 1.0), bool)
+assert_type(canonical({"b": 1, "a": [True]}), bytes)
+assert_type(digest(["a", 1]), str)
+stored_limits: tuple[int, int] = (STORED_BYTES, STORED_DEPTH)
+json_equal(1, {1, 2})  # type: ignore[arg-type]

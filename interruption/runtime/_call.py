@@ -18,7 +18,6 @@ from typing import Any, Literal, TypeAlias, final
 
 import attrs
 
-from interruption._json import JSON, owned
 from interruption.errors import (
     DecodeError,
     InvalidArgument,
@@ -41,6 +40,7 @@ from interruption.runtime.approval import (
 from interruption.runtime.schedule import PauseSchedule
 from interruption.runtime.tools import Tool, ToolContext, ToolContractError
 from interruption.validation import utc_now
+from interruption.wire import JSON, copy_json
 
 OnToolError: TypeAlias = Literal["respond", "raise"]
 """What a tool's failure becomes: a response telling the model, or raised."""
@@ -237,7 +237,7 @@ async def run(config: Config, call: Call) -> Outcome:
             approved=call.approved,
             # A copy, as the tool's input and resumed data (Tool.parse_input):
             # what the tool does to it changes no record.
-            original_input=owned(call.original_input),
+            original_input=copy_json(call.original_input),
         )
         output = await tool.invoke(ctx, request.input)
     except (Interrupted, BaseExceptionGroup) as raised:

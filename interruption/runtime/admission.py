@@ -18,7 +18,6 @@ from typing import Final
 
 import attrs
 
-from interruption._json import digest
 from interruption.audit import AuditEvent
 from interruption.errors import ResumeRejected
 from interruption.parts import ToolResponse
@@ -40,6 +39,7 @@ from interruption.validation import (
     utc_now,
     validate_and_spend,
 )
+from interruption.wire import digest
 
 __all__ = [
     "ADAPTER_TURN",

@@ -11,7 +11,7 @@ carrying a decision, on the wire as entelix spells it::
     {"reject": {"reason": "wrong account"}}
 
 The decision's records and wire form are declared once, in
-`interruption._decisions`, and named here.
+`interruption.decisions`, and named here.
 
 `when` decides by a predicate; with ``input=`` the predicate gets the call's
 input decoded strictly into the tool's input class, so it is typed::
@@ -27,7 +27,7 @@ from typing import Protocol, TypeAlias, TypeVar, final, overload
 
 import attrs
 
-from interruption._decisions import (
+from interruption.decisions import (
     DECISION_SCHEMA,
     ApprovalDecision,
     Approve,
@@ -35,10 +35,9 @@ from interruption._decisions import (
     decision_from_json,
     decision_to_json,
 )
-from interruption._json import describe
 from interruption.errors import ArgumentTypeError, DecodeError
 from interruption.parts import ToolRequest
-from interruption.wire import structure
+from interruption.wire import describe, structure
 
 T = TypeVar("T")
 

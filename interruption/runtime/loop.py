@@ -83,8 +83,6 @@ from typing import (
 
 import attrs
 
-from interruption._json import json_equal
-from interruption._schema_checks import JSONSchema
 from interruption.errors import (
     ArgumentTypeError,
     EventLoopRunning,
@@ -113,12 +111,14 @@ from interruption.runtime._call import (
 from interruption.runtime.approval import Approver
 from interruption.runtime.schedule import PauseSchedule
 from interruption.runtime.tools import Tool
+from interruption.schemas import JSONSchema
 from interruption.validation import (
     ResolvedResume,
     ResumePolicy,
     utc_now,
     validate_resume,
 )
+from interruption.wire import json_equal
 
 __all__ = [
     "FinishReason",

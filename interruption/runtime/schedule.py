@@ -13,8 +13,8 @@ from typing import final
 
 import attrs
 
-from interruption._json import describe
 from interruption.errors import ArgumentTypeError
+from interruption.wire import describe
 
 __all__ = ["PauseSchedule"]
 

@@ -40,8 +40,6 @@ from typing import TYPE_CHECKING, Any, Final, Literal, final
 import attrs
 import jwt
 
-from interruption._json import STORED_DEPTH, describe
-from interruption._parse import ENCODE, parse
 from interruption.errors import (
     ArgumentTypeError,
     DecodeError,
@@ -61,7 +59,15 @@ from interruption.validation import (
 
 if TYPE_CHECKING:
     from interruption.runtime.store import Store
-from interruption.wire import structure, unstructure
+from interruption.wire import (
+    JSON,
+    STORED_DEPTH,
+    describe,
+    dumps,
+    loads,
+    structure,
+    unstructure,
+)
 
 __all__ = [
     "MAX_TOKEN_CHARS",
@@ -93,7 +99,7 @@ _REQUIRED: Final = ("jti", "iat", "aud", "sub", "tid", "turn")
 
 def spent_key(turn: InterruptedTurn) -> str:
     """The key a store spends for a sealed *turn*: its session and turn id."""
-    return ENCODE(["sealed", turn.session, turn.turn_id])
+    return dumps(["sealed", turn.session, turn.turn_id])
 
 
 def _frozen_keys(keys: Mapping[str, bytes]) -> Mapping[str, bytes]:
@@ -444,13 +450,15 @@ class Sealer:
         _segment(payload_text, "payload")
         _segment(signature_text, "signature")
         try:
-            header = parse(header_raw, max_bytes=_HEADER_BYTES, max_depth=_HEADER_DEPTH)
+            header = loads(
+                header_raw,
+                dict[str, JSON],
+                max_bytes=_HEADER_BYTES,
+                max_depth=_HEADER_DEPTH,
+            )
         except DecodeError as error:
             message = f"token header: expected a JSON object, got {error}"
             raise ResumeRejected.of(ProblemCode.BAD_TOKEN, message) from None
-        if not isinstance(header, dict):
-            message = f"token header: expected a JSON object, got {header!r}"
-            raise ResumeRejected.of(ProblemCode.BAD_TOKEN, message)
         algorithm = header.get("alg")
         if algorithm != self.algorithm:
             message = (

@@ -32,7 +32,6 @@ from typing import Any, Final, final
 
 import attrs
 
-from interruption._json import JSON
 from interruption.errors import (
     ContinuationUnfinished,
     InvalidArgument,
@@ -91,7 +90,7 @@ from interruption.validation import (
     utc_now,
     validate_and_spend,
 )
-from interruption.wire import wire_digest
+from interruption.wire import JSON, wire_digest
 
 __all__ = ["MAX_REASON", "Answered", "Authorize", "Session"]
 

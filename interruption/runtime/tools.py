@@ -59,16 +59,12 @@ from typing import (
 
 import attrs
 
-from interruption._json import JSON, owned
-from interruption._schema_checks import (
-    JSONSchema,
+from interruption.errors import (
+    ArgumentTypeError,
+    InterruptionError,
+    Mismatch,
     SchemaError,
-    check_schema,
-    schema_mismatches,
-    schema_value,
 )
-from interruption._validators import check_payload
-from interruption.errors import ArgumentTypeError, InterruptionError, Mismatch
 from interruption.kinds import (
     ApprovalPending,
     Custom,
@@ -78,7 +74,15 @@ from interruption.kinds import (
 )
 from interruption.pause import Interrupted
 from interruption.resume import Accepts, ExpiryAnswer, accepts_of_kind
-from interruption.wire import json_schema, structure, unstructure
+from interruption.schemas import JSONSchema, schema_mismatches, schema_value
+from interruption.wire import (
+    JSON,
+    check_schema,
+    copy_json,
+    json_schema,
+    structure,
+    unstructure,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -269,7 +273,7 @@ class Tool(Generic[I, O, R]):
             DecodeError: if the input does not fit the input class.
         """
         if self.input_type is None:  # a copy: the record's own JSON stays as it is
-            return owned(data)  # type: ignore[return-value]
+            return copy_json(data)  # type: ignore[return-value]
         return structure(data, self.input_type)
 
     def parse_resumed(self, data: JSON) -> R | None:
@@ -279,7 +283,7 @@ class Tool(Generic[I, O, R]):
             DecodeError: if it does not fit the resume class.
         """
         if self.resume_type is None:  # a copy, as parse_input's
-            return owned(data)  # type: ignore[return-value]
+            return copy_json(data)  # type: ignore[return-value]
         return structure(data, self.resume_type)
 
     async def call(self, ctx: ToolContext[R], data: JSON) -> JSON:
@@ -294,7 +298,7 @@ class Tool(Generic[I, O, R]):
             result = await result
         if attrs.has(type(result)):
             return unstructure(result)
-        return check_payload(result)
+        return copy_json(result)
 
     async def invoke(self, ctx: ToolContext[R], data: JSON) -> JSON:
         """Run one call under the tool's contract: check, call, check.

@@ -37,7 +37,6 @@ except ImportError as error:  # pragma: no cover - the [testing] extra brings it
 import attrs
 
 from interruption._json import JSON, MAX_SAFE_INTEGER, json_equal
-from interruption._schema_checks import JSONSchema, conforms
 from interruption.errors import InvalidArgument, ProblemCode
 from interruption.kinds import (
     ApprovalPending,
@@ -62,6 +61,7 @@ from interruption.runtime.approval import (
     Reject,
     decision_to_json,
 )
+from interruption.schemas import JSONSchema, conforms
 
 __all__ = [
     "Answers",

@@ -42,7 +42,6 @@ from interruption import (
     ResumePolicy,
     ResumeRejected,
 )
-from interruption._schema_checks import SchemaError
 from interruption.adapters import _kept
 from interruption.adapters.genkit import (
     ANY_JSON,
@@ -57,6 +56,7 @@ from interruption.adapters.genkit import (
     resume,
     spent_key,
 )
+from interruption.errors import SchemaError
 from pydantic import BaseModel
 
 from tests.adapters._common import import_error

@@ -23,12 +23,11 @@ from typing import (
 
 import attrs
 
-from interruption._json import STORED_BYTES, STORED_DEPTH
 from interruption.audit import AuditEvent, AuditKind
 from interruption.errors import InvalidArgument
 from interruption.parts import Message, ToolResponse
 from interruption.resume import InterruptedTurn, Resume
-from interruption.wire import dumps, loads, wire_digest
+from interruption.wire import STORED_BYTES, STORED_DEPTH, dumps, loads, wire_digest
 
 __all__ = [
     "MAX_ID",

@@ -63,15 +63,9 @@ if TYPE_CHECKING:
 __all__ = [
     "JSONSchema",
     "Schema",
-    "SchemaError",
-    "SchemaGroups",
-    "check_schema",
-    "conforming_groups",
     "conforms",
-    "group_check",
     "schema_mismatches",
     "schema_value",
-    "text_of",
 ]
 
 JSONSchema: TypeAlias = dict[str, JSON]

@@ -18,13 +18,12 @@ from typing import Any, Final, cast
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from interruption import JSON, FieldError, Mismatch, PayloadError, _schema_checks
+from interruption import JSON, FieldError, Mismatch, PayloadError, SchemaError, schemas
 from interruption._json import FrozenArray, FrozenObject, describe, frozen
 from interruption._parse import ENCODE
-from interruption._schema_checks import (
+from interruption.schemas import (
     MAX_LISTED,
     JSONSchema,
-    SchemaError,
     SchemaGroups,
     _compiled,
     _for_all,
@@ -413,7 +412,7 @@ class TestConforms:
             "import json, sys\n"
             "sys.modules['orjson'] = None\n"
             "from interruption import _parse\n"
-            "from interruption._schema_checks import conforms\n"
+            "from interruption.schemas import conforms\n"
             "assert not _parse.HAVE_ORJSON\n"
             "cases = json.load(sys.stdin)\n"
             "print(json.dumps([conforms(v, s) for v, s in cases]))\n"
@@ -587,7 +586,7 @@ class TestSchemaValue:
     def test_forgotten_values_come_back_equal(self) -> None:
         """Past the cache, a spelling gets a new value, equal and as immutable."""
         first = schema_value({"type": "string"})
-        _schema_checks._schema_of_text.cache_clear()
+        schemas._schema_of_text.cache_clear()
         again = schema_value({"type": "string"})
         assert again == first
         assert again.text == first.text
@@ -737,7 +736,7 @@ class TestEngineMessages:
     def test_a_rejected_value_is_never_written_into_the_engine_messages(self) -> None:
         """The engine masks values in its own messages: a large one costs no text."""
         value: JSON = list(range(10_000))
-        error = next(_schema_checks._fast('{"enum":["Yes","No"]}').iter_errors(value))
+        error = next(schemas._fast('{"enum":["Yes","No"]}').iter_errors(value))
         assert "9999" not in error.message
         assert schema_mismatches(value, {"enum": ["Yes", "No"]}) == [
             Mismatch("$", "one of 'Yes', 'No'", "an array")

@@ -33,17 +33,12 @@ from interruption._validators import NON_EMPTY, non_empty, optional_string
 from interruption.errors import DecodeError, Mismatch
 
 __all__ = [
-    "BARE",
-    "DECISIONS",
     "DECISION_SCHEMA",
-    "VERBS",
     "ApprovalDecision",
     "Approve",
     "Reject",
     "decision_from_json",
-    "decision_mismatches",
     "decision_to_json",
-    "is_rejection",
 ]
 
 
@@ -245,7 +240,7 @@ def decision_from_json(data: JSON) -> ApprovalDecision:
             `decision_mismatches` words.
     """
     # Imported here: `import interruption` leaves the schema engine for later.
-    from interruption._schema_checks import conforms  # noqa: PLC0415
+    from interruption.schemas import conforms  # noqa: PLC0415
 
     if not conforms(data, DECISION_SCHEMA):
         raise DecodeError(decision_mismatches(data))
