@@ -66,8 +66,8 @@ class InterruptedWire:
 
 def _some_problems(
     _instance: object,
-    attribute: attrs.Attribute[tuple[Problem, ...]],
-    value: tuple[Problem, ...],
+    attribute: attrs.Attribute[tuple[object, ...]],
+    value: tuple[object, ...],
 ) -> None:
     if not value:
         raise FieldError(attribute.name, "at least one problem", "none")
@@ -83,9 +83,20 @@ class ResumeRejectedWire:
     )
 
 
+@attrs.frozen
+class DecodeErrorWire:
+    """Wire input that is malformed, with every problem: what a server sends back."""
+
+    tag: ClassVar[Literal["decode_error"]] = "decode_error"
+    problems: tuple[Mismatch, ...] = attrs.field(
+        validator=_some_problems, metadata={"json_schema": {"minItems": 1}}
+    )
+
+
 SCHEMA_ALIASES: Final[dict[object, tuple[type, str]]] = {
     Interrupted: (InterruptedWire, "Interrupted"),
     ResumeRejected: (ResumeRejectedWire, "ResumeRejected"),
+    DecodeError: (DecodeErrorWire, "DecodeError"),
 }
 """Types that are not records, mapped to the record that spells their wire form."""
 
@@ -343,12 +354,16 @@ class _Converter:
         conv.register_unstructure_hook_factory(attrs.has, self._plain_record)
         conv.register_structure_hook(Interrupted, self._interrupted_hook())
         conv.register_structure_hook(ResumeRejected, self._structure_rejected)
+        conv.register_structure_hook(DecodeError, self._structure_decode_error)
         # Both keep their wire fields as attributes of the same names.
         conv.register_unstructure_hook_factory(
             _exactly(Interrupted), lambda _: self._plain_record(InterruptedWire)
         )
         conv.register_unstructure_hook_factory(
             _exactly(ResumeRejected), lambda _: self._plain_record(ResumeRejectedWire)
+        )
+        conv.register_unstructure_hook_factory(
+            _exactly(DecodeError), lambda _: self._plain_record(DecodeErrorWire)
         )
         conv.register_structure_hook_func(_exactly(datetime), _datetime)
         conv.register_unstructure_hook_func(_exactly(datetime), _unstructure_datetime)
@@ -397,6 +412,12 @@ class _Converter:
             raise _invalid("an object (ResumeRejected)", value)
         wire = self.converter.structure(value, ResumeRejectedWire)
         return ResumeRejected(wire.problems)
+
+    def _structure_decode_error(self, value: object, _: type) -> DecodeError:
+        if type(value) is not dict:
+            raise _invalid("an object (DecodeError)", value)
+        wire = self.converter.structure(value, DecodeErrorWire)
+        return DecodeError(wire.problems)
 
     def _union_hook(self, tp: object) -> Callable[[object, type], object]:
         conv = self.converter

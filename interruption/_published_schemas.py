@@ -14,7 +14,7 @@ from typing import Final
 from interruption._json import JSON
 from interruption.audit import AuditEvent
 from interruption.decisions import DECISION_SCHEMA
-from interruption.errors import ResumeRejected
+from interruption.errors import DecodeError, ResumeRejected
 from interruption.kinds import ApprovalPending, Custom, ScheduledPause
 from interruption.parts import Message, ToolRequest, ToolResponse
 from interruption.pause import Interrupted
@@ -34,6 +34,7 @@ WIRE_TYPES: Final[dict[str, type]] = {
     "audit_event": AuditEvent,
     "confirm": Confirm,
     "custom": Custom,
+    "decode_error": DecodeError,
     "input": Input,
     "interrupted": Interrupted,
     "interrupted_turn": InterruptedTurn,

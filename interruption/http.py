@@ -45,16 +45,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final, cast
 
-from interruption._json import JSON
 from interruption.errors import (
     DecodeError,
     InterruptionError,
-    Mismatch,
     ProblemCode,
     ResumeRejected,
     StoreUnavailable,
 )
-from interruption.wire import structure, unstructure
+from interruption.wire import JSON, json_schema, structure, unstructure
 
 __all__ = [
     "DECODE_ERROR_SCHEMA",
@@ -134,31 +132,7 @@ SERVER_MESSAGE: Final = "the server could not answer; its log says why"
 """The message of every 5xx body (`problem_body`): the error's own words
 stay on the server, for they may name its files, hosts or driver."""
 
-DECODE_ERROR_SCHEMA: Final[dict[str, JSON]] = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "title": "DecodeError",
-    "description": "Wire input that is malformed, with every problem.",
-    "type": "object",
-    "properties": {
-        "type": {"const": "decode_error"},
-        "problems": {
-            "type": "array",
-            "minItems": 1,
-            "items": {
-                "type": "object",
-                "properties": {
-                    "path": {"type": "string"},
-                    "expected": {"type": "string"},
-                    "got": {"type": "string"},
-                },
-                "required": ["path", "expected", "got"],
-                "additionalProperties": False,
-            },
-        },
-    },
-    "required": ["type", "problems"],
-    "additionalProperties": False,
-}
+DECODE_ERROR_SCHEMA: Final[dict[str, JSON]] = json_schema(DecodeError)
 """The JSON Schema of a `DecodeError`'s body (`problem_body`)."""
 
 
@@ -201,13 +175,8 @@ def problem_body(error: InterruptionError) -> dict[str, JSON]:
         ``where`` (or ``path``), ``expected`` and ``got`` when it has them (a
         `FieldError`, an `InvalidArgument`).
     """
-    if isinstance(error, ResumeRejected):
+    if isinstance(error, ResumeRejected | DecodeError):
         return cast("dict[str, JSON]", unstructure(error))  # a record: an object
-    if isinstance(error, DecodeError):
-        return {
-            "type": error.code,
-            "problems": [unstructure(mismatch) for mismatch in error.problems],
-        }
     if status_of(error) >= SERVER_ERROR:
         # The server's own failure: its message may name files, hosts or a
         # driver's words, so the client gets the code (and a store's reason,
@@ -237,22 +206,4 @@ def decode_error_from(body: JSON) -> DecodeError:
         DecodeError: (a different one) if *body* is not such a body; its
             problems name what is wrong, at their paths.
     """
-    if not isinstance(body, dict) or body.get("type") != "decode_error":
-        got = repr(body.get("type")) if isinstance(body, dict) else "not an object"
-        raise DecodeError([Mismatch("$.type", "'decode_error'", got)])
-    unknown = sorted(set(body) - {"type", "problems"})
-    if unknown:
-        raise DecodeError(
-            Mismatch(f"$.{name}", "no such field", f"unknown field {name!r}")
-            for name in unknown
-        )
-    try:
-        problems = structure(body.get("problems"), tuple[Mismatch, ...])
-    except DecodeError as error:  # its paths, from the body's root
-        raise DecodeError(
-            Mismatch(f"$.problems{m.path[1:]}", m.expected, m.got)
-            for m in error.problems
-        ) from None
-    if not problems:
-        raise DecodeError([Mismatch("$.problems", "at least one problem", "none")])
-    return DecodeError(problems)
+    return structure(body, DecodeError)
