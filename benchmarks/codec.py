@@ -23,7 +23,7 @@ import io
 import pstats
 import sys
 from collections.abc import Callable, Sequence
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, cast
 
 import attrs
 import interruption
@@ -361,6 +361,24 @@ def _timed(stages: Sequence[tuple[str, Callable[[], object]]]) -> Stages:
     return list(zip(names, best_us(*(fn for _, fn in stages)), strict=True))
 
 
+def _kind_of(fields: JSON) -> Custom | ApprovalPending | ScheduledPause:
+    """A kind built by its own ``__init__`` from its wire fields, no codec."""
+    assert isinstance(fields, dict)
+    match fields["type"]:
+        case "approval_pending":
+            return ApprovalPending(cast("str", fields["tool_use_id"]))
+        case "scheduled_pause":
+            phase = Phase(cast("str", fields["phase"]))
+            return ScheduledPause(phase, cast("str", fields["node"]))
+        case _:
+            return Custom()
+
+
+RECORDS: Final = "    the records alone: kinds and Interrupted, by hand"
+"""The stage that builds the records without the codec: a floor for any
+decoder that builds them, checks and frozen copies included."""
+
+
 def decode_stages(work: Workload) -> Stages:
     """Time ``loads`` on *work* and the stages it goes through."""
     raw, cls = work.raw, work.cls
@@ -375,6 +393,13 @@ def decode_stages(work: Workload) -> Stages:
         pairs = zip(kinds, fresh, strict=True)
         return [Interrupted(kind, payload) for kind, payload in pairs]
 
+    # Each kind's wire fields, as the parser gives them.
+    kind_fields: list[JSON] = [doc["kind"] for doc in _as_list(value)]
+
+    def records() -> list[Interrupted]:
+        pairs = zip(kind_fields, fresh, strict=True)
+        return [Interrupted(_kind_of(fields), payload) for fields, payload in pairs]
+
     return _timed(
         [
             ("loads", lambda: interruption.loads(raw, cls)),
@@ -388,6 +413,7 @@ def decode_stages(work: Workload) -> Stages:
                 lambda: _fast_loads(raw, DOCUMENT_DEPTH),
             ),
             ("  structure_value", lambda: structure_value(value, cls)),
+            (RECORDS, records),
             ("    Interrupted(kind, payload) x n", build),
             (
                 "      frozen_payload(payload) x n (check + frozen copy)",
@@ -502,6 +528,16 @@ def main() -> None:
         ]
     header = ["stage", *(work.name for work in workloads), "share (100)"]
     print(table(header, cells))
+    # The floor any decoder of these records pays: the parse, and each
+    # record's own __init__ (its checks, its frozen copy of the payload).
+    decode = next(row for row in rows if row.label == f"decode {workloads[1].name}")
+    parts = dict(decode_stages(workloads[1]))
+    floor = parts["    orjson.loads"] + parts[RECORDS]
+    print(
+        f"\nfloor, {workloads[1].name}: orjson.loads + the records alone = "
+        f"{floor:.1f} µs = {floor / decode.pydantic:.2f}x pydantic "
+        f"(the decode budget is {DECODE_BUDGET:g}x)"
+    )
     print(f"\n{machine_load()}")
     if "-p" in sys.argv[1:] or "--profile" in sys.argv[1:]:
         print(f"\ncProfile of loads, {workloads[1].name}, by own time\n")
