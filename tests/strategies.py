@@ -25,12 +25,14 @@ from interruption import (
     ApprovalPending,
     Confirm,
     Custom,
+    DecodeError,
     ExpiryAnswer,
     Input,
     Interrupted,
     InterruptedTurn,
     InterruptionKind,
     Message,
+    Mismatch,
     PendingInterrupt,
     PendingTurn,
     Phase,
@@ -729,6 +731,12 @@ def rejections() -> st.SearchStrategy[ResumeRejected]:
     return st.lists(problems(), min_size=1, max_size=3).map(ResumeRejected)
 
 
+def decode_errors() -> st.SearchStrategy[DecodeError]:
+    """Refused wire input, with one to three mismatches."""
+    mismatch = st.builds(Mismatch, texts(), texts(), texts())
+    return st.lists(mismatch, min_size=1, max_size=3).map(DecodeError)
+
+
 def audit_events() -> st.SearchStrategy[AuditEvent]:
     """Audit trail entries of every kind, every optional field present or not."""
     return st.builds(
@@ -755,6 +763,7 @@ RECORDS: Final[dict[type[object], st.SearchStrategy[object]]] = {
         st.lists(non_empty_text(), min_size=2, max_size=4, unique=True).map(tuple),
     ),
     Custom: st.just(Custom()),
+    DecodeError: decode_errors(),
     Input: st.builds(Input, non_empty_text(), non_empty_text(), st.none() | texts()),
     Interrupted: interrupteds(),
     InterruptedTurn: interrupted_turns(),

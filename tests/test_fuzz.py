@@ -108,8 +108,8 @@ def _check_all(data: str | bytes, *, max_bytes: int = MAX_BYTES) -> None:
 
 def _same(decoded: object, value: object) -> bool:
     """Equal; for a rejection (an exception, equal only to itself): same problems."""
-    if isinstance(value, ResumeRejected):
-        return type(decoded) is ResumeRejected and decoded.problems == value.problems
+    if isinstance(value, ResumeRejected | DecodeError):
+        return type(decoded) is type(value) and decoded.problems == value.problems
     return decoded == value
 
 
