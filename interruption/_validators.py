@@ -32,7 +32,6 @@ from interruption._json import (
 
 __all__ = [
     "NON_EMPTY",
-    "check_payload",
     "frozen_payload",
     "input_json",
     "non_empty",
@@ -54,19 +53,8 @@ def _refused(field: str, expected: str, got: str) -> FieldError:
     return FieldError(field, expected, got)
 
 
-def check_payload(payload: object) -> JSON:
-    """Return *payload* if it is a JSON value; raise `PayloadError` otherwise.
-
-    Raises:
-        PayloadError: naming the path of every value that is not JSON.
-    """
-    if is_json(payload):
-        return payload  # type: ignore[return-value]  # checked just above
-    raise _not_json(payload, "$")
-
-
 def frozen_payload(payload: object) -> JSON:
-    """`check_payload`, and *payload*'s frozen copy (`frozen`), in one walk.
+    """Check that *payload* is JSON; return its frozen copy (`frozen`), in one walk.
 
     Raises:
         PayloadError: naming the path of every value that is not JSON.

@@ -785,11 +785,11 @@ BASE_ERRORS = [
 RAISE_LOW = """
 import math, sys
 from interruption._json import canonical
-from interruption._validators import check_payload
+from interruption._validators import frozen_payload
 from interruption.kinds import ApprovalPending
 for fail in (
     lambda: canonical(math.nan),
-    lambda: check_payload({1: 2}),
+    lambda: frozen_payload({1: 2}),
     lambda: ApprovalPending(5),
     lambda: ApprovalPending(""),
 ):
