@@ -53,6 +53,13 @@ class Listed:
         """Its pauses, for ann only."""
         return self.pauses if principal == "ann" else ()
 
+    async def pause(
+        self, scope: str, *, principal: str | None = None
+    ) -> PendingPause | None:
+        """Its pause at *scope*, for ann only."""
+        found = await self.pending(principal=principal)
+        return next((pause for pause in found if pause.scope == scope), None)
+
     async def answer(
         self, scope: str, resume: Resume, *, principal: str | None = None
     ) -> ResolvedResume:

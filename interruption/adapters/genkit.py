@@ -559,7 +559,12 @@ async def _resume(  # noqa: PLR0913 - resume's arguments, passed along
     if policy is not None and policy.allow_partial:
         expected = "False: Genkit needs an answer for every interrupted tool request"
         raise InvalidArgument("resume: policy.allow_partial", expected, "True")
-    kept = await _load(turn_id, store)
+    try:
+        kept = await _load(turn_id, store)
+    except ResumeRejected as rejected:  # nothing kept: the authorizer decides
+        raise await _bridged.absent(
+            rejected, answer, store, scope=turn_id, policy=policy
+        ) from None
     resolved = await admit(
         answer,
         kept.interrupts,

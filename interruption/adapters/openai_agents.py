@@ -732,7 +732,12 @@ async def _resume(  # noqa: PLR0913, PLR0917 - resume's arguments, passed along
 ) -> tuple[ResolvedResume, RunResult]:
     """`resume`'s one path: what was accepted, and the run it continued."""
     session = sealed.session
-    opened = await _open(agent, sealed, policy.now())
+    try:
+        opened = await _open(agent, sealed, policy.now())
+    except ResumeRejected as unopened:  # no pause opens: the authorizer decides
+        raise await _bridged.absent(
+            unopened, answer, store, scope=session, policy=policy
+        ) from None
     interrupts, keys = opened.interrupts, opened.keys
     problems = _option_problems(options, answer, interrupts)
     # A replay is `consumed` whatever its options: admit says so.
@@ -899,7 +904,10 @@ def bridge(  # noqa: PLR0913 - keyword-only options
     ) -> ResolvedResume:
         found = await sealed(session)
         if found is None:
-            raise _bridged.unknown("OpenAI Agents run", session)
+            unknown = _bridged.unknown("OpenAI Agents run", session)
+            raise await _bridged.absent(
+                unknown, answer, store, scope=session, policy=policy
+            )
         options = DecisionOptions()
         resolved, result = await _resume(
             agent, found, answer, store, policy, options, run_config

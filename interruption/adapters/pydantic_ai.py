@@ -498,7 +498,12 @@ async def _resume(
     if policy is not None and policy.allow_partial:
         expected = "False: pydantic-ai needs a result for every deferred call"
         raise InvalidArgument("resume: policy.allow_partial", expected, "True")
-    kept = await _load(run_id, store)
+    try:
+        kept = await _load(run_id, store)
+    except ResumeRejected as rejected:  # nothing kept: the authorizer decides
+        raise await _bridged.absent(
+            rejected, answer, store, scope=run_id, policy=policy
+        ) from None
     metadata = _checked_metadata(options.metadata, kept)
     resolved = await admit(
         answer,

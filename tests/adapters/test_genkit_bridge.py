@@ -211,10 +211,26 @@ class TestAnswer:
         assert case.continued == []
 
     def test_an_unlisted_turn_is_unknown(self) -> None:
-        """A scope the store holds no turn under is unknown_interrupt."""
+        """No turn kept at a scope: unknown_interrupt, or not_authorized to all.
+
+        With an authorizer there is nothing to ask it about, so every
+        principal, alice included, is refused not_authorized (as `refuse`).
+        """
         case = bridged([transfer()])
+        for who in ("alice", "mallory"):
+            with pytest.raises(ResumeRejected) as refused:
+                drive(case.bridge.answer("nope", Resume(), principal=who))
+            assert refused.value.codes == (ProblemCode.NOT_AUTHORIZED,)
+        setup = case.setup
+        door = bridge(
+            setup.app.ai,
+            setup.store,
+            lambda: [setup.paused.id],
+            model="scripted",
+            tools=setup.app.tools,
+        )
         with pytest.raises(ResumeRejected) as refused:
-            drive(case.bridge.answer("nope", Resume(), principal="alice"))
+            drive(door.answer("nope", Resume(), principal="alice"))
         assert refused.value.codes == (ProblemCode.UNKNOWN_INTERRUPT,)
 
     def test_without_a_callback_the_turn_goes_on(self) -> None:

@@ -215,10 +215,21 @@ class TestAnswer:
         assert case.continued == []
 
     def test_an_unlisted_session_is_unknown(self) -> None:
-        """A scope the application lists no token for is unknown_interrupt."""
+        """No token listed at a scope: unknown_interrupt, or not_authorized to all.
+
+        With an authorizer there is nothing to ask it about, so every
+        principal, alice included, is refused not_authorized (as `refuse`).
+        """
         case = bridged()
+        for who in ("alice", "mallory"):
+            with pytest.raises(ResumeRejected) as refused:
+                drive(case.bridge.answer("nope", Resume(), principal=who))
+            assert refused.value.codes == (ProblemCode.NOT_AUTHORIZED,)
+        door = bridge(
+            agent(case.world, ONE), case.sealer, case.store, lambda: case.tokens
+        )
         with pytest.raises(ResumeRejected) as refused:
-            drive(case.bridge.answer("nope", Resume(), principal="alice"))
+            drive(door.answer("nope", Resume(), principal="alice"))
         assert refused.value.codes == (ProblemCode.UNKNOWN_INTERRUPT,)
 
     def test_without_a_callback_the_run_goes_on(self) -> None:
