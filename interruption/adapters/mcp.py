@@ -1390,17 +1390,16 @@ class ElicitationBridge:
                 a scope this bridge never filed.
         """
         policy = self._as(principal)
-        form, asked = await self._waiting(scope, resume, policy)
+        asked = await self._waiting(scope, resume, policy)
         resolved = await admit(
             resume,
-            (form,),
+            (asked.pending,),
             self.store,
             session=scope,
-            keys={form.id: pause_key(self.door, scope)},
+            keys={asked.pending.id: pause_key(self.door, scope)},
             policy=policy,
         )
-        if asked is not None:
-            asked.send(_result(form, resolved))
+        asked.send(_result(asked.pending, resolved))
         return resolved
 
     async def dismiss(
@@ -1428,27 +1427,27 @@ class ElicitationBridge:
             raise ArgumentTypeError("dismiss: action", expected, describe(action))
         nothing = Resume()
         policy = attrs.evolve(self.policy, principal=principal, allow_partial=True)
-        form, asked = await self._waiting(scope, nothing, policy)
+        asked = await self._waiting(scope, nothing, policy)
         await admit(
             nothing,
-            (form,),
+            (asked.pending,),
             self.store,
             session=scope,
-            keys={form.id: pause_key(self.door, scope)},
+            keys={asked.pending.id: pause_key(self.door, scope)},
             policy=policy,
             dismissed=True,
             note=action,
         )
-        if asked is not None:
-            asked.send(mcp_types.ElicitResult(action=action))
+        asked.send(mcp_types.ElicitResult(action=action))
 
     async def _waiting(
         self, scope: str, resume: Resume, policy: ResumePolicy
-    ) -> tuple[PendingInterrupt, _Asked | None]:
-        """The form at *scope*, and where its call waits (None: it ended).
+    ) -> _Asked:
+        """The form at *scope*, with where its call waits for the answer.
 
-        A form whose call ended is returned only if it was answered (spent):
-        `admit` then refuses the answer ``consumed``, after authorizing.
+        A form whose call ended is returned only if it was answered (spent),
+        its reply closed (nothing is sent): `admit` then refuses the answer
+        ``consumed``, after authorizing.
 
         Raises:
             ResumeRejected: ``nothing_pending`` for a form whose call ended
@@ -1457,10 +1456,14 @@ class ElicitationBridge:
         """
         asked = self._asked.get(scope)
         if asked is not None and not asked.reply.done():
-            return asked.pending, asked
+            return asked
         form = await self._form(scope)
         if form is not None and await self.store.spent([pause_key(self.door, scope)]):
-            return form, None
+            ended: asyncio.Future[mcp_types.ElicitResult] = (
+                asyncio.get_running_loop().create_future()
+            )
+            ended.cancel()  # its call ended: nothing is sent
+            return _Asked(form, self.policy.now(), ended)
         message = f"no form of this client waits at {scope!r}"
         rejected = ResumeRejected.of(ProblemCode.NOTHING_PENDING, message)
         shown = () if form is None else (form,)
