@@ -535,8 +535,10 @@ async def resume(
 
     Raises:
         ResumeRejected: listing every problem; nothing was spent or run.
-            ``unknown_interrupt`` for an unknown turn id, ``consumed`` when
-            the turn was already resumed.
+            ``unknown_interrupt`` for an unknown turn id (with an
+            authorizer, ``not_authorized`` to every principal: it is asked
+            first, and no turn is there to allow; the attempt is filed
+            under the id), ``consumed`` when the turn was already resumed.
         DecodeError: if the kept record is damaged.
         InvalidArgument: if *policy* allows partial resumes (a `ValueError`).
     """

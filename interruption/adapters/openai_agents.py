@@ -662,7 +662,10 @@ async def resume(  # noqa: PLR0913 - keyword-only options
         ResumeRejected: ``bad_token`` or ``expired`` for a token that does
             not verify, was minted for another channel (`AUDIENCE`: a core
             sealed turn's token is refused), belongs to another session or
-            does not restore with *agent*; every problem of *answer*, or of
+            does not restore with *agent* (with an authorizer,
+            ``not_authorized`` to every principal instead: it is asked
+            first, and no pause opened to allow; the attempt is filed in
+            *session*'s trail); every problem of *answer*, or of
             *options* (``unknown_interrupt``, ``answer_not_accepted``);
             ``consumed`` for a pause already resumed. Nothing ran and
             nothing was spent then, except for ``consumed``.
