@@ -1175,10 +1175,11 @@ class GraphBridge(Generic[StateT, ContextT, InputT, OutputT]):
     def _config(self, thread: str) -> RunnableConfig:
         return {"configurable": {"thread_id": thread}}
 
-    async def _pending(self, config: RunnableConfig) -> tuple[PendingInterrupt, ...]:
+    async def _read(self, config: RunnableConfig) -> _Pause:
+        """What the thread's checkpoint shows, spent or not; nothing is filed."""
         if self.blocking:
-            return await asyncio.to_thread(pending, self.graph, config, self.store)
-        return await apending(self.graph, config, self.store)
+            return await asyncio.to_thread(_read, self.graph, config)
+        return await _aread(self.graph, config)
 
     def _as(self, principal: str | None) -> ResumePolicy:
         return attrs.evolve(self.policy, principal=principal)
@@ -1186,10 +1187,7 @@ class GraphBridge(Generic[StateT, ContextT, InputT, OutputT]):
     async def _paused(self, thread: str) -> _bridged.Paused | None:
         """The thread's pause: everything its checkpoint shows, spent or not."""
         config = self._config(thread)
-        if self.blocking:
-            pause = await asyncio.to_thread(_read, self.graph, config)
-        else:
-            pause = await _aread(self.graph, config)
+        pause = await self._read(config)
         if not pause.interrupts:
             return None
         state = (
@@ -1272,7 +1270,8 @@ class GraphBridge(Generic[StateT, ContextT, InputT, OutputT]):
         latest of its recent checkpoints (`HISTORY`) that shows some.
         """
         config = self._config(thread)
-        live = await self._pending(config)
+        # Read, not listed: asking who may read the trail files nothing.
+        live = (await self._read(config)).interrupts
         if live:
             return live
         if self.blocking:

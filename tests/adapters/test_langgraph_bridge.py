@@ -305,3 +305,15 @@ def test_pause_over_a_blocking_checkpointer() -> None:
     (listed,) = asyncio.run(agent.bridge.pending(principal="alice"))
     assert asyncio.run(agent.bridge.pause("b-2", principal="alice")) == listed
     assert asyncio.run(agent.bridge.pause("b-2", principal="mallory")) is None
+
+
+def test_a_refused_audit_files_nothing(world: World) -> None:
+    """Mallory's audit is authorized against the checkpoint: no paused event."""
+    thread = world.start("pay 50000")
+    assert asyncio.run(world.bridge.audit(thread, principal="mallory")) == ()
+    assert asyncio.run(world.store.audit(thread)) == ()
+    assert asyncio.run(world.bridge.audit(thread, principal="alice")) == ()
+    asyncio.run(world.bridge.answer(thread, APPROVE, principal="alice"))
+    trail = asyncio.run(world.bridge.audit(thread, principal="alice"))
+    assert [event.kind for event in trail] == ["paused", "accepted"]
+    assert asyncio.run(world.bridge.audit(thread, principal="mallory")) == ()
