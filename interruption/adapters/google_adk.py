@@ -475,7 +475,10 @@ async def resume(  # noqa: PLR0913 - keyword-only options
 
     Raises:
         ResumeRejected: listing every problem, before anything is spent or
-            run: ``unknown_session``; ``nothing_pending`` when the session
+            run: ``unknown_session`` for no such session (with an
+            authorizer, ``not_authorized`` to every principal: it is asked
+            first, and no pause is there to allow); ``nothing_pending`` when
+            the session
             is not paused; ``consumed`` for an answer to a pause that was
             already answered or spent; for a progress report, as said above.
         DecodeError: as `pending`.
@@ -515,7 +518,12 @@ async def _resume(  # noqa: PLR0913 - `resume`'s options
         expected = "False: ADK pauses are answered whole"
         raise InvalidArgument("resume: policy.allow_partial", expected, "True")
     schemas = _schemas(answer_schemas)
-    session = await _session(runner, user_id, session_id)
+    try:
+        session = await _session(runner, user_id, session_id)
+    except ResumeRejected as unknown:  # no session: the authorizer decides
+        raise await _bridged.absent(
+            unknown, answer, store, scope=session_id, policy=policy
+        ) from None
     read = _scan(session, schemas)
     calls, answered = read.open, read.answered
     if not calls:
@@ -823,9 +831,16 @@ class AdkBridge:
         Raises:
             ResumeRejected: as `resume` (``consumed`` for a pause answered
                 through any door; ``unknown_session`` for a scope that names
-                no session); nothing was sent to ADK then.
+                no session, ``not_authorized`` instead with an authorizer);
+                nothing was sent to ADK then.
         """
-        user_id, session_id = _session_of(scope)
+        policy = self._as(principal)
+        try:
+            user_id, session_id = _session_of(scope)
+        except ResumeRejected as malformed:  # no session: the authorizer decides
+            raise await _bridged.absent(
+                malformed, resume, self.store, scope=scope, policy=policy
+            ) from None
         resolved, _ = await _resume(
             self.runner,
             resume,
@@ -833,7 +848,7 @@ class AdkBridge:
             user_id=user_id,
             session_id=session_id,
             answer_schemas=self.answer_schemas,
-            policy=self._as(principal),
+            policy=policy,
             run_config=self.run_config,
             progress=False,
             progress_schemas=None,

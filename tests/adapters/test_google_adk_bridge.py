@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from interruption import Resume
-from interruption.adapters.google_adk import scope_of
+import pytest
+from interruption import ProblemCode, Resume, ResumePolicy, ResumeRejected
+from interruption.adapters.google_adk import resume, scope_of
 
 from tests.adapters.test_google_adk import USER, bob_only, on, question, setup, transfer
 
@@ -42,3 +43,45 @@ class TestPause:
         assert asyncio.run(door.pause("no-slash")) is None
         assert asyncio.run(door.pause(scope_of(USER, "gone"))) is None
         assert asyncio.run(door.pause(scope_of(USER, state.session_id))) is not None
+
+
+class TestUnknownScopes:
+    def test_a_refused_principal_learns_nothing_of_a_scope(self) -> None:
+        """Malformed, of no session, or paused: eve is not_authorized, and filed."""
+        state = setup([transfer()])
+        door = on(state, authorize=bob_only)
+        (pause,) = asyncio.run(door.pending(principal="bob"))
+        answer = Resume(restart=[pause.interrupts[0].approve()])
+        for scope in ("nobody", "a/b/c", f"{USER}/missing", pause.scope):
+            with pytest.raises(ResumeRejected) as caught:
+                asyncio.run(door.answer(scope, answer, principal="eve"))
+            assert caught.value.codes == (ProblemCode.NOT_AUTHORIZED,)
+        trail = asyncio.run(state.store.audit("nobody"))
+        assert [(e.kind, e.principal) for e in trail] == [("rejected", "eve")]
+        assert state.world.transfers == []
+
+    def test_the_adapters_door_asks_the_authorizer_before_the_session(self) -> None:
+        """The door, for no such session: not_authorized with an authorizer."""
+        state = setup([transfer()])
+        (approval,) = asyncio.run(state.pending()).interrupts
+        answer = Resume(restart=[approval.approve()])
+        for who in ("eve", "bob"):  # no session: nothing to allow
+            policy = ResumePolicy(authorize=bob_only, principal=who)
+            with pytest.raises(ResumeRejected) as caught:
+                asyncio.run(
+                    resume(
+                        state.runner,
+                        answer,
+                        state.store,
+                        user_id=USER,
+                        session_id="missing",
+                        policy=policy,
+                    )
+                )
+            assert caught.value.codes == (ProblemCode.NOT_AUTHORIZED,)
+        trail = asyncio.run(state.store.audit("missing"))
+        assert [(e.kind, e.principal) for e in trail] == [
+            ("rejected", "eve"),
+            ("rejected", "bob"),
+        ]
+        assert state.world.transfers == []
