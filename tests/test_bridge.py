@@ -53,6 +53,13 @@ class Listed:
         """Its pauses, for ann only."""
         return self.pauses if principal == "ann" else ()
 
+    async def pause(
+        self, scope: str, *, principal: str | None = None
+    ) -> PendingPause | None:
+        """Its pause at *scope*, for ann only."""
+        found = await self.pending(principal=principal)
+        return next((pause for pause in found if pause.scope == scope), None)
+
     async def answer(
         self, scope: str, resume: Resume, *, principal: str | None = None
     ) -> ResolvedResume:
@@ -184,3 +191,31 @@ class TestSessionBridge:
         timed = asyncio.run(agent.start("confirm?", ttl=timedelta(minutes=1)))
         clock[0] += timedelta(minutes=2)
         assert asyncio.run(bridge._open(timed.id, "alice")) is None
+
+    def test_pause_reads_one_session_as_the_listing_shows_it(self) -> None:
+        """pause(session) is its listed turn; None when refused, unknown or answered."""
+        store = MemoryStore()
+        agent = Agent(store)
+        bridge = SessionBridge(store, agent.open)
+        session = asyncio.run(agent.start("pay 50000"))
+        asyncio.run(agent.start("book"))
+        pauses = asyncio.run(bridge.pending(principal="alice"))
+        (listed,) = [pause for pause in pauses if pause.scope == session.id]
+        assert asyncio.run(bridge.pause(session.id, principal="alice")) == listed
+        assert asyncio.run(bridge.pause(session.id, principal="mallory")) is None
+        for scope in ("nope", "n\x00ul", "x" * 3000):
+            assert asyncio.run(bridge.pause(scope, principal="alice")) is None
+        approve = Resume(restart=[Restart("transfer_money", "call-1", "approve")])
+        asyncio.run(bridge.answer(session.id, approve, principal="alice"))
+        assert asyncio.run(bridge.pause(session.id, principal="alice")) is None
+
+    def test_pause_does_not_show_an_expired_turn(self) -> None:
+        """A turn past its expiry is not shown by pause(session)."""
+        store = MemoryStore()
+        agent = Agent(store)
+        clock = [datetime.now(UTC)]
+        bridge = SessionBridge(store, agent.open, lambda: clock[0])
+        timed = asyncio.run(agent.start("confirm?", ttl=timedelta(minutes=1)))
+        assert asyncio.run(bridge.pause(timed.id, principal="alice")) is not None
+        clock[0] += timedelta(minutes=2)
+        assert asyncio.run(bridge.pause(timed.id, principal="alice")) is None

@@ -57,3 +57,15 @@ async def sessions() -> None:
     assert_type(await bridge.answer("s", Resume()), ResolvedResume)
     SessionBridge(store, "open")  # type: ignore[arg-type]
     await bridge.answer("s", Resume(), turn_id="2")  # type: ignore[arg-type]
+
+
+async def one_pause(bridge: Bridge, principal: str | None) -> None:
+    """One scope's pause: the listing's, or None."""
+    found = await bridge.pause("scope", principal=principal)
+    assert_type(found, PendingPause | None)
+    await bridge.pause(1)  # type: ignore[arg-type]
+
+
+async def one_session(bridge: SessionBridge) -> None:
+    """The sessions' bridge reads one session's turn."""
+    assert_type(await bridge.pause("s", principal="ann"), PendingPause | None)

@@ -1,16 +1,22 @@
-"""The `Bridge` of an adapter whose pauses the application lists by scope.
+"""How every adapter's `Bridge` shows a pause, and the bridge of most.
+
+Every adapter's bridge shows a pause the same way (`shown`): it reads the
+pause from the framework's state as a `Paused` (everything the framework
+shows, spent or not, with its spend keys), asks the policy's authorizer
+about all of it first, as `admit` asks (a refused principal sees nothing,
+whatever is spent, and files nothing), and only then lists what is still
+unspent (`unspent`, which also files the ``paused`` audit event the first
+time a pause is met). The LangGraph, LangChain and ADK bridges read their
+threads and sessions themselves and show each through `shown`.
 
 pydantic-ai's and Genkit's paused runs are kept in the `Store` under ids
 the application holds, and the OpenAI Agents SDK's are sealed into tokens
 the application holds: no framework can list them. Each of those adapters'
-``bridge(...)`` is this one class over three functions of its own: one
-reading every pause the application lists, one reading a single scope's,
-and one answering through the adapter's own ``resume`` path (which runs
+``bridge(...)`` is `Bridged` over three functions of its own: one reading
+every pause the application lists, one reading a single scope's, and one
+answering through the adapter's own ``resume`` path (which runs
 `interruption.admit`). What this class adds is only what every door shows
-alike: who may see a pause (the policy's authorizer, asked about every
-interrupt of it, spent or not, as `admit` asks), what of it is still
-unspent (`unspent`, which also files the ``paused`` audit event the first
-time a pause is met), newest first, and the scope's audit trail.
+alike: `shown`, newest first, and the scope's audit trail.
 """
 
 from __future__ import annotations
@@ -34,11 +40,12 @@ from interruption import (
     ResumeRejected,
     Store,
 )
-from interruption.runtime.admission import ADAPTER_TURN, unspent
+from interruption.errors import InvalidArgument, PayloadError
+from interruption.runtime.admission import ADAPTER_TURN, refuse, unspent
 from interruption.runtime.bridge import newest_first
-from interruption.validation import authorize_turn
+from interruption.validation import authorize_turn, not_authorized
 
-__all__ = ["Bridged", "Paused", "listed", "unknown"]
+__all__ = ["Bridged", "Paused", "absent", "allowed", "listed", "shown", "unknown"]
 
 T = TypeVar("T")
 
@@ -57,6 +64,46 @@ def unknown(what: str, scope: str) -> ResumeRejected:
     return ResumeRejected.of(ProblemCode.UNKNOWN_INTERRUPT, message)
 
 
+async def absent(
+    rejected: ResumeRejected,
+    resume: Resume,
+    store: Store,
+    *,
+    scope: object,
+    policy: ResumePolicy | None,
+) -> ResumeRejected:
+    """The verdict on an answer to *scope*, where nothing is pending: `refuse`'s.
+
+    For an adapter's load step that finds no pause at *scope* (nothing
+    kept there, a token that does not open, a scope no one lists): the
+    principal is asked about first, as for every other answer, so a
+    refused one learns nothing of what is kept. With an authorizer and no
+    pause to ask it about, that is ``not_authorized`` for every principal
+    (`refuse`); without one, *rejected* (``unknown_interrupt``,
+    ``bad_token``, ...). The refusal is filed in *scope*'s audit trail; a
+    scope no store can file under (not a non-empty string of a store key's
+    size) gets the same verdict, unfiled.
+
+    Args:
+        rejected: What the load step found (without an authorizer, the
+            verdict).
+        resume: What the client sent.
+        store: Where the refusal is filed.
+        scope: The id the client named.
+        policy: The authorizer and the principal; None: no authorizer.
+
+    Returns:
+        The refusal to raise.
+    """
+    policy = policy or ResumePolicy()
+    if isinstance(scope, str) and scope:
+        try:
+            return await refuse(rejected, resume, store, session=scope, policy=policy)
+        except (InvalidArgument, PayloadError):  # no key a store holds
+            pass
+    return rejected if policy.authorize is None else not_authorized(policy.principal)
+
+
 @final
 @attrs.frozen
 class Paused:
@@ -70,6 +117,8 @@ class Paused:
         keys: Each interrupt's id -> its spend key (`admit`'s ``keys``).
         created_at: When it paused, when the framework says; None: when the
             library first met it (its ``paused`` audit event).
+        whole: Whether it is answered whole (ADK): once any of its
+            interrupts is spent, none of it is shown.
     """
 
     scope: str
@@ -77,6 +126,68 @@ class Paused:
     interrupts: tuple[PendingInterrupt, ...]
     keys: Mapping[str, str]
     created_at: datetime | None
+    whole: bool = False
+
+
+async def allowed(
+    policy: ResumePolicy, session: str, interrupts: Sequence[PendingInterrupt]
+) -> bool:
+    """Whether *policy*'s principal may answer *interrupts* (all of them).
+
+    The question `admit` asks first: the authorizer, about every interrupt
+    the framework shows at *session*, spent or not.
+    """
+    turn = InterruptedTurn(
+        session=session,
+        turn_id=ADAPTER_TURN,
+        messages=(),
+        interrupts=tuple(interrupts),
+        completed=(),
+        created_at=policy.now(),
+    )
+    try:
+        await authorize_turn(turn, policy.authorize, policy.principal)
+    except ResumeRejected:
+        return False
+    return True
+
+
+async def _met(store: Store, session: str, at: datetime) -> datetime:
+    """When the library first met *session*'s pause: its ``paused`` event."""
+    events = await store.audit(session)
+    return next((e.at for e in events if e.kind == "paused"), at)
+
+
+async def shown(
+    door: str, store: Store, policy: ResumePolicy, paused: Paused | None
+) -> PendingPause | None:
+    """*paused* as *door* lists it to *policy*'s principal, or None.
+
+    In order: the principal is authorized against everything the framework
+    shows (`allowed`; a refused one gets None, and nothing is filed or
+    read from the store), then what is unspent is read (`unspent`, filing
+    the ``paused`` event the first time the pause is met). None too when
+    nothing of it is unspent (or, for a pause answered whole, not all).
+
+    Args:
+        door: The bridge's door (`PendingPause.door`).
+        store: Where spent marks and audit trails are kept.
+        policy: The clock and the authorizer, with the principal who asks.
+        paused: The pause read from the framework; None: none there.
+
+    Returns:
+        The pause as listed, or None.
+    """
+    if paused is None or not await allowed(policy, paused.session, paused.interrupts):
+        return None
+    now = policy.now()
+    interrupts = await unspent(
+        paused.interrupts, paused.keys, store, session=paused.session, at=now
+    )
+    if not interrupts or (paused.whole and interrupts != paused.interrupts):
+        return None
+    created = paused.created_at or await _met(store, paused.session, now)
+    return PendingPause(door, paused.scope, interrupts, created)
 
 
 Answering: TypeAlias = Callable[[str, Resume, ResumePolicy], Awaitable[ResolvedResume]]
@@ -108,27 +219,6 @@ class Bridged:
     def _as(self, principal: str | None) -> ResumePolicy:
         return attrs.evolve(self.policy, principal=principal)
 
-    async def _allowed(self, paused: Paused, policy: ResumePolicy) -> bool:
-        """Whether *policy*'s principal may answer *paused* (all of it)."""
-        turn = InterruptedTurn(
-            session=paused.session,
-            turn_id=ADAPTER_TURN,
-            messages=(),
-            interrupts=paused.interrupts,
-            completed=(),
-            created_at=policy.now(),
-        )
-        try:
-            await authorize_turn(turn, policy.authorize, policy.principal)
-        except ResumeRejected:
-            return False
-        return True
-
-    async def _met(self, session: str, at: datetime) -> datetime:
-        """When the library first met *session*'s pause: its ``paused`` event."""
-        events = await self.store.audit(session)
-        return next((e.at for e in events if e.kind == "paused"), at)
-
     async def pending(self, *, principal: str | None = None) -> Sequence[PendingPause]:
         """Every unspent pause *principal* may answer, newest first.
 
@@ -140,23 +230,20 @@ class Bridged:
             listed.setdefault(paused.scope, paused)  # the first of a scope listed
 
         async def live(scope: str) -> PendingPause | None:
-            paused = listed[scope]
-            if not await self._allowed(paused, policy):
-                return None
-            now = policy.now()
-            interrupts = await unspent(
-                paused.interrupts,
-                paused.keys,
-                self.store,
-                session=paused.session,
-                at=now,
-            )
-            if not interrupts:
-                return None
-            created = paused.created_at or await self._met(paused.session, now)
-            return PendingPause(self.door, paused.scope, interrupts, created)
+            return await shown(self.door, self.store, policy, listed[scope])
 
         return await newest_first(listed, live)
+
+    async def pause(
+        self, scope: str, *, principal: str | None = None
+    ) -> PendingPause | None:
+        """The unspent pause at *scope*, if *principal* may answer it.
+
+        See `interruption.Bridge.pause`.
+        """
+        return await shown(
+            self.door, self.store, self._as(principal), await self.one(scope)
+        )
 
     async def answer(
         self, scope: str, resume: Resume, *, principal: str | None = None
@@ -176,6 +263,8 @@ class Bridged:
         principal the authorizer refuses. See `interruption.Bridge.audit`.
         """
         paused = await self.one(scope)
-        if paused is None or not await self._allowed(paused, self._as(principal)):
+        if paused is None or not await allowed(
+            self._as(principal), paused.session, paused.interrupts
+        ):
             return ()
         return await self.store.audit(paused.session)

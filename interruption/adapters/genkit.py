@@ -535,8 +535,10 @@ async def resume(
 
     Raises:
         ResumeRejected: listing every problem; nothing was spent or run.
-            ``unknown_interrupt`` for an unknown turn id, ``consumed`` when
-            the turn was already resumed.
+            ``unknown_interrupt`` for an unknown turn id (with an
+            authorizer, ``not_authorized`` to every principal: it is asked
+            first, and no turn is there to allow; the attempt is filed
+            under the id), ``consumed`` when the turn was already resumed.
         DecodeError: if the kept record is damaged.
         InvalidArgument: if *policy* allows partial resumes (a `ValueError`).
     """
@@ -559,7 +561,12 @@ async def _resume(  # noqa: PLR0913 - resume's arguments, passed along
     if policy is not None and policy.allow_partial:
         expected = "False: Genkit needs an answer for every interrupted tool request"
         raise InvalidArgument("resume: policy.allow_partial", expected, "True")
-    kept = await _load(turn_id, store)
+    try:
+        kept = await _load(turn_id, store)
+    except ResumeRejected as rejected:  # nothing kept: the authorizer decides
+        raise await _bridged.absent(
+            rejected, answer, store, scope=turn_id, policy=policy
+        ) from None
     resolved = await admit(
         answer,
         kept.interrupts,

@@ -73,7 +73,6 @@ from interruption import (
     Authorize,
     Custom,
     DecodeError,
-    InterruptedTurn,
     InvalidArgument,
     Mismatch,
     PayloadError,
@@ -87,9 +86,9 @@ from interruption import (
     Store,
     ToolRequest,
 )
+from interruption.adapters import _bridged
 from interruption.adapters._bridged import listed
 from interruption.runtime.admission import (
-    ADAPTER_TURN,
     admit,
     interrupt_keys,
     pause_key,
@@ -98,7 +97,7 @@ from interruption.runtime.admission import (
 )
 from interruption.runtime.approval import DECISION_SCHEMA, Reject, decision_from_json
 from interruption.runtime.bridge import newest_first
-from interruption.validation import ResolvedResume, ResumePolicy, authorize_turn
+from interruption.validation import ResolvedResume, ResumePolicy
 from interruption.wire import check_schema, copy_json
 
 JSONSchema: TypeAlias = dict[str, JSON]
@@ -476,7 +475,10 @@ async def resume(  # noqa: PLR0913 - keyword-only options
 
     Raises:
         ResumeRejected: listing every problem, before anything is spent or
-            run: ``unknown_session``; ``nothing_pending`` when the session
+            run: ``unknown_session`` for no such session (with an
+            authorizer, ``not_authorized`` to every principal: it is asked
+            first, and no pause is there to allow); ``nothing_pending`` when
+            the session
             is not paused; ``consumed`` for an answer to a pause that was
             already answered or spent; for a progress report, as said above.
         DecodeError: as `pending`.
@@ -516,7 +518,12 @@ async def _resume(  # noqa: PLR0913 - `resume`'s options
         expected = "False: ADK pauses are answered whole"
         raise InvalidArgument("resume: policy.allow_partial", expected, "True")
     schemas = _schemas(answer_schemas)
-    session = await _session(runner, user_id, session_id)
+    try:
+        session = await _session(runner, user_id, session_id)
+    except ResumeRejected as unknown:  # no session: the authorizer decides
+        raise await _bridged.absent(
+            unknown, answer, store, scope=session_id, policy=policy
+        ) from None
     read = _scan(session, schemas)
     calls, answered = read.open, read.answered
     if not calls:
@@ -734,48 +741,44 @@ class AdkBridge:
             return [(session.user_id, session.id) for session in found.sessions]
         return list(await listed(self.sessions))
 
-    async def _allowed(
-        self,
-        session_id: str,
-        interrupts: Sequence[PendingInterrupt],
-        principal: str | None,
-    ) -> bool:
-        turn = InterruptedTurn(
-            session_id, ADAPTER_TURN, (), tuple(interrupts), (), self.policy.now()
-        )
-        try:
-            await authorize_turn(turn, self.policy.authorize, principal)
-        except ResumeRejected:
-            return False
-        return True
+    def _as(self, principal: str | None) -> ResumePolicy:
+        return attrs.evolve(self.policy, principal=principal)
 
     async def _pause(
-        self, user_id: str, session_id: str, principal: str | None
+        self, user_id: str, session_id: str, policy: ResumePolicy
     ) -> PendingPause | None:
         try:
+            # Without the store: every call ADK shows open, answered or not,
+            # so that the principal is authorized before anything is filed.
             paused = await pending(
                 self.runner,
                 user_id=user_id,
                 session_id=session_id,
                 answer_schemas=self.answer_schemas,
-                store=self.store,
             )
         except ResumeRejected:  # unknown_session: deleted since it was listed
             return None
-        if paused is None or not await self._allowed(
-            session_id, paused.interrupts, principal
-        ):
-            return None
-        created = paused.created_at or self.policy.now()
-        scope = scope_of(user_id, session_id)
-        return PendingPause(self.door, scope, paused.interrupts, created)
+        found = (
+            None
+            if paused is None
+            else _bridged.Paused(
+                scope_of(user_id, session_id),
+                session_id,
+                paused.interrupts,
+                paused.keys,
+                paused.created_at,
+                whole=True,  # ADK pauses are answered whole
+            )
+        )
+        return await _bridged.shown(self.door, self.store, policy, found)
 
     async def pending(self, *, principal: str | None = None) -> list[PendingPause]:
         """Every session's open pause *principal* may answer, newest first.
 
         Args:
             principal: Who asks; the policy's authorizer must allow them for
-                every interrupt of a session's pause.
+                every interrupt of a session's pause, answered or not (a
+                refused principal's listing files nothing).
 
         Returns:
             One `PendingPause` per paused session (its scope `scope_of` the
@@ -785,9 +788,32 @@ class AdkBridge:
         Raises:
             DecodeError: as `pending`, for a damaged session.
         """
+        policy = self._as(principal)
         return await newest_first(
-            await self._listed(), lambda at: self._pause(*at, principal)
+            await self._listed(), lambda at: self._pause(*at, policy)
         )
+
+    async def pause(
+        self, scope: str, *, principal: str | None = None
+    ) -> PendingPause | None:
+        """Session *scope*'s open pause, as `pending` lists it, or None.
+
+        Args:
+            scope: The session (`scope_of`).
+            principal: Who asks (as for `pending`).
+
+        Returns:
+            Its `PendingPause`, or None: no open pause, a scope that names
+            no session, or a refused principal.
+
+        Raises:
+            DecodeError: as `pending`, for a damaged session.
+        """
+        try:
+            user_id, session_id = _session_of(scope)
+        except ResumeRejected:  # a scope scope_of never makes: no session
+            return None
+        return await self._pause(user_id, session_id, self._as(principal))
 
     async def answer(
         self, scope: str, resume: Resume, *, principal: str | None = None
@@ -805,9 +831,16 @@ class AdkBridge:
         Raises:
             ResumeRejected: as `resume` (``consumed`` for a pause answered
                 through any door; ``unknown_session`` for a scope that names
-                no session); nothing was sent to ADK then.
+                no session, ``not_authorized`` instead with an authorizer);
+                nothing was sent to ADK then.
         """
-        user_id, session_id = _session_of(scope)
+        policy = self._as(principal)
+        try:
+            user_id, session_id = _session_of(scope)
+        except ResumeRejected as malformed:  # no session: the authorizer decides
+            raise await _bridged.absent(
+                malformed, resume, self.store, scope=scope, policy=policy
+            ) from None
         resolved, _ = await _resume(
             self.runner,
             resume,
@@ -815,7 +848,7 @@ class AdkBridge:
             user_id=user_id,
             session_id=session_id,
             answer_schemas=self.answer_schemas,
-            policy=attrs.evolve(self.policy, principal=principal),
+            policy=policy,
             run_config=self.run_config,
             progress=False,
             progress_schemas=None,
@@ -849,7 +882,9 @@ class AdkBridge:
             schemas = _schemas(self.answer_schemas)
             shown = [] if session is None else _scan(session, schemas).shown
             interrupts = [call.interrupt for call in shown]
-            if not shown or not await self._allowed(session_id, interrupts, principal):
+            if not shown or not await _bridged.allowed(
+                self._as(principal), session_id, interrupts
+            ):
                 return ()
         return tuple(await self.store.audit(session_id))
 

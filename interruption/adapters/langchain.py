@@ -54,7 +54,7 @@ from typing import Final, Protocol, TypeAlias, cast, final
 import attrs
 
 from interruption import JSON, Mismatch, canonical, json_equal
-from interruption.adapters import _hitl
+from interruption.adapters import _bridged, _hitl
 from interruption.adapters._bridged import listed
 from interruption.audit import AuditEvent
 from interruption.errors import (
@@ -1201,32 +1201,30 @@ class AgentBridge:
         history = self.agent.aget_state_history(config, limit=HISTORY)
         return [snapshot async for snapshot in history]
 
-    async def _allowed(self, pause: Pause, principal: str | None) -> bool:
-        turn = InterruptedTurn(
-            pause.thread_id, 1, (), pause.interrupts, (), self.policy.now()
-        )
-        try:
-            await authorize_turn(turn, self.policy.authorize, principal)
-        except ResumeRejected:
-            return False
-        return True
+    def _as(self, principal: str | None) -> ResumePolicy:
+        return attrs.evolve(self.policy, principal=principal)
 
-    async def _pause(self, thread: str, principal: str | None) -> PendingPause | None:
+    async def _pause(self, thread: str, policy: ResumePolicy) -> PendingPause | None:
         snapshot = await self._state(thread)
-        tools = _tools(self.agent)
-        pause = await _listed(_read(snapshot, self.questions, tools), self.store)
-        if pause is None or not await self._allowed(pause, principal):
-            return None
+        pause = _read(snapshot, self.questions, _tools(self.agent))
         created = snapshot.created_at
-        at = self.policy.now() if created is None else datetime.fromisoformat(created)
-        return PendingPause(self.door, thread, pause.interrupts, at)
+        at = None if created is None else datetime.fromisoformat(created)
+        # Every review the checkpoint shows, answered or not: the principal
+        # is authorized against all of it before anything is read or filed.
+        paused = (
+            _bridged.Paused(thread, pause.thread_id, pause.interrupts, pause.keys, at)
+            if pause.reviews
+            else None
+        )
+        return await _bridged.shown(self.door, self.store, policy, paused)
 
     async def pending(self, *, principal: str | None = None) -> list[PendingPause]:
         """Every thread's review *principal* may answer, newest first.
 
         Args:
             principal: Who asks; the policy's authorizer must allow them for
-                every gated call of a thread's pause.
+                every gated call of a thread's pause, answered or not (a
+                refused principal's listing files nothing).
 
         Returns:
             One `PendingPause` per thread with a review waiting (its scope
@@ -1238,7 +1236,26 @@ class AgentBridge:
                 an interrupt that is not the middleware's.
         """
         threads = await listed(self.threads)
-        return await newest_first(threads, lambda t: self._pause(t, principal))
+        policy = self._as(principal)
+        return await newest_first(threads, lambda t: self._pause(t, policy))
+
+    async def pause(
+        self, scope: str, *, principal: str | None = None
+    ) -> PendingPause | None:
+        """Thread *scope*'s review, as `pending` lists it, or None.
+
+        Args:
+            scope: The thread id.
+            principal: Who asks (as for `pending`).
+
+        Returns:
+            Its `PendingPause`, or None (no review waiting there, or a
+            refused principal).
+
+        Raises:
+            DecodeError: as `pending`.
+        """
+        return await self._pause(scope, self._as(principal))
 
     async def answer(
         self, scope: str, resume: Resume, *, principal: str | None = None
@@ -1259,7 +1276,7 @@ class AgentBridge:
             DecodeError: as `pending`.
         """
         config: RunnableConfig = {"configurable": {"thread_id": scope}}
-        policy = attrs.evolve(self.policy, principal=principal)
+        policy = self._as(principal)
         questions, keep_until = self.questions, self.keep_until
         if self.blocking:
             agent, store = self.agent, self.store
@@ -1314,7 +1331,9 @@ class AgentBridge:
         """
         if self.policy.authorize is not None:
             latest = await self._reviewed(scope)
-            if latest is None or not await self._allowed(latest, principal):
+            if latest is None or not await _bridged.allowed(
+                self._as(principal), latest.thread_id, latest.interrupts
+            ):
                 return ()
         return tuple(await self.store.audit(scope))
 

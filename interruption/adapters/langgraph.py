@@ -57,6 +57,7 @@ from typing import (
 import attrs
 
 from interruption import JSON, json_equal
+from interruption.adapters import _bridged
 from interruption.adapters._bridged import listed
 from interruption.adapters._hitl import review_mode
 from interruption.audit import AuditEvent
@@ -74,14 +75,12 @@ from interruption.parts import ToolRequest
 from interruption.prompts import Confirm, Input
 from interruption.resume import (
     Accepts,
-    InterruptedTurn,
     PendingInterrupt,
     Respond,
     Restart,
     Resume,
 )
 from interruption.runtime.admission import (
-    ADAPTER_TURN,
     admit,
     interrupt_keys,
     refuse,
@@ -99,7 +98,6 @@ from interruption.validation import (
     Authorize,
     ResolvedResume,
     ResumePolicy,
-    authorize_turn,
 )
 from interruption.wire import (
     check_schema,
@@ -1177,30 +1175,20 @@ class GraphBridge(Generic[StateT, ContextT, InputT, OutputT]):
     def _config(self, thread: str) -> RunnableConfig:
         return {"configurable": {"thread_id": thread}}
 
-    async def _pending(self, config: RunnableConfig) -> tuple[PendingInterrupt, ...]:
+    async def _read(self, config: RunnableConfig) -> _Pause:
+        """What the thread's checkpoint shows, spent or not; nothing is filed."""
         if self.blocking:
-            return await asyncio.to_thread(pending, self.graph, config, self.store)
-        return await apending(self.graph, config, self.store)
+            return await asyncio.to_thread(_read, self.graph, config)
+        return await _aread(self.graph, config)
 
-    async def _allowed(
-        self,
-        thread: str,
-        interrupts: Sequence[PendingInterrupt],
-        principal: str | None,
-    ) -> bool:
-        turn = InterruptedTurn(
-            thread, ADAPTER_TURN, (), tuple(interrupts), (), self.policy.now()
-        )
-        try:
-            await authorize_turn(turn, self.policy.authorize, principal)
-        except ResumeRejected:
-            return False
-        return True
+    def _as(self, principal: str | None) -> ResumePolicy:
+        return attrs.evolve(self.policy, principal=principal)
 
-    async def _pause(self, thread: str, principal: str | None) -> PendingPause | None:
+    async def _paused(self, thread: str) -> _bridged.Paused | None:
+        """The thread's pause: everything its checkpoint shows, spent or not."""
         config = self._config(thread)
-        interrupts = await self._pending(config)
-        if not interrupts or not await self._allowed(thread, interrupts, principal):
+        pause = await self._read(config)
+        if not pause.interrupts:
             return None
         state = (
             await asyncio.to_thread(self.graph.get_state, config)
@@ -1208,22 +1196,44 @@ class GraphBridge(Generic[StateT, ContextT, InputT, OutputT]):
             else await self.graph.aget_state(config)
         )
         created = state.created_at
-        at = self.policy.now() if created is None else datetime.fromisoformat(created)
-        return PendingPause(self.door, thread, interrupts, at)
+        at = None if created is None else datetime.fromisoformat(created)
+        session = pause.thread or "langgraph"
+        return _bridged.Paused(thread, session, pause.interrupts, pause.keys, at)
+
+    async def _pause(self, thread: str, policy: ResumePolicy) -> PendingPause | None:
+        paused = await self._paused(thread)
+        return await _bridged.shown(self.door, self.store, policy, paused)
 
     async def pending(self, *, principal: str | None = None) -> list[PendingPause]:
         """Every thread's pause *principal* may answer, newest first.
 
         Args:
             principal: Who asks; the policy's authorizer must allow them for
-                every interrupt of a thread's pause.
+                every interrupt of a thread's pause, answered or not (a
+                refused principal's listing files nothing).
 
         Returns:
             One `PendingPause` per paused thread (its scope the thread id),
             with what `apending` shows; spent interrupts are not listed.
         """
         threads = await listed(self.threads)
-        return await newest_first(threads, lambda t: self._pause(t, principal))
+        policy = self._as(principal)
+        return await newest_first(threads, lambda t: self._pause(t, policy))
+
+    async def pause(
+        self, scope: str, *, principal: str | None = None
+    ) -> PendingPause | None:
+        """Thread *scope*'s pause, as `pending` lists it, or None.
+
+        Args:
+            scope: The thread id.
+            principal: Who asks (as for `pending`).
+
+        Returns:
+            Its `PendingPause`, or None (nothing pending there, or a refused
+            principal).
+        """
+        return await self._pause(scope, self._as(principal))
 
     async def answer(
         self, scope: str, resume: Resume, *, principal: str | None = None
@@ -1243,7 +1253,7 @@ class GraphBridge(Generic[StateT, ContextT, InputT, OutputT]):
                 through any door); nothing was sent to LangGraph then.
         """
         config = self._config(scope)
-        policy = attrs.evolve(self.policy, principal=principal)
+        policy = self._as(principal)
         graph, store, context = self.graph, self.store, self.context
         if self.blocking:
             resolved, _ = await asyncio.to_thread(
@@ -1260,7 +1270,8 @@ class GraphBridge(Generic[StateT, ContextT, InputT, OutputT]):
         latest of its recent checkpoints (`HISTORY`) that shows some.
         """
         config = self._config(thread)
-        live = await self._pending(config)
+        # Read, not listed: asking who may read the trail files nothing.
+        live = (await self._read(config)).interrupts
         if live:
             return live
         if self.blocking:
@@ -1294,7 +1305,8 @@ class GraphBridge(Generic[StateT, ContextT, InputT, OutputT]):
         """
         if self.policy.authorize is not None:
             shown = await self._shown(scope)
-            if not shown or not await self._allowed(scope, shown, principal):
+            policy = self._as(principal)
+            if not shown or not await _bridged.allowed(policy, scope, shown):
                 return ()
         return tuple(await self.store.audit(scope))
 

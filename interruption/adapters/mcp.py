@@ -77,6 +77,7 @@ from interruption import (
     Store,
     json_equal,
 )
+from interruption.adapters import _bridged, _kept
 from interruption.errors import (
     ArgumentTypeError,
     DecodeError,
@@ -105,12 +106,12 @@ from interruption.runtime.admission import (
     refuse,
 )
 from interruption.runtime.approval import DECISION_SCHEMA, Reject, decision_from_json
+from interruption.runtime.bridge import newest_first
 from interruption.runtime.tools import Tool, ToolContext, ToolContractError
 from interruption.validation import (
     Authorize,
     ResolvedResume,
     ResumePolicy,
-    authorize_turn,
     utc_now,
     validate_resume,
 )
@@ -1207,13 +1208,11 @@ class _Asked:
 
     Attributes:
         pending: The pause (`pending_of` of the request).
-        key: What the bridge's store spends when it is handed an answer.
         created_at: When the request reached the client.
         reply: Where the callback waits for the answer to send.
     """
 
     pending: PendingInterrupt
-    key: str
     created_at: datetime
     reply: asyncio.Future[mcp_types.ElicitResult]
 
@@ -1244,7 +1243,12 @@ class ElicitationBridge:
       through the bridge, is ``consumed``; a refused one is never sent and
       the request stays pending. A request whose call ended (cancelled,
       timed out) is no longer listed, and an answer to it is
-      ``nothing_pending``.
+      ``nothing_pending``. The bridge holds in memory only the requests
+      still waiting: each leaves it when its call ends (answered,
+      dismissed, cancelled or timed out), whatever the server sends. The
+      form is kept in the store as well (`Store.keep`, with its ``paused``
+      mark), so that a late answer is still ``consumed`` and its trail
+      still readable by whoever may answer it.
     * **Server side, in `mcp_tool`.** The server's `interruption.admit` stays
       the authority: it validates the answer again against the pause it
       minted and spends that pause once in the server's store, whichever
@@ -1293,24 +1297,33 @@ class ElicitationBridge:
         reply: asyncio.Future[mcp_types.ElicitResult] = (
             asyncio.get_running_loop().create_future()
         )
-        self._asked[scope] = _Asked(pending, key, at, reply)
-        await record_paused(
-            self.store, (pending,), {pending.id: key}, session=scope, at=at
-        )
+        # The form is kept in the store too: once its call ends, the bridge
+        # forgets it (memory holds only the forms still waiting), and the
+        # store still tells who may read its trail, or learn it was answered.
+        await self.store.keep(_form_key(scope), dumps(pending).encode(), None)
+        self._asked[scope] = _Asked(pending, at, reply)
         try:
+            await record_paused(
+                self.store, (pending,), {pending.id: key}, session=scope, at=at
+            )
             return await reply
         finally:
             reply.cancel()  # the call ended unanswered: no longer pending
+            del self._asked[scope]
 
-    async def _allowed(self, scope: str, asked: _Asked, principal: str | None) -> bool:
-        turn = InterruptedTurn(
-            scope, ADAPTER_TURN, (), (asked.pending,), (), self.policy.now()
-        )
-        try:
-            await authorize_turn(turn, self.policy.authorize, principal)
-        except ResumeRejected:
-            return False
-        return True
+    def _as(self, principal: str | None) -> ResumePolicy:
+        return attrs.evolve(self.policy, principal=principal)
+
+    async def _shown(self, scope: str, policy: ResumePolicy) -> PendingPause | None:
+        """The form waiting at *scope*, if *policy*'s principal may answer it."""
+        asked = self._asked.get(scope)
+        if (
+            asked is None
+            or asked.reply.done()
+            or not await _bridged.allowed(policy, scope, (asked.pending,))
+        ):
+            return None
+        return PendingPause(self.door, scope, (asked.pending,), asked.created_at)
 
     async def pending(self, *, principal: str | None = None) -> list[PendingPause]:
         """Every form still waiting that *principal* may answer, newest first.
@@ -1322,13 +1335,35 @@ class ElicitationBridge:
             One `PendingPause` per waiting request; one answered, or whose
             call ended, is not listed.
         """
-        found = [
-            PendingPause(self.door, scope, (asked.pending,), asked.created_at)
-            for scope, asked in list(self._asked.items())
-            if not asked.reply.done() and await self._allowed(scope, asked, principal)
-        ]
-        found.sort(key=lambda pause: pause.created_at, reverse=True)
-        return found
+        policy = self._as(principal)
+        return await newest_first(
+            list(self._asked), lambda scope: self._shown(scope, policy)
+        )
+
+    async def pause(
+        self, scope: str, *, principal: str | None = None
+    ) -> PendingPause | None:
+        """The form waiting at *scope*, if *principal* may answer it, or None.
+
+        Args:
+            scope: The request.
+            principal: Who asks (as for `pending`).
+
+        Returns:
+            Its `PendingPause`; None once it was answered or its call ended,
+            for a scope never filed, and for a refused principal.
+        """
+        return await self._shown(scope, self._as(principal))
+
+    async def _form(self, scope: str) -> PendingInterrupt | None:
+        """The form filed at *scope*, waiting or not; None if never filed."""
+        asked = self._asked.get(scope)
+        if asked is not None:
+            return asked.pending
+        if not _filed(scope):  # no scope this bridge makes: never filed
+            return None
+        record = await self.store.kept(_form_key(scope))
+        return None if record is None else _kept.read(record, PendingInterrupt)
 
     async def answer(
         self, scope: str, resume: Resume, *, principal: str | None = None
@@ -1354,14 +1389,14 @@ class ElicitationBridge:
                 ``nothing_pending`` for one whose call ended unanswered, or
                 a scope this bridge never filed.
         """
-        policy = attrs.evolve(self.policy, principal=principal)
+        policy = self._as(principal)
         asked = await self._waiting(scope, resume, policy)
         resolved = await admit(
             resume,
             (asked.pending,),
             self.store,
             session=scope,
-            keys={asked.pending.id: asked.key},
+            keys={asked.pending.id: pause_key(self.door, scope)},
             policy=policy,
         )
         asked.send(_result(asked.pending, resolved))
@@ -1398,7 +1433,7 @@ class ElicitationBridge:
             (asked.pending,),
             self.store,
             session=scope,
-            keys={asked.pending.id: asked.key},
+            keys={asked.pending.id: pause_key(self.door, scope)},
             policy=policy,
             dismissed=True,
             note=action,
@@ -1408,20 +1443,30 @@ class ElicitationBridge:
     async def _waiting(
         self, scope: str, resume: Resume, policy: ResumePolicy
     ) -> _Asked:
-        """The request at *scope*, unless it never was or its call ended.
+        """The form at *scope*, with where its call waits for the answer.
+
+        A form whose call ended is returned only if it was answered (spent),
+        its reply closed (nothing is sent): `admit` then refuses the answer
+        ``consumed``, after authorizing.
 
         Raises:
-            ResumeRejected: ``nothing_pending`` (filed, as `refuse` files
+            ResumeRejected: ``nothing_pending`` for a form whose call ended
+                unanswered, or a scope never filed (filed, as `refuse` files
                 it; ``not_authorized`` for a refused principal).
         """
         asked = self._asked.get(scope)
-        if asked is not None and not (
-            asked.reply.cancelled() and not await self.store.spent([asked.key])
-        ):
+        if asked is not None and not asked.reply.done():
             return asked
+        form = await self._form(scope)
+        if form is not None and await self.store.spent([pause_key(self.door, scope)]):
+            ended: asyncio.Future[mcp_types.ElicitResult] = (
+                asyncio.get_running_loop().create_future()
+            )
+            ended.cancel()  # its call ended: nothing is sent
+            return _Asked(form, self.policy.now(), ended)
         message = f"no form of this client waits at {scope!r}"
         rejected = ResumeRejected.of(ProblemCode.NOTHING_PENDING, message)
-        shown = () if asked is None else (asked.pending,)
+        shown = () if form is None else (form,)
         raise await refuse(
             rejected, resume, self.store, session=scope, policy=policy, shown=shown
         )
@@ -1442,10 +1487,25 @@ class ElicitationBridge:
             answer accepted or refused here (the server keeps its own).
         """
         if self.policy.authorize is not None:
-            asked = self._asked.get(scope)
-            if asked is None or not await self._allowed(scope, asked, principal):
+            form = await self._form(scope)
+            if form is None or not await _bridged.allowed(
+                self._as(principal), scope, (form,)
+            ):
                 return ()
         return tuple(await self.store.audit(scope))
+
+
+def _form_key(scope: str) -> str:
+    """The `Store.keep` key of the form an `ElicitationBridge` filed at *scope*."""
+    return pause_key("mcp", "form", scope)
+
+
+def _filed(scope: str) -> bool:
+    """Whether *scope* is one an `ElicitationBridge` makes (a uuid4's hex)."""
+    try:
+        return uuid.UUID(hex=scope).hex == scope
+    except ValueError:
+        return False
 
 
 def bridge(

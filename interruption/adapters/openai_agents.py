@@ -662,7 +662,10 @@ async def resume(  # noqa: PLR0913 - keyword-only options
         ResumeRejected: ``bad_token`` or ``expired`` for a token that does
             not verify, was minted for another channel (`AUDIENCE`: a core
             sealed turn's token is refused), belongs to another session or
-            does not restore with *agent*; every problem of *answer*, or of
+            does not restore with *agent* (with an authorizer,
+            ``not_authorized`` to every principal instead: it is asked
+            first, and no pause opened to allow; the attempt is filed in
+            *session*'s trail); every problem of *answer*, or of
             *options* (``unknown_interrupt``, ``answer_not_accepted``);
             ``consumed`` for a pause already resumed. Nothing ran and
             nothing was spent then, except for ``consumed``.
@@ -732,7 +735,12 @@ async def _resume(  # noqa: PLR0913, PLR0917 - resume's arguments, passed along
 ) -> tuple[ResolvedResume, RunResult]:
     """`resume`'s one path: what was accepted, and the run it continued."""
     session = sealed.session
-    opened = await _open(agent, sealed, policy.now())
+    try:
+        opened = await _open(agent, sealed, policy.now())
+    except ResumeRejected as unopened:  # no pause opens: the authorizer decides
+        raise await _bridged.absent(
+            unopened, answer, store, scope=session, policy=policy
+        ) from None
     interrupts, keys = opened.interrupts, opened.keys
     problems = _option_problems(options, answer, interrupts)
     # A replay is `consumed` whatever its options: admit says so.
@@ -899,7 +907,10 @@ def bridge(  # noqa: PLR0913 - keyword-only options
     ) -> ResolvedResume:
         found = await sealed(session)
         if found is None:
-            raise _bridged.unknown("OpenAI Agents run", session)
+            unknown = _bridged.unknown("OpenAI Agents run", session)
+            raise await _bridged.absent(
+                unknown, answer, store, scope=session, policy=policy
+            )
         options = DecisionOptions()
         resolved, result = await _resume(
             agent, found, answer, store, policy, options, run_config

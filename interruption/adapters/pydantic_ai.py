@@ -498,7 +498,12 @@ async def _resume(
     if policy is not None and policy.allow_partial:
         expected = "False: pydantic-ai needs a result for every deferred call"
         raise InvalidArgument("resume: policy.allow_partial", expected, "True")
-    kept = await _load(run_id, store)
+    try:
+        kept = await _load(run_id, store)
+    except ResumeRejected as rejected:  # nothing kept: the authorizer decides
+        raise await _bridged.absent(
+            rejected, answer, store, scope=run_id, policy=policy
+        ) from None
     metadata = _checked_metadata(options.metadata, kept)
     resolved = await admit(
         answer,
@@ -574,8 +579,10 @@ async def resume(  # noqa: PLR0913 - keyword-only options
 
     Raises:
         ResumeRejected: listing every problem; nothing was spent or run.
-            ``unknown_interrupt`` for an unknown run id, ``consumed`` when
-            the run was already resumed.
+            ``unknown_interrupt`` for an unknown run id (with an
+            authorizer, ``not_authorized`` to every principal: it is asked
+            first, and no run is there to allow; the attempt is filed under
+            the id), ``consumed`` when the run was already resumed.
         DecodeError: if the kept record is damaged.
         InvalidArgument: if *policy* allows partial resumes, or *metadata*
             names a call that is no approval of this run, holds a

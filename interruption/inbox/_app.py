@@ -481,9 +481,11 @@ class _Inbox:
     async def visible(
         self, bridge: Bridge, scope: str, principal: str | None
     ) -> PendingPause | None:
-        """The pause kept at *scope* if *principal* may answer it, else None."""
-        found = await bridge.pending(principal=principal)
-        return next((pause for pause in found if pause.scope == scope), None)
+        """The pause kept at *scope* if *principal* may answer it, else None.
+
+        Reads that one scope (`Bridge.pause`), never the whole listing.
+        """
+        return await bridge.pause(scope, principal=principal)
 
     def _page(self, request: Request) -> int:
         text = request.query_params.get("page", "1")

@@ -10,6 +10,9 @@ needs to know no framework:
   `PendingPause.scope`), and its interrupts (`PendingInterrupt`) with their typed
   kinds and what each accepts. A principal the authorizer refuses sees
   nothing; what was answered through any door is not listed.
+- `Bridge.pause` is the one pause kept at a scope, as `Bridge.pending`
+  would list it (None where it would list nothing), read without listing
+  every other one.
 - `Bridge.audit` reads a scope's audit trail: every pause filed, every
   answer accepted and every attempt refused, through any door.
 - `Bridge.answer` takes a `Resume` for one scope and runs it through the
@@ -32,7 +35,7 @@ from typing import Literal, Protocol, TypeAlias, TypeVar, final, runtime_checkab
 import attrs
 
 from interruption.audit import AuditEvent
-from interruption.errors import FieldError, ProblemCode, ResumeRejected
+from interruption.errors import FieldError, InvalidArgument, ProblemCode, ResumeRejected
 from interruption.resume import (
     InterruptedTurn,
     PendingInterrupt,
@@ -113,6 +116,18 @@ class Bridge(Protocol):
         A principal the authorizer refuses sees nothing (an empty list, not
         an error). An interrupt answered through any door is not listed,
         even while the run it resumed is still going.
+        """
+        ...
+
+    async def pause(
+        self, scope: str, *, principal: str | None = None
+    ) -> PendingPause | None:
+        """The pause kept at *scope*, as `pending` would list it, or None.
+
+        Reads that one scope only (a page about one pause does not list
+        them all). None when nothing there is pending, or *principal* may
+        not answer it: a principal the authorizer refuses learns nothing,
+        and leaves nothing in the store.
         """
         ...
 
@@ -260,6 +275,27 @@ class SessionBridge:
         return await newest_first(
             await self._ids("open"), lambda session: self._open(session, principal)
         )
+
+    async def pause(
+        self, scope: str, *, principal: str | None = None
+    ) -> PendingPause | None:
+        """Session *scope*'s open turn, if *principal* may answer it.
+
+        Reads that one session's latest turn only; a turn past its expiry
+        is not shown (`pending` and `answer` close it).
+
+        Args:
+            scope: The session id.
+            principal: Who asks (`Session.authorize` decides).
+
+        Returns:
+            Its `PendingPause`, or None: no open turn, a scope no store
+            keeps a session under, or a refused principal.
+        """
+        try:
+            return await self._open(scope, principal)
+        except InvalidArgument:  # a NUL, a lone surrogate, too long: never kept
+            return None
 
     async def answer(
         self,

@@ -211,10 +211,26 @@ class TestAnswer:
         assert case.continued == []
 
     def test_an_unlisted_turn_is_unknown(self) -> None:
-        """A scope the store holds no turn under is unknown_interrupt."""
+        """No turn kept at a scope: unknown_interrupt, or not_authorized to all.
+
+        With an authorizer there is nothing to ask it about, so every
+        principal, alice included, is refused not_authorized (as `refuse`).
+        """
         case = bridged([transfer()])
+        for who in ("alice", "mallory"):
+            with pytest.raises(ResumeRejected) as refused:
+                drive(case.bridge.answer("nope", Resume(), principal=who))
+            assert refused.value.codes == (ProblemCode.NOT_AUTHORIZED,)
+        setup = case.setup
+        door = bridge(
+            setup.app.ai,
+            setup.store,
+            lambda: [setup.paused.id],
+            model="scripted",
+            tools=setup.app.tools,
+        )
         with pytest.raises(ResumeRejected) as refused:
-            drive(case.bridge.answer("nope", Resume(), principal="alice"))
+            drive(door.answer("nope", Resume(), principal="alice"))
         assert refused.value.codes == (ProblemCode.UNKNOWN_INTERRUPT,)
 
     def test_without_a_callback_the_turn_goes_on(self) -> None:
@@ -242,6 +258,61 @@ class TestPrincipals:
         assert case.refused(approve, "mallory") == ["not_authorized"]
         assert case.setup.app.transfers == []
         assert case.listed() == [(case.scope, "t1")]
+
+    @pytest.mark.parametrize("scope", ["nope", "", "n\x00ul", "x" * 3000])
+    def test_a_refused_principal_learns_nothing_of_what_is_kept(
+        self, scope: str
+    ) -> None:
+        """A turn kept or not: mallory is not_authorized through either door."""
+        case = bridged([transfer()])
+        approve = Resume(restart=[case.pending.approve()])
+        setup = case.setup
+        mallory = ResumePolicy(authorize=alice_only, principal="mallory")
+        for named in (case.scope, scope):
+            assert case.refused(approve, "mallory") == ["not_authorized"]
+            with pytest.raises(ResumeRejected) as refused:
+                drive(case.bridge.answer(named, approve, principal="mallory"))
+            assert refused.value.codes == (ProblemCode.NOT_AUTHORIZED,)
+            with pytest.raises(ResumeRejected) as refused:
+                drive(setup.app.resume(named, approve, setup.store, mallory))
+            assert refused.value.codes == (ProblemCode.NOT_AUTHORIZED,)
+        assert setup.app.transfers == []
+        assert case.listed() == [(case.scope, "t1")]
+
+    def test_an_unknown_turn_is_refused_in_its_trail(self) -> None:
+        """Each door files its refusal of a turn never kept under that id."""
+        case = bridged([transfer()])
+        approve = Resume(restart=[case.pending.approve()])
+        setup = case.setup
+        mallory = ResumePolicy(authorize=alice_only, principal="mallory")
+        with pytest.raises(ResumeRejected):
+            drive(case.bridge.answer("nope", approve, principal="alice"))
+        with pytest.raises(ResumeRejected):
+            drive(setup.app.resume("nope", approve, setup.store, mallory))
+        trail = drive(setup.store.audit("nope"))
+        assert [(e.kind, e.principal, e.codes) for e in trail] == [
+            ("rejected", "alice", ("not_authorized",)),
+            ("rejected", "mallory", ("not_authorized",)),
+        ]
+
+
+class TestPause:
+    def test_one_scope_is_what_the_listing_shows(self) -> None:
+        """pause(scope) is the listing's pause there; None once answered."""
+        case = bridged([transfer()])
+        (listed,) = drive(case.bridge.pending(principal="alice"))
+        assert drive(case.bridge.pause(case.scope, principal="alice")) == listed
+        case.answer(Resume(restart=[case.pending.approve()]))
+        assert drive(case.bridge.pause(case.scope, principal="alice")) is None
+
+    def test_nothing_is_shown_to_a_refused_principal_or_at_no_turn(self) -> None:
+        """None for mallory (nothing filed) and for a scope with no turn kept."""
+        case = bridged([transfer()])
+        assert drive(case.bridge.pause(case.scope, principal="mallory")) is None
+        assert drive(case.setup.store.audit(case.scope)) == ()
+        assert drive(case.bridge.pause("nope", principal="alice")) is None
+        assert drive(case.bridge.pause(case.scope, principal="alice")) is not None
+        assert case.kinds() == ["paused"]
 
 
 class TestAudit:

@@ -130,7 +130,7 @@ class TestPending:
         assert [p.scope for p in listed(door)] == ["t-2", "t-1"]
 
     def test_a_pause_is_dated_by_its_checkpoint(self, store: Store) -> None:
-        """created_at is the checkpoint's time, or the clock's when it has none."""
+        """created_at is the checkpoint's time, or when first met when it has none."""
         agent = started("t-1")
         written = agent.get_state(config("t-1")).created_at
         (pause,) = listed(bridge(agent, store, lambda: ["t-1"]))
@@ -149,7 +149,9 @@ class TestPending:
         now = datetime(2030, 1, 1, tzinfo=UTC)
         clock = ResumePolicy(now=lambda: now)
         (undated,) = listed(bridge(Undated(), store, lambda: ["t-1"], policy=clock))
-        assert undated.created_at == now
+        met = [e.at for e in asyncio.run(store.audit("t-1")) if e.kind == "paused"]
+        assert [undated.created_at] == met
+        assert undated.created_at != now  # the same on every listing
 
     def test_a_partly_answered_thread_lists_what_is_left(self, store: Store) -> None:
         """Per call, a review answered through the adapter's door leaves the other."""
@@ -319,3 +321,50 @@ class TestBlocking:
         trail = asyncio.run(door.audit("t-1", principal="alice"))
         assert [e.kind for e in trail] == ["paused", "accepted", "rejected"]
         assert transfers() == [{"to": "ACME", "amount": 1}]
+
+
+class TestAuthorizedFirst:
+    def test_a_refused_listing_files_nothing(self, store: Store) -> None:
+        """Mallory's listing and pause() are authorized first: no paused event."""
+        agent = started("t-1")
+        door = bridge(agent, store, lambda: ["t-1"], policy=ALICE_ONLY)
+        assert listed(door, "mallory") == []
+        assert asyncio.run(door.pause("t-1", principal="mallory")) is None
+        assert asyncio.run(store.audit("t-1")) == ()
+        listed(door, "alice")
+        assert [e.kind for e in asyncio.run(store.audit("t-1"))] == ["paused"]
+
+    def test_the_verdict_does_not_depend_on_what_is_spent(self, store: Store) -> None:
+        """Refused for a call spent while the checkpoint still shows it: nothing."""
+        agent = started("t-1", mode="per_call", turn=TWO_PAYMENTS)
+
+        def not_c1(who: str | None, pending: Any) -> bool:
+            return who == "alice" or pending.ref != "c-1"
+
+        door = bridge(agent, store, lambda: ["t-1"], authorize=not_c1)
+        shown = langchain.pending(agent, config("t-1"))
+        assert shown is not None
+        first, second = shown.interrupts
+        # Spent (its continuation still running), yet shown by the checkpoint.
+        asyncio.run(store.spend_all([shown.keys[first.id]], None))
+        assert asyncio.run(door.pending(principal="mallory")) == []
+        assert asyncio.run(door.pause("t-1", principal="mallory")) is None
+        (left,) = listed(door, "alice")
+        assert left.interrupts == (second,)
+
+
+class TestPause:
+    def test_one_thread_is_what_the_listing_shows(self, store: Store) -> None:
+        """pause(thread) is the listing's pause; None elsewhere or once answered."""
+        agent = started("t-1", "t-2")
+        door = bridge(agent, store, lambda: ["t-1", "t-2"])
+        (one,) = [pause for pause in listed(door) if pause.scope == "t-1"]
+        assert asyncio.run(door.pause("t-1")) == one
+        assert asyncio.run(door.pause("idle")) is None
+        asyncio.run(door.answer("t-1", approval_of(one)))
+        assert asyncio.run(door.pause("t-1")) is None
+
+
+def approval_of(pause: PendingPause) -> Resume:
+    """An approval of every call of *pause*."""
+    return Resume(restart=[p.approve() for p in pause.interrupts])

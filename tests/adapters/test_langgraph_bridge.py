@@ -273,3 +273,47 @@ def test_a_blocking_checkpointer() -> None:
     trail = asyncio.run(agent.bridge.audit("b-1", principal="alice"))
     assert [event.kind for event in trail] == ["paused", "accepted"]
     assert asyncio.run(agent.bridge.pending(principal="alice")) == []
+
+
+def test_a_refused_listing_files_nothing(world: World) -> None:
+    """Mallory's listing and pause() are authorized first: no paused event."""
+    thread = world.start("pay 50000")
+    assert asyncio.run(world.bridge.pending(principal="mallory")) == []
+    assert asyncio.run(world.bridge.pause(thread, principal="mallory")) is None
+    assert asyncio.run(world.store.audit(thread)) == ()
+    asyncio.run(world.bridge.pending(principal="alice"))
+    assert [e.kind for e in asyncio.run(world.store.audit(thread))] == ["paused"]
+
+
+def test_pause_reads_one_thread_as_the_listing_shows_it(world: World) -> None:
+    """pause(thread) is the listing's pause there; None elsewhere or once answered."""
+    thread = world.start("pay 50000")
+    world.start("pay 1")
+    pauses = asyncio.run(world.bridge.pending(principal="alice"))
+    (listed,) = [pause for pause in pauses if pause.scope == thread]
+    assert asyncio.run(world.bridge.pause(thread, principal="alice")) == listed
+    assert asyncio.run(world.bridge.pause("t-none", principal="alice")) is None
+    asyncio.run(world.bridge.answer(thread, APPROVE, principal="alice"))
+    assert asyncio.run(world.bridge.pause(thread, principal="alice")) is None
+
+
+def test_pause_over_a_blocking_checkpointer() -> None:
+    """Over a SqliteSaver, pause() reads the one thread in a worker thread."""
+    store = MemoryStore()
+    agent = GraphAgent(":memory:", store)
+    agent.graph.invoke({"messages": [HumanMessage("pay 50000")]}, config("b-2"))
+    (listed,) = asyncio.run(agent.bridge.pending(principal="alice"))
+    assert asyncio.run(agent.bridge.pause("b-2", principal="alice")) == listed
+    assert asyncio.run(agent.bridge.pause("b-2", principal="mallory")) is None
+
+
+def test_a_refused_audit_files_nothing(world: World) -> None:
+    """Mallory's audit is authorized against the checkpoint: no paused event."""
+    thread = world.start("pay 50000")
+    assert asyncio.run(world.bridge.audit(thread, principal="mallory")) == ()
+    assert asyncio.run(world.store.audit(thread)) == ()
+    assert asyncio.run(world.bridge.audit(thread, principal="alice")) == ()
+    asyncio.run(world.bridge.answer(thread, APPROVE, principal="alice"))
+    trail = asyncio.run(world.bridge.audit(thread, principal="alice"))
+    assert [event.kind for event in trail] == ["paused", "accepted"]
+    assert asyncio.run(world.bridge.audit(thread, principal="mallory")) == ()

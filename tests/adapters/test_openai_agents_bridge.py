@@ -215,10 +215,21 @@ class TestAnswer:
         assert case.continued == []
 
     def test_an_unlisted_session_is_unknown(self) -> None:
-        """A scope the application lists no token for is unknown_interrupt."""
+        """No token listed at a scope: unknown_interrupt, or not_authorized to all.
+
+        With an authorizer there is nothing to ask it about, so every
+        principal, alice included, is refused not_authorized (as `refuse`).
+        """
         case = bridged()
+        for who in ("alice", "mallory"):
+            with pytest.raises(ResumeRejected) as refused:
+                drive(case.bridge.answer("nope", Resume(), principal=who))
+            assert refused.value.codes == (ProblemCode.NOT_AUTHORIZED,)
+        door = bridge(
+            agent(case.world, ONE), case.sealer, case.store, lambda: case.tokens
+        )
         with pytest.raises(ResumeRejected) as refused:
-            drive(case.bridge.answer("nope", Resume(), principal="alice"))
+            drive(door.answer("nope", Resume(), principal="alice"))
         assert refused.value.codes == (ProblemCode.UNKNOWN_INTERRUPT,)
 
     def test_without_a_callback_the_run_goes_on(self) -> None:
@@ -241,6 +252,60 @@ class TestPrincipals:
         assert case.refused(approve, "mallory") == ["not_authorized"]
         assert case.world.transfers == []
         assert case.listed() == [(SESSION, "call-1")]
+
+    def test_a_refused_principal_learns_nothing_of_what_is_listed(self) -> None:
+        """A token listed or not, opening or not: mallory is not_authorized."""
+        case = bridged()
+        approve = Resume(restart=[case.pending.approve()])
+        for scope in (SESSION, "nope"):
+            with pytest.raises(ResumeRejected) as refused:
+                drive(case.bridge.answer(scope, approve, principal="mallory"))
+            assert refused.value.codes == (ProblemCode.NOT_AUTHORIZED,)
+        case.tokens[SESSION] = case.paused.token[:-4] + "AAAA"  # no longer opens
+        assert case.refused(approve, "mallory") == ["not_authorized"]
+        assert case.world.transfers == []
+
+    def test_the_adapters_door_asks_the_authorizer_before_the_token(self) -> None:
+        """A token that does not open: not_authorized with an authorizer, filed."""
+        case = bridged()
+        approve = Resume(restart=[case.pending.approve()])
+        forged = case.paused.token[:-4] + "AAAA"
+        for who in ("mallory", "alice"):  # nothing opened: nothing to allow
+            policy = ResumePolicy(authorize=alice_only, principal=who)
+            with pytest.raises(ResumeRejected) as refused:
+                answer_with(
+                    case.world, case.sealer, case.store, forged, approve, policy=policy
+                )
+            assert refused.value.codes == (ProblemCode.NOT_AUTHORIZED,)
+        with pytest.raises(ResumeRejected) as refused:
+            answer_with(case.world, case.sealer, case.store, forged, approve)
+        assert refused.value.codes == (ProblemCode.BAD_TOKEN,)
+        trail = drive(case.store.audit(SESSION))
+        assert [(e.kind, e.principal, e.codes) for e in trail] == [
+            ("rejected", "mallory", ("not_authorized",)),
+            ("rejected", "alice", ("not_authorized",)),
+            ("rejected", None, ("bad_token",)),
+        ]
+        assert case.world.transfers == []
+
+
+class TestPause:
+    def test_one_scope_is_what_the_listing_shows(self) -> None:
+        """pause(scope) is the listing's pause there; None once answered."""
+        case = bridged()
+        (listed,) = drive(case.bridge.pending(principal="alice"))
+        assert drive(case.bridge.pause(SESSION, principal="alice")) == listed
+        case.answer(Resume(restart=[case.pending.approve()]))
+        assert drive(case.bridge.pause(SESSION, principal="alice")) is None
+
+    def test_nothing_is_shown_to_a_refused_principal_or_at_no_token(self) -> None:
+        """None for mallory (nothing filed) and for a scope with no token listed."""
+        case = bridged()
+        assert drive(case.bridge.pause(SESSION, principal="mallory")) is None
+        assert drive(case.store.audit(SESSION)) == ()
+        assert drive(case.bridge.pause("nope", principal="alice")) is None
+        assert drive(case.bridge.pause(SESSION, principal="alice")) is not None
+        assert [event.kind for event in drive(case.store.audit(SESSION))] == ["paused"]
 
 
 class TestAudit:

@@ -191,10 +191,20 @@ class TestAnswer:
         assert case.continued == []
 
     def test_an_unlisted_run_is_unknown(self) -> None:
-        """A scope the store holds no run under is unknown_interrupt."""
+        """No run kept at a scope: unknown_interrupt, or not_authorized to all.
+
+        With an authorizer there is nothing to ask it about, so every
+        principal, alice included, is refused not_authorized (as `refuse`).
+        """
         case = bridged([transfer()])
+        for who in ("alice", "mallory"):
+            with pytest.raises(ResumeRejected) as refused:
+                drive(case.bridge.answer("nope", Resume(), principal=who))
+            assert refused.value.codes == (ProblemCode.NOT_AUTHORIZED,)
+        setup = case.setup
+        door = bridge(setup.agent, setup.store, lambda: [setup.paused.id])
         with pytest.raises(ResumeRejected) as refused:
-            drive(case.bridge.answer("nope", Resume(), principal="alice"))
+            drive(door.answer("nope", Resume(), principal="alice"))
         assert refused.value.codes == (ProblemCode.UNKNOWN_INTERRUPT,)
 
     def test_without_a_callback_the_run_goes_on(self) -> None:
@@ -216,6 +226,62 @@ class TestPrincipals:
         assert case.refused(approve, "mallory") == ["not_authorized"]
         assert case.setup.world.transfers == []
         assert case.listed() == [(case.setup.paused.id, "t1")]
+
+    @pytest.mark.parametrize("scope", ["nope", "", "n\x00ul", "x" * 3000])
+    def test_a_refused_principal_learns_nothing_of_what_is_kept(
+        self, scope: str
+    ) -> None:
+        """A run kept or not: mallory is not_authorized through either door."""
+        case = bridged([transfer()])
+        approve = Resume(restart=[case.pending.approve()])
+        setup = case.setup
+        mallory = ResumePolicy(authorize=alice_only, principal="mallory")
+        for named in (setup.paused.id, scope):
+            with pytest.raises(ResumeRejected) as refused:
+                drive(case.bridge.answer(named, approve, principal="mallory"))
+            assert refused.value.codes == (ProblemCode.NOT_AUTHORIZED,)
+            with pytest.raises(ResumeRejected) as refused:
+                resume_sync(setup.agent, named, approve, setup.store, policy=mallory)
+            assert refused.value.codes == (ProblemCode.NOT_AUTHORIZED,)
+        assert setup.world.transfers == []
+        assert case.listed() == [(setup.paused.id, "t1")]
+
+    def test_an_unknown_run_is_refused_in_its_trail(self) -> None:
+        """Each door files its refusal of a run never kept under that id."""
+        case = bridged([transfer()])
+        approve = Resume(restart=[case.pending.approve()])
+        setup = case.setup
+        mallory = ResumePolicy(authorize=alice_only, principal="mallory")
+        with pytest.raises(ResumeRejected):
+            drive(case.bridge.answer("nope", approve, principal="alice"))
+        with pytest.raises(ResumeRejected):
+            resume_sync(setup.agent, "nope", approve, setup.store, policy=mallory)
+        trail = drive(setup.store.audit("nope"))
+        assert [(e.kind, e.principal, e.codes) for e in trail] == [
+            ("rejected", "alice", ("not_authorized",)),
+            ("rejected", "mallory", ("not_authorized",)),
+        ]
+
+
+class TestPause:
+    def test_one_scope_is_what_the_listing_shows(self) -> None:
+        """pause(scope) is the listing's pause there; None once answered."""
+        case = bridged([transfer()])
+        scope = case.setup.paused.id
+        (listed,) = drive(case.bridge.pending(principal="alice"))
+        assert drive(case.bridge.pause(scope, principal="alice")) == listed
+        case.answer(Resume(restart=[case.pending.approve()]))
+        assert drive(case.bridge.pause(scope, principal="alice")) is None
+
+    def test_nothing_is_shown_to_a_refused_principal_or_at_no_run(self) -> None:
+        """None for mallory (nothing filed) and for a scope with no run kept."""
+        case = bridged([transfer()])
+        scope = case.setup.paused.id
+        assert drive(case.bridge.pause(scope, principal="mallory")) is None
+        assert case.kinds() == []
+        assert drive(case.bridge.pause("nope", principal="alice")) is None
+        assert drive(case.bridge.pause(scope, principal="alice")) is not None
+        assert case.kinds() == ["paused"]
 
 
 class TestAudit:

@@ -24,7 +24,7 @@ from interruption import (
 from interruption.adapters.langgraph import resume as lg_resume
 from interruption.inbox import create_app
 from interruption.inbox._app import _shown_keys
-from interruption.runtime.bridge import PendingPause, SessionBridge
+from interruption.runtime.bridge import Bridge, PendingPause, SessionBridge
 from langchain_core.messages import HumanMessage
 from langchain_core.runnables import RunnableConfig
 from starlette.testclient import TestClient
@@ -220,14 +220,21 @@ class TestAnswering:
 class Fixed:
     """A bridge with one fixed pause and no answers, under a door of choice."""
 
-    def __init__(self, door: str, pause: PendingPause | None = None) -> None:
+    def __init__(self, door: str, shown: PendingPause | None = None) -> None:
         self.door = door
-        self.pause = pause
+        self.shown = shown
 
     async def pending(self, *, principal: str | None = None) -> Sequence[PendingPause]:
         """Its pause, if any, for anyone."""
         del principal
-        return () if self.pause is None else (self.pause,)
+        return () if self.shown is None else (self.shown,)
+
+    async def pause(
+        self, scope: str, *, principal: str | None = None
+    ) -> PendingPause | None:
+        """Its pause, if it is at *scope*, for anyone."""
+        del principal
+        return self.shown if self.shown and self.shown.scope == scope else None
 
     async def answer(
         self, scope: str, resume: Resume, *, principal: str | None = None
@@ -242,6 +249,69 @@ class Fixed:
         """No trail."""
         del scope, principal
         return ()
+
+
+class Counted:
+    """A bridge that counts its listings, over another bridge."""
+
+    def __init__(self, inner: Bridge) -> None:
+        self.inner = inner
+        self.door = inner.door
+        self.listings = 0
+
+    async def pending(self, *, principal: str | None = None) -> Sequence[PendingPause]:
+        """The inner bridge's listing, counted."""
+        self.listings += 1
+        return await self.inner.pending(principal=principal)
+
+    async def pause(
+        self, scope: str, *, principal: str | None = None
+    ) -> PendingPause | None:
+        """The inner bridge's pause at *scope*."""
+        return await self.inner.pause(scope, principal=principal)
+
+    async def answer(
+        self, scope: str, resume: Resume, *, principal: str | None = None
+    ) -> ResolvedResume:
+        """The inner bridge's answer."""
+        return await self.inner.answer(scope, resume, principal=principal)
+
+    async def audit(
+        self, scope: str, *, principal: str | None = None
+    ) -> Sequence[AuditEvent]:
+        """The inner bridge's trail."""
+        return await self.inner.audit(scope, principal=principal)
+
+
+class TestOnePause:
+    def test_a_pause_page_reads_one_scope_not_the_listing(self) -> None:
+        """The pause page, its form and its JSON read Bridge.pause, never pending."""
+        world = World()
+        door = Counted(world.graph.bridge)
+        app = create_app(bridges=[door])
+        client = TestClient(
+            app, headers={"X-Remote-User": "alice"}, base_url="http://inbox.test"
+        )
+        thread = world.thread("t-1")
+        assert client.get(f"/api/pauses/langgraph/{thread}").status_code == 200
+        assert client.get("/api/pauses/langgraph/none").status_code == 409
+        form = _form(client, f"/p/langgraph/{thread}")
+        answered = client.post(
+            f"/p/langgraph/{thread}", data={**form, "i0.mode": "approve"}
+        )
+        assert answered.status_code == 200
+        assert world.graph.sent == [{"to": "ACME", "amount": 50000}]
+        assert door.listings == 0
+        assert client.get("/api/pending").json()["total"] == 0
+        assert door.listings == 1
+
+    def test_a_refused_principal_gets_no_pause_page(self, world: World) -> None:
+        """Through Bridge.pause, mallory's page is 404 and her JSON 409."""
+        thread = world.thread("t-1")
+        mallory = world.client("mallory")
+        assert mallory.get(f"/p/langgraph/{thread}").status_code == 404
+        assert mallory.get(f"/api/pauses/langgraph/{thread}").status_code == 409
+        assert asyncio.run(world.store.audit(thread)) == ()
 
 
 class TestCreateApp:

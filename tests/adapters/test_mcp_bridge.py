@@ -1,0 +1,159 @@
+"""The MCP client bridge: memory holds only waiting forms; one form's pause."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Final
+
+import mcp_types
+import pytest
+from interruption import (
+    MemoryStore,
+    PendingInterrupt,
+    PendingPause,
+    ProblemCode,
+    Resume,
+    ResumeRejected,
+)
+from interruption.adapters.mcp import ElicitationBridge, bridge, form_of
+
+from tests.adapters.test_mcp import NO_CONTEXT, YES_NO
+
+FORM: Final = mcp_types.ElicitRequestFormParams(
+    message="Pay?", requested_schema=form_of(YES_NO)
+)
+
+
+def bob_only(principal: str | None, _pending: PendingInterrupt) -> bool:
+    """The authorizer: only bob may see and answer a form."""
+    return principal == "bob"
+
+
+async def waiting(door: ElicitationBridge, count: int) -> list[PendingPause]:
+    """The forms listed to bob once *count* of them wait."""
+    for _ in range(400):
+        pauses = await door.pending(principal="bob")
+        if len(pauses) == count:
+            return pauses
+        await asyncio.sleep(0.005)
+    msg = f"{count} forms never waited at once"
+    raise AssertionError(msg)
+
+
+def yes(pause: PendingPause) -> Resume:
+    """Answer *pause*'s form "Yes"."""
+    return Resume(respond=[pause.interrupts[0].respond("Yes")])
+
+
+def codes(rejected: pytest.ExceptionInfo[ResumeRejected]) -> tuple[ProblemCode, ...]:
+    """The problem codes of a refusal."""
+    return rejected.value.codes
+
+
+class TestMemory:
+    def test_only_waiting_forms_are_held(self) -> None:
+        """Answered, dismissed, cancelled or timed out: each form leaves memory."""
+        door = bridge(authorize=bob_only)
+
+        async def run() -> None:
+            calls = [
+                asyncio.ensure_future(door.callback(NO_CONTEXT, FORM))
+                for _ in range(40)
+            ]
+            timed = asyncio.ensure_future(
+                asyncio.wait_for(door.callback(NO_CONTEXT, FORM), 0.2)
+            )
+            pauses = await waiting(door, 41)
+            assert len(door._asked) == 41
+            for index, pause in enumerate(pauses[:30]):
+                if index % 2:
+                    await door.answer(pause.scope, yes(pause), principal="bob")
+                else:
+                    await door.dismiss(pause.scope, "decline", principal="bob")
+            for call in calls:
+                if not call.done():
+                    call.cancel()
+            await asyncio.gather(*calls, timed, return_exceptions=True)
+            assert timed.done()
+            assert door._asked == {}
+            assert await door.pending(principal="bob") == []
+
+        asyncio.run(run())
+
+    def test_an_answered_form_is_still_consumed_once_forgotten(self) -> None:
+        """After its call ended, a replay is consumed and the trail still read."""
+        door = bridge(authorize=bob_only)
+
+        async def run() -> PendingPause:
+            asked = asyncio.ensure_future(door.callback(NO_CONTEXT, FORM))
+            (pause,) = await waiting(door, 1)
+            await door.answer(pause.scope, yes(pause), principal="bob")
+            sent = await asked
+            assert isinstance(sent, mcp_types.ElicitResult)
+            assert sent.content == {"answer": "Yes"}
+            assert door._asked == {}
+            return pause
+
+        pause = asyncio.run(run())
+        for who, code in [("bob", "consumed"), ("eve", "not_authorized")]:
+            with pytest.raises(ResumeRejected) as refused:
+                asyncio.run(door.answer(pause.scope, yes(pause), principal=who))
+            assert codes(refused) == (ProblemCode(code),)
+        with pytest.raises(ResumeRejected) as refused:
+            asyncio.run(door.dismiss(pause.scope, "cancel", principal="bob"))
+        assert codes(refused) == (ProblemCode.CONSUMED,)
+        trail = asyncio.run(door.audit(pause.scope, principal="bob"))
+        assert [(e.kind, e.principal) for e in trail] == [
+            ("paused", None),
+            ("accepted", "bob"),
+            ("rejected", "bob"),
+            ("rejected", "eve"),
+            ("rejected", "bob"),
+        ]
+        assert asyncio.run(door.audit(pause.scope, principal="eve")) == ()
+
+    def test_a_form_whose_call_ended_unanswered_is_forgotten(self) -> None:
+        """Cancelled unanswered: bob gets nothing_pending, eve not_authorized."""
+        door = bridge(authorize=bob_only)
+
+        async def run() -> PendingPause:
+            asked = asyncio.ensure_future(door.callback(NO_CONTEXT, FORM))
+            (pause,) = await waiting(door, 1)
+            asked.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await asked
+            assert door._asked == {}
+            return pause
+
+        pause = asyncio.run(run())
+        for who, code in [("bob", "nothing_pending"), ("eve", "not_authorized")]:
+            with pytest.raises(ResumeRejected) as refused:
+                asyncio.run(door.answer(pause.scope, yes(pause), principal=who))
+            assert codes(refused) == (ProblemCode(code),)
+        assert asyncio.run(door.pause(pause.scope, principal="bob")) is None
+
+    def test_a_scope_never_filed_has_no_form(self) -> None:
+        """A scope of another shape, or a fresh uuid, reads no form: no trail."""
+        store = MemoryStore()
+        door = bridge(store, authorize=bob_only)
+        for scope in ("nope", uuid.uuid4().hex, uuid.uuid4().hex.upper()):
+            assert asyncio.run(door.audit(scope, principal="bob")) == ()
+            assert asyncio.run(door.pause(scope, principal="bob")) is None
+
+
+class TestPause:
+    def test_one_form_is_what_the_listing_shows(self) -> None:
+        """pause(scope) is the listing's form while it waits; eve sees None."""
+        door = bridge(authorize=bob_only)
+
+        async def run() -> None:
+            asked = asyncio.ensure_future(door.callback(NO_CONTEXT, FORM))
+            (pause,) = await waiting(door, 1)
+            assert await door.pause(pause.scope, principal="bob") == pause
+            assert await door.pause(pause.scope, principal="eve") is None
+            await door.answer(pause.scope, yes(pause), principal="bob")
+            assert await door.pause(pause.scope, principal="bob") is None
+            await asked
+
+        asyncio.run(run())
