@@ -80,6 +80,7 @@ from interruption import (
     DecodeError,
     InvalidArgument,
     Mismatch,
+    PayloadError,
     PendingInterrupt,
     Respond,
     Restart,
@@ -89,12 +90,12 @@ from interruption import (
 )
 from interruption.adapters import _bridged, _kept
 from interruption.errors import ResumeRejected
-from interruption.runtime.admission import admit, pause_key
+from interruption.runtime.admission import admit, pause_key, refuse
 from interruption.runtime.approval import DECISION_SCHEMA, Reject, decision_from_json
 from interruption.runtime.bridge import Bridge
 from interruption.runtime.loop import refuse_running_loop
 from interruption.runtime.store import Store
-from interruption.validation import ResolvedResume, ResumePolicy
+from interruption.validation import ResolvedResume, ResumePolicy, not_authorized
 
 __all__ = [
     "FAILED_SCHEMA",
@@ -504,12 +505,28 @@ async def _resume(
         raise await _bridged.absent(
             rejected, answer, store, scope=run_id, policy=policy
         ) from None
-    metadata = _checked_metadata(options.metadata, kept)
+    session = kept.conversation.conversation_id
+    try:
+        metadata = _checked_metadata(options.metadata, kept)
+    except (InvalidArgument, PayloadError):
+        # Its words name this run's calls: a principal the authorizer
+        # refuses is told only that it is refused, as admit would tell it.
+        asking = policy or ResumePolicy()
+        if not await _bridged.allowed(asking, session, kept.interrupts):
+            raise await refuse(
+                not_authorized(asking.principal),
+                answer,
+                store,
+                session=session,
+                policy=policy,
+                shown=kept.interrupts,
+            ) from None
+        raise
     resolved = await admit(
         answer,
         kept.interrupts,
         store,
-        session=kept.conversation.conversation_id,
+        session=session,
         keys=kept.keys,
         policy=policy,
     )

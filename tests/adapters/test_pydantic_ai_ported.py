@@ -31,6 +31,7 @@ from interruption import (
     ProblemCode,
     Restart,
     Resume,
+    ResumePolicy,
     ResumeRejected,
     json_equal,
 )
@@ -365,6 +366,31 @@ class TestAnswerMetadata:
             setup.resume(answer, metadata=metadata)
         assert caught.value.where == where
         assert setup.resume(answer).output == "Done!"  # the run was not spent
+
+    @pytest.mark.parametrize(
+        "metadata",
+        [{"nope": {"a": 1}}, {"my_tool": {"when": object()}}],
+        ids=["not-an-approval", "not-json"],
+    )
+    def test_bad_metadata_tells_a_refused_principal_only_that(
+        self, metadata: Metadata
+    ) -> None:
+        """A refused principal is not_authorized, never told the run's calls."""
+        setup = paused_on(MY_TOOL)
+        (pending,) = setup.paused.interrupts
+        answer = Resume(restart=[pending.approve()])
+
+        def alice_only(principal: str | None, _pending: PendingInterrupt) -> bool:
+            return principal == "alice"
+
+        mallory = ResumePolicy(authorize=alice_only, principal="mallory")
+        codes = setup.refused(answer, metadata=metadata, policy=mallory)
+        assert codes == (ProblemCode.NOT_AUTHORIZED,)
+        assert setup.world.ran == []
+        alice = ResumePolicy(authorize=alice_only, principal="alice")
+        with pytest.raises((InvalidArgument, PayloadError)):
+            setup.resume(answer, metadata=metadata, policy=alice)
+        assert setup.resume(answer, policy=alice).output == "Done!"
 
     def test_metadata_that_is_not_json_is_a_payload_error(self) -> None:
         """A value that is not JSON is refused with the library's PayloadError."""
