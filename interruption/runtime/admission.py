@@ -80,7 +80,9 @@ async def admit(  # noqa: PLR0913 - keyword-only options
     as every door builds the same key for it (`pause_key`). In order:
 
     1. the principal is authorized for every interrupt in *interrupts*,
-       spent or not (a refusal names nothing, whatever was named);
+       spent or not (a refusal names nothing, whatever was named; with an
+       authorizer and no interrupt, every principal is refused, as in
+       `refuse`);
     2. an answer to an interrupt whose key is spent is ``consumed``, whatever
        else is wrong with the resume;
     3. the resume is validated against the interrupts not yet spent;
@@ -124,6 +126,16 @@ async def admit(  # noqa: PLR0913 - keyword-only options
         KeyError: if *keys* lacks an interrupt's id (the adapter's bug).
     """
     policy = policy or ResumePolicy()
+    if policy.authorize is not None and not interrupts:
+        # No pause to ask the authorizer about: every principal is refused,
+        # as `refuse` rules (a refused one learns nothing of the scope).
+        raise await refuse(
+            not_authorized(policy.principal),
+            resume,
+            store,
+            session=session,
+            policy=policy,
+        )
     now = policy.now()
     spent = await _meet(
         store,

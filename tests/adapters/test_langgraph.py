@@ -897,6 +897,25 @@ class TestResume:
         assert codes(rejected) == ["not_authorized"]
         assert log.got == []
 
+    def test_a_refused_principal_is_not_told_nothing_is_pending(
+        self, marks: Store
+    ) -> None:
+        """With an authorizer, a thread with nothing pending is not_authorized."""
+        log = Log()
+        graph = one_node(lambda: 1, log)
+        config = start(graph, {})
+        answer = Resume(respond=[Respond("custom", "x", 1)])
+        for who in ("eve", "alice"):
+            policy = ResumePolicy(
+                authorize=lambda principal, _p: principal == "alice", principal=who
+            )
+            with pytest.raises(ResumeRejected) as rejected:
+                resume(graph, config, answer, marks, policy=policy)
+            assert codes(rejected) == ["not_authorized"]
+        with pytest.raises(ResumeRejected) as rejected:
+            resume(graph, config, answer, marks)
+        assert codes(rejected) == ["nothing_pending"]
+
     def test_a_breakpoint_replay_is_refused(self, marks: Store) -> None:
         """A breakpoint continues once; its restart again finds nothing pending."""
         graph = two_nodes(interrupt_before=["b"])
