@@ -518,16 +518,22 @@ class SqliteStore:
 
     @staticmethod
     def _keep(db: sqlite3.Connection, turn: InterruptedTurn, history_len: int) -> None:
-        # The body is written once, apart from the row its state changes in;
-        # the row goes in only above the session's latest turn (else the
-        # transaction is rolled back, the body with it).
+        (last,) = db.execute(
+            "SELECT max(turn_id) FROM turns WHERE session = ?", (turn.session,)
+        ).fetchone()
+        if last is not None and turn.turn_id <= last:
+            msg = (
+                f"session {turn.session!r} already has turn {last}: "
+                f"expected a turn id above it, got {turn.turn_id}"
+            )
+            raise TurnIdTaken(turn.session, turn.turn_id, msg)
+        # The body is written once, apart from the row its state changes in.
         body_id = db.execute(
             "INSERT INTO turn_bodies (body) VALUES (?)", (stored_turn_json(turn),)
         ).lastrowid
-        cursor = db.execute(
+        db.execute(
             "INSERT INTO turns (session, turn_id, body_id, history_len, expires_at, "
-            "created_at) SELECT ?1, ?2, ?3, ?4, ?5, ?6 WHERE NOT EXISTS "
-            "(SELECT 1 FROM turns WHERE session = ?1 AND turn_id >= ?2)",
+            "created_at) VALUES (?, ?, ?, ?, ?, ?)",
             (
                 turn.session,
                 turn.turn_id,
@@ -537,15 +543,6 @@ class SqliteStore:
                 _iso(turn.created_at),
             ),
         )
-        if cursor.rowcount != 1:
-            (last,) = db.execute(
-                "SELECT max(turn_id) FROM turns WHERE session = ?", (turn.session,)
-            ).fetchone()
-            msg = (
-                f"session {turn.session!r} already has turn {last}: "
-                f"expected a turn id above it, got {turn.turn_id}"
-            )
-            raise TurnIdTaken(turn.session, turn.turn_id, msg)
 
     async def save(
         self,
