@@ -256,8 +256,9 @@ payloads), every update rewrote the body's overflow page and the free
 list, since a ``WITHOUT ROWID`` row over about 1 KB spills out of its leaf
 (SQLite's advice: ``WITHOUT ROWID`` suits rows under a twentieth of a
 page). A rowid table keeps a body of up to about 4 KB in its leaf, and new
-bodies land on the table's last page. A cycle (pause, consume, record,
-finish) writes 14 pages in the steady state instead of 21.
+bodies land on the table's last page. A `Session` cycle of one approval on
+a fresh session (lease, pause, release, consume, record, finish) writes 14
+pages in the steady state instead of 21.
 """
 
 
