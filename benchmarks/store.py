@@ -17,14 +17,19 @@ One *cycle* is what a human-in-the-loop request costs from start to finish:
   ``INTERRUPTION_SKIP_POSTGRES=1``, as the tests are), each with one
   caller and with 16 concurrent callers (asyncio tasks on distinct sessions).
 * *raw floor* — the same logical work with the raw driver at the same
-  durability: take the session's lease (one send at a time), append the
-  history and insert the turn, with its "paused" audit event, release the
-  lease; consume it (compare-and-set), with its "accepted" event; record the
-  tool's result; append the rest of the history and complete the turn —
-  four commits and two lease writes (sqlite3 with WAL and
+  durability: take the session's lease (one send at a time), read the
+  session's latest turn (a send runs only when none is open or consumed)
+  and its history, append the history and insert the turn, with its
+  "paused" audit event, release the lease; read the turn back and parse it
+  (a resume is validated against the stored turn, never against what the
+  client sent), consume it (compare-and-set), with its "accepted" event;
+  record the tool's result; append the rest of the history and complete
+  the turn — four commits and two lease writes (sqlite3 with WAL and
   ``synchronous=FULL``, the lease without a sync of its own as the store
   writes it; psycopg; for memory, dict and list operations). Same bytes as
-  the store writes.
+  the store writes, encoded once before timing: the floor pays for no
+  encoding, only for parsing the one turn it reads (with orjson when it
+  is installed, as the store).
 * *LangGraph* — the peer a user would pick instead: a one-node graph whose
   node calls ``interrupt(...)`` and then runs the same trivial tool;
   ``invoke`` pauses it and ``invoke(Command(resume={id: "Yes"}))`` finishes it,
@@ -77,6 +82,16 @@ from interruption.runtime.store import MemoryStore, SqliteStore, Store
 from interruption.testing import ScriptedModel
 
 from _common import best_us, machine_load, table
+
+try:
+    import orjson
+
+    parse: Callable[[str], Any] = orjson.loads
+    """Parse JSON as the store does: orjson when it is installed."""
+except ImportError:  # pragma: no cover - orjson is the store's own parser
+    import json
+
+    parse = json.loads
 
 T = TypeVar("T")
 
@@ -249,9 +264,11 @@ class MemoryFloor:
     async def cycle(self, _caller: int) -> None:
         """Pause (history + turn), consume, record the result, finish."""
         key = (_fresh_id(), 1)
+        assert key not in self.rows, "a send runs on a session with no open turn"
+        assert self.history.get(key[0]) is None
         self.history[key[0]] = list(self.body.before)
         self.rows[key] = [self.body.turn, None, None]
-        row = self.rows[key]
+        row = self.rows[key]  # the stored turn, as kept
         assert row[1] is None
         row[1] = self.body.resume
         self.steps.setdefault(key, []).append(self.body.result)
@@ -291,6 +308,18 @@ _LEASE: Final = (
 """One send's lease on its session: the upsert a store makes (sends are
 serialized per session), released by a delete when the send ends."""
 _RELEASE: Final = "DELETE FROM floor_leases WHERE session = {0} AND holder = {0}"
+_LATEST: Final = (
+    "SELECT consumed_at, completed_at FROM floor WHERE session = {0} "
+    "ORDER BY turn_id DESC LIMIT 1"
+)
+"""What a send reads first: its session's latest turn, if any (a send runs
+only when none is open or consumed)."""
+_HISTORY: Final = (
+    "SELECT seq, body FROM floor_messages WHERE session = {0} ORDER BY seq"
+)
+"""The history a send continues."""
+_TURN: Final = "SELECT body, consumed_at FROM floor WHERE session = {0} AND turn_id = 1"
+"""What a resume reads first: the stored turn it is validated against."""
 _NOW: Final = "2026-01-01T00:00:00.000000+00:00"
 
 
@@ -298,11 +327,13 @@ class SqliteFloor:
     """sqlite3 as `SqliteStore` opens it (WAL, synchronous=FULL): four commits.
 
     The same logical work as a cycle: take the session's lease (one send
-    at a time), append the history and insert the turn (with its "paused"
-    audit event), release the lease; consume it (compare-and-set, with its
-    "accepted" event); record the tool's result; append the rest of the
-    history and complete the turn. The lease is written as `SqliteStore`
-    writes it, without a sync of its own (``synchronous=NORMAL``).
+    at a time), read the session's latest turn and its history, append the
+    history and insert the turn (with its "paused" audit event), release
+    the lease; read the turn back and parse it, consume it (compare-and-set,
+    with its "accepted" event); record the tool's result; append the rest
+    of the history and complete the turn. The lease is written as
+    `SqliteStore` writes it: one statement, without a sync of its own
+    (``synchronous=NORMAL``).
     """
 
     def __init__(self, path: Path, body: Bodies) -> None:
@@ -320,6 +351,8 @@ class SqliteFloor:
         """Four write transactions and a lease, as a session's cycle makes."""
         session, db, body = _fresh_id(), self.db, self.body
         self._lease(_LEASE.format("?"), (session, session, _NOW))
+        assert db.execute(_LATEST.format("?"), (session,)).fetchone() is None
+        assert not db.execute(_HISTORY.format("?"), (session,)).fetchall()
         db.execute("BEGIN IMMEDIATE")
         db.executemany(
             "INSERT INTO floor_messages VALUES (?, ?, ?)",
@@ -335,6 +368,9 @@ class SqliteFloor:
         )
         db.execute("COMMIT")
         self._lease(_RELEASE.format("?"), (session, session))
+        (stored, consumed) = db.execute(_TURN.format("?"), (session,)).fetchone()
+        assert consumed is None
+        assert parse(stored)["turn_id"] == 1
         db.execute("BEGIN IMMEDIATE")
         cursor = db.execute(
             "UPDATE floor SET consumed_at = ?, resume = ? "
@@ -367,11 +403,9 @@ class SqliteFloor:
         db.execute("COMMIT")
 
     def _lease(self, statement: str, values: tuple[str, ...]) -> None:
-        """One lease write, committed without a sync of its own."""
+        """One lease write: one statement, committed without a sync of its own."""
         self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("BEGIN IMMEDIATE")
         self.db.execute(statement, values)
-        self.db.execute("COMMIT")
         self.db.execute("PRAGMA synchronous=FULL")
 
     def close(self) -> None:
@@ -399,9 +433,16 @@ class PostgresFloor:
         return cls(connections, body)
 
     async def cycle(self, caller: int) -> None:
-        """Lease, pause, release, consume, record, finish: six transactions."""
+        """Lease, read, pause, release, read, consume, record, finish.
+
+        Six transactions (the reads are autocommit statements of their own).
+        """
         session, conn, body = _fresh_id(), self.connections[caller], self.body
         await conn.execute(_LEASE.format("%s"), (session, session, _NOW))
+        latest = await conn.execute(_LATEST.format("%s"), (session,))
+        assert await latest.fetchone() is None
+        history = await conn.execute(_HISTORY.format("%s"), (session,))
+        assert not await history.fetchall()
         async with conn.transaction():
             await conn.execute(
                 "INSERT INTO floor_messages SELECT %s, t.seq, t.body "
@@ -417,6 +458,10 @@ class PostgresFloor:
                 (session, body.paused),
             )
         await conn.execute(_RELEASE.format("%s"), (session, session))
+        turn = await (await conn.execute(_TURN.format("%s"), (session,))).fetchone()
+        assert turn is not None
+        assert turn[1] is None
+        assert parse(turn[0])["turn_id"] == 1
         cursor = await conn.execute(
             "WITH claimed AS (UPDATE floor SET consumed_at = now(), resume = %s "
             "WHERE session = %s AND turn_id = %s AND consumed_at IS NULL "

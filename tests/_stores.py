@@ -33,6 +33,8 @@ __all__ = [
     "postgres_version_1",
     "sqlite_synchronous",
     "sqlite_version_1",
+    "sqlite_version_3",
+    "sqlite_version_with_bodies",
     "stamp_postgres_version",
     "stamp_sqlite_version",
 ]
@@ -218,6 +220,49 @@ def sqlite_version_3(
                 for event in events
             ],
         )
+
+
+def sqlite_version_with_bodies(
+    path: Path,
+    version: int,
+    history: Sequence[Message],
+    turns: Sequence[InterruptedTurn],
+    spent: Sequence[str] = (),
+) -> None:
+    """Write a SQLite file as version 4, 5 or 6 of the library left it.
+
+    Why inside: only the rows an older library wrote show that a migration
+    keeps them; this library no longer writes that schema (those versions
+    kept a turn's body in its row of ``turns``). Session ``s-1`` has
+    *history*; of its *turns*, the last is open and the others completed,
+    each paused at the end of its own messages. *spent* are marks spent.
+    """
+    with closing(sqlite3.connect(path)) as db, db:
+        db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        for step in range(1, version + 1):
+            for statement in SQLITE_MIGRATIONS[step].split(";"):
+                db.execute(statement)
+            db.execute("INSERT INTO schema_version VALUES (?)", (step,))
+        db.execute("INSERT INTO sessions VALUES ('s-1', '2026-11-21T23:00:00+00:00')")
+        db.executemany(
+            "INSERT INTO messages VALUES ('s-1', ?, ?)",
+            [(seq, dumps(message)) for seq, message in enumerate(history)],
+        )
+        for stored in turns:
+            completed = None if stored is turns[-1] else "2026-11-21T23:02:00"
+            db.execute(
+                "INSERT INTO turns (session, turn_id, body, history_len, created_at, "
+                "consumed_at, completed_at) VALUES ('s-1', ?, ?, ?, ?, ?, ?)",
+                (
+                    stored.turn_id,
+                    stored_turn_json(stored),
+                    len(stored.messages),
+                    stored.created_at.isoformat(timespec="microseconds"),
+                    completed,
+                    completed,
+                ),
+            )
+        db.executemany("INSERT INTO spent VALUES (?, NULL)", [(key,) for key in spent])
 
 
 def postgres_version_1(

@@ -4,7 +4,6 @@ import json
 import sqlite3
 import sys
 from collections.abc import Callable, Coroutine
-from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -56,6 +55,7 @@ from tests._stores import (
     sqlite_synchronous,
     sqlite_version_1,
     sqlite_version_3,
+    sqlite_version_with_bodies,
     stamp_postgres_version,
     stamp_sqlite_version,
 )
@@ -286,6 +286,32 @@ class TestSqliteStore:
             == ":memory:: SQLite cannot write the database (disk I/O error)"
         )
 
+    @pytest.mark.parametrize("synchronous", ["FULL", "NORMAL"])
+    def test_a_lease_write_that_cannot_start_is_busy_and_frees_the_store(
+        self, tmp_path: Path, runner: asyncio.Runner, synchronous: str
+    ) -> None:
+        """A lease write blocked elsewhere is busy; setting and store recover."""
+        path = tmp_path / "store.db"
+        store = SqliteStore(path, timeout=0.05, synchronous=synchronous)  # type: ignore[arg-type]
+        before = sqlite_synchronous(store)
+        later = datetime(2026, 11, 22, tzinfo=UTC)
+        other = sqlite3.connect(path, isolation_level=None)
+        try:
+            other.execute("BEGIN IMMEDIATE")
+            with pytest.raises(StoreUnavailable, match="retry later") as busy:
+                runner.run(store.lease("s-1", "a", NOW, later))
+            assert (busy.value.reason, busy.value.store) == ("busy", str(path))
+            assert isinstance(busy.value.__cause__, sqlite3.OperationalError)
+            with pytest.raises(StoreUnavailable, match="retry later"):
+                runner.run(store.release("s-1", "a"))
+            assert sqlite_synchronous(store) == before
+            other.execute("ROLLBACK")
+            assert runner.run(store.lease("s-1", "a", NOW, later))
+            assert runner.run(store.lease("s-1", "a", NOW, later, renew=True))
+        finally:
+            other.close()
+            runner.run(store.close())
+
     def test_a_write_lock_held_elsewhere_fails_the_write_and_frees_the_store(
         self, tmp_path: Path
     ) -> None:
@@ -309,14 +335,14 @@ class TestSqliteStore:
             asyncio.run(store.close())
 
     def test_schema_is_versioned(self, tmp_path: Path) -> None:
-        """A new database migrates to version 6, and is not migrated again."""
+        """A new database migrates to version 7, and is not migrated again."""
         path = tmp_path / "store.db"
         store = SqliteStore(path)
-        assert store.schema_version == 6
+        assert store.schema_version == 7
         asyncio.run(store.save("s-1", turn(1).messages, turn(1)))
         asyncio.run(store.close())
         store = SqliteStore(path)  # a second migration would fail or lose the turn
-        assert store.schema_version == 6
+        assert store.schema_version == 7
         stored = asyncio.run(store.load_turn("s-1"))
         assert stored is not None
         assert stored.state == "open"
@@ -387,20 +413,48 @@ class TestSqliteStore:
     ) -> None:
         """A file as version 5 left it (no kept table) migrates; its rows stay."""
         path = tmp_path / "v5.db"
-        store = SqliteStore(path)
-        runner.run(store.save("s-1", turn(1).messages, turn(1)))
-        assert runner.run(store.spend("mark", None))
-        runner.run(store.close())
-        with closing(sqlite3.connect(path)) as db, db:  # back to version 5
-            db.execute("DROP TABLE kept")
-            db.execute("DELETE FROM schema_version WHERE version = 6")
+        sqlite_version_with_bodies(path, 5, turn(1).messages, (turn(1),), ("mark",))
         store = SqliteStore(path)
         try:
-            assert store.schema_version == 6
+            assert store.schema_version == 7
             assert runner.run(store.load_turn("s-1")) is not None
             assert runner.run(store.spent(("mark",))) == {"mark"}
             runner.run(store.keep("run-1", b"state", None))
             assert runner.run(store.kept("run-1")) == b"state"
+        finally:
+            runner.run(store.close())
+
+    def test_a_version_6_file_keeps_its_turns_apart_from_their_bodies(
+        self, tmp_path: Path, runner: asyncio.Runner
+    ) -> None:
+        """Version 6's turns read back whole after version 7 moved their bodies."""
+        path = tmp_path / "v6.db"
+        history = (*turn(1).messages, Message.of_text(Role.USER, "later"))
+        first, second = turn(1), attrs.evolve(turn(2), messages=history)
+        sqlite_version_with_bodies(path, 6, history, (first, second))
+        store = SqliteStore(path)
+
+        async def go() -> None:
+            assert store.schema_version == 7
+            done = await store.load_turn("s-1", 1)
+            assert done is not None
+            assert (done.state, done.with_history(history)) == ("completed", first)
+            latest = await store.load_turn("s-1")
+            assert latest is not None
+            assert (latest.state, latest.with_history(history)) == ("open", second)
+            assert await store.sessions("open", now=NOW) == ("s-1",)
+            # The migrated turn is spent once, and the session goes on.
+            assert await store.consume(latest.turn, RESUME, "ann")
+            assert not await store.consume(latest.turn, RESUME, "bob")
+            assert await store.finish(latest.turn, history, turn(3))
+            again = await store.load_turn("s-1")
+            assert again is not None
+            assert (again.turn.turn_id, again.state) == (3, "open")
+            with pytest.raises(ValueError, match="already has turn 3"):
+                await store.save("s-1", history, turn(3))
+
+        try:
+            runner.run(go())
         finally:
             runner.run(store.close())
 
@@ -413,7 +467,7 @@ class TestSqliteStore:
         sqlite_version_1(path, history, old, (RESUME, (result,)))
         store = SqliteStore(path)
         try:
-            assert store.schema_version == 6
+            assert store.schema_version == 7
             assert asyncio.run(store.load_history("s-1")) == history
             stored = asyncio.run(store.load_turn("s-1"))
             assert stored is not None
@@ -446,7 +500,7 @@ class TestSqliteStore:
         store = SqliteStore(path)
 
         async def go() -> None:
-            assert store.schema_version == 6
+            assert store.schema_version == 7
             assert await store.load_history("s-1") == history
             done = await store.load_turn("s-1", 1)
             assert done is not None
