@@ -67,6 +67,7 @@ from interruption.errors import (
 from interruption.kinds import ApprovalPending, Custom
 from interruption.parts import ToolRequest
 from interruption.resume import (
+    APPROVAL_ONLY,
     Accepts,
     InterruptedTurn,
     PendingInterrupt,
@@ -81,7 +82,7 @@ from interruption.runtime.admission import (
     refuse,
     unspent,
 )
-from interruption.runtime.approval import DECISION_SCHEMA, Reject, decision_from_json
+from interruption.runtime.approval import Reject, decision_from_json
 from interruption.runtime.bridge import PendingPause, newest_first
 from interruption.runtime.loop import run_sync
 from interruption.runtime.store import Store
@@ -308,7 +309,11 @@ class _Call:
         tool = ToolRequest(self.name, self.ref, self.args)
         edit = _args_schema(tools.get(self.name)) if "edit" in self.allowed else None
         if "respond" not in self.allowed:
-            accepts = Accepts(restart=DECISION_SCHEMA, replace_input=edit)
+            accepts = (
+                APPROVAL_ONLY
+                if edit is None
+                else Accepts(restart=APPROVAL_ONLY.restart, replace_input=edit)
+            )
             return PendingInterrupt(
                 self.ref, ApprovalPending(self.ref), payload, tool, accepts
             )
@@ -319,7 +324,7 @@ class _Call:
         answer: dict[str, JSON] = (
             _STRING if declared is None else {"allOf": [_STRING, declared]}
         )
-        decides = DECISION_SCHEMA if self.allowed - {"respond"} else None
+        decides = APPROVAL_ONLY.restart if self.allowed - {"respond"} else None
         accepts = Accepts(respond=answer, restart=decides, replace_input=edit)
         return PendingInterrupt(self.ref, Custom(), payload, tool, accepts)
 
