@@ -133,7 +133,7 @@ def measure_cycle(framework: str, bench: Cycle) -> tuple[str, float, float]:
     """
     try:
         bench.check()
-        alone, adapted = best_us(bench.alone, bench.adapted, repeats=10)
+        alone, adapted = best_us(bench.alone, bench.adapted)
     finally:
         bench.loop.close()
     return framework, alone, adapted

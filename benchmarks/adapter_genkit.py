@@ -13,7 +13,7 @@ restarted; the tool runs and the model answers.
   (load the record, validate the `Resume` against it, spend the turn id
   once in the same store, build the restart part, continue).
 
-Both run on one event loop, interleaved, best of several repeats; before
+Both run on one event loop, interleaved, best of 30 repeats; before
 timing, each must pause, finish and run the tool exactly once per cycle.
 """
 

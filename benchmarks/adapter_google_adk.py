@@ -13,7 +13,7 @@ confirmed; the tool runs and the model answers.
   then `resume` (read the session again, validate the `Resume` against it,
   spend the pause once in a `MemoryStore`, build the same message, run).
 
-Both run on one event loop, interleaved, best of several repeats; before
+Both run on one event loop, interleaved, best of 30 repeats; before
 timing, each must pause, finish and run the tool exactly once per cycle.
 """
 

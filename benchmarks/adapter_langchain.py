@@ -16,7 +16,7 @@ transfer and answers; a new thread each cycle.
   the decisions by tool call id, runs from the validated checkpoint and
   reads what is pending next.
 
-Both interleaved, best of several repeats; before timing, each must pause,
+Both interleaved, best of 30 repeats; before timing, each must pause,
 finish and transfer exactly once per cycle.
 """
 
@@ -138,7 +138,7 @@ def measure() -> tuple[str, float, float]:
     """
     bench = Bench()
     bench.check()
-    alone, adapted = best_us(bench.alone, bench.adapted, repeats=10)
+    alone, adapted = best_us(bench.alone, bench.adapted)
     return FRAMEWORK, alone, adapted
 
 

@@ -14,7 +14,7 @@ each cycle.
   `MemoryStore` and sends the id-keyed ``Command``; the node checks the
   answer it gets back.
 
-Both interleaved, best of several repeats; before timing, each must pause,
+Both interleaved, best of 30 repeats; before timing, each must pause,
 finish and hand the node "Yes" exactly once per cycle.
 
 ``--steps`` also times the cycle's three steps on their own (threads paused
@@ -119,7 +119,7 @@ def measure() -> tuple[str, float, float]:
     """
     bench = Bench()
     bench.check()
-    alone, adapted = best_us(bench.alone, bench.adapted, repeats=10)
+    alone, adapted = best_us(bench.alone, bench.adapted)
     return FRAMEWORK, alone, adapted
 
 

@@ -12,7 +12,7 @@ run is resumed with the call approved; the tool runs and the model answers.
   pending from it, validate the `Resume`, spend the pause once in a
   `MemoryStore`, approve, continue), a new session each cycle.
 
-Both run on one event loop, interleaved, best of several repeats; before
+Both run on one event loop, interleaved, best of 30 repeats; before
 timing, each must pause, finish and run the tool exactly once per cycle.
 """
 

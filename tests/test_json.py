@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from interruption import (
     JSON,
     Custom,
+    DecodeError,
     FieldError,
     Interrupted,
     Mismatch,
@@ -35,7 +36,7 @@ from interruption._json import (
     is_json_type,
     json_problems,
 )
-from interruption._parse import ENCODE
+from interruption._parse import ENCODE, check_json
 from interruption.schemas import conforms
 
 from tests.strategies import equivalents, json_scalars, json_values, keys
@@ -196,6 +197,33 @@ def _maybe_json() -> st.SearchStrategy[object]:
         ),
         max_leaves=12,
     )
+
+
+class TestCheckJson:
+    @given(
+        _maybe_json(),
+        st.one_of(st.integers(min_value=0, max_value=4), st.sampled_from([70, 600])),
+    )
+    def test_refuses_exactly_what_json_problems_names(
+        self, value: object, depth: int
+    ) -> None:
+        """check_json passes a value iff it has no problems, else raises them all."""
+        problems = json_problems(value, max_depth=depth)
+        if not problems:
+            check_json(value, depth)  # type: ignore[arg-type]
+            return
+        with pytest.raises(DecodeError) as refused:
+            check_json(value, depth)  # type: ignore[arg-type]
+        assert refused.value.problems == tuple(problems)
+
+    def test_a_limit_beyond_the_wires_is_walked_whole(self) -> None:
+        """A document nested far deeper than a record is checked to its limit."""
+        deep: JSON = 1
+        for _ in range(400):
+            deep = [deep]
+        check_json(deep, 400)
+        with pytest.raises(DecodeError):
+            check_json(deep, 399)
 
 
 class TestFrozenJson:

@@ -1299,6 +1299,23 @@ class TestRunSync:
         (task,) = started
         assert task.cancelled()
 
+    def test_a_calls_value_is_returned_and_never_shown(self) -> None:
+        """The coroutine's value comes back as it is, its repr never made."""
+        shown: list[str] = []
+
+        class Costly:
+            def __repr__(self) -> str:
+                shown.append("repr")
+                return "Costly()"
+
+        value = Costly()
+
+        async def give() -> Costly:
+            return value
+
+        assert run_sync(give()) is value
+        assert shown == []
+
     def test_a_threads_loop_is_closed_with_the_thread(self) -> None:
         """The loop a worker thread made is closed once the thread ends."""
         loops: list[asyncio.AbstractEventLoop] = []

@@ -67,6 +67,7 @@ from interruption.errors import (
 from interruption.kinds import ApprovalPending, Custom
 from interruption.parts import ToolRequest
 from interruption.resume import (
+    APPROVAL_ONLY,
     Accepts,
     InterruptedTurn,
     PendingInterrupt,
@@ -81,7 +82,7 @@ from interruption.runtime.admission import (
     refuse,
     unspent,
 )
-from interruption.runtime.approval import DECISION_SCHEMA, Reject, decision_from_json
+from interruption.runtime.approval import Reject, decision_from_json
 from interruption.runtime.bridge import PendingPause, newest_first
 from interruption.runtime.loop import run_sync
 from interruption.runtime.store import Store
@@ -308,7 +309,11 @@ class _Call:
         tool = ToolRequest(self.name, self.ref, self.args)
         edit = _args_schema(tools.get(self.name)) if "edit" in self.allowed else None
         if "respond" not in self.allowed:
-            accepts = Accepts(restart=DECISION_SCHEMA, replace_input=edit)
+            accepts = (
+                APPROVAL_ONLY
+                if edit is None
+                else Accepts(restart=APPROVAL_ONLY.restart, replace_input=edit)
+            )
             return PendingInterrupt(
                 self.ref, ApprovalPending(self.ref), payload, tool, accepts
             )
@@ -319,7 +324,7 @@ class _Call:
         answer: dict[str, JSON] = (
             _STRING if declared is None else {"allOf": [_STRING, declared]}
         )
-        decides = DECISION_SCHEMA if self.allowed - {"respond"} else None
+        decides = APPROVAL_ONLY.restart if self.allowed - {"respond"} else None
         accepts = Accepts(respond=answer, restart=decides, replace_input=edit)
         return PendingInterrupt(self.ref, Custom(), payload, tool, accepts)
 
@@ -804,6 +809,21 @@ async def _listed(pause: Pause, store: Store | None) -> Pause | None:
     return pause if pause.reviews else None
 
 
+_PAUSED: Final = "__interrupt__"
+"""Where LangGraph's ``invoke`` output (``version="v1"``, the default) lists
+the interrupts a run paused on; a run that finished has no such key."""
+
+
+def _finished(output: object) -> bool:
+    """Whether the run's own output says it finished, with nothing pending.
+
+    Then there is no next pause to read from the checkpoint (a static
+    breakpoint leaves no interrupt, so no review, either way). Any other
+    output, a paused run's or one that is not a state, is read again.
+    """
+    return isinstance(output, dict) and _PAUSED not in output
+
+
 def pending(
     agent: Agent,
     config: RunnableConfig,
@@ -896,7 +916,9 @@ def _resumed(  # noqa: PLR0913 - keyword-only options
             tools=tools,
         )
     )
-    agent.invoke(_command(pause, resolved), _pinned(config, pause))
+    output = agent.invoke(_command(pause, resolved), _pinned(config, pause))
+    if _finished(output):
+        return resolved, None
     after = _read(agent.get_state(_latest(config)), questions, tools)
     return resolved, after if after.reviews else None
 
@@ -928,7 +950,9 @@ async def _aresumed(  # noqa: PLR0913 - keyword-only options
         history=history,
         tools=tools,
     )
-    await agent.ainvoke(_command(pause, resolved), _pinned(config, pause))
+    output = await agent.ainvoke(_command(pause, resolved), _pinned(config, pause))
+    if _finished(output):
+        return resolved, None
     after = _read(await agent.aget_state(_latest(config)), questions, tools)
     return resolved, after if after.reviews else None
 

@@ -74,6 +74,7 @@ from interruption.kinds import ApprovalPending, Custom, Phase, ScheduledPause
 from interruption.parts import ToolRequest
 from interruption.prompts import Confirm, Input
 from interruption.resume import (
+    APPROVAL_ONLY,
     Accepts,
     PendingInterrupt,
     Respond,
@@ -87,7 +88,6 @@ from interruption.runtime.admission import (
     unspent,
 )
 from interruption.runtime.approval import (
-    DECISION_SCHEMA,
     ApprovalDecision,
     Reject,
     decision_from_json,
@@ -337,8 +337,7 @@ def approve_call(call: ToolCall) -> ApprovalDecision:
     arguments = copy_json(call["args"])
     tool = ToolRequest(call["name"], ref, arguments)
     payload: JSON = {"tool": call["name"], "input": arguments}
-    accepts = Accepts(restart=DECISION_SCHEMA)
-    shown = PendingInterrupt(_SHOWN, ApprovalPending(ref), payload, tool, accepts)
+    shown = PendingInterrupt(_SHOWN, ApprovalPending(ref), payload, tool, APPROVAL_ONLY)
     return decision_from_json(_await_answer(shown, "restart"))
 
 

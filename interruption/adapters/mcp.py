@@ -91,6 +91,7 @@ from interruption.kinds import ApprovalPending, Custom, tag_of
 from interruption.parts import ToolRequest
 from interruption.pause import Interrupted
 from interruption.resume import (
+    APPROVAL_ONLY,
     Accepts,
     InterruptedTurn,
     PendingInterrupt,
@@ -105,7 +106,7 @@ from interruption.runtime.admission import (
     record_paused,
     refuse,
 )
-from interruption.runtime.approval import DECISION_SCHEMA, Reject, decision_from_json
+from interruption.runtime.approval import Reject, decision_from_json
 from interruption.runtime.bridge import newest_first
 from interruption.runtime.tools import Tool, ToolContext, ToolContractError
 from interruption.validation import (
@@ -1076,9 +1077,7 @@ def pending_of(
     schema: dict[str, JSON] = params.requested_schema
     if schema == APPROVAL_FORM:
         kind = ApprovalPending(key)
-        return PendingInterrupt(
-            key, kind, payload, request, Accepts(restart=DECISION_SCHEMA)
-        )
+        return PendingInterrupt(key, kind, payload, request, APPROVAL_ONLY)
     form = _form(schema, "the requested schema")
     properties = form.answer.get("properties")
     if (

@@ -84,8 +84,9 @@ from interruption import (
     ToolRequest,
 )
 from interruption.adapters import _bridged
+from interruption.resume import APPROVAL_ONLY
 from interruption.runtime.admission import ADAPTER_TURN, admit, refuse, unspent
-from interruption.runtime.approval import DECISION_SCHEMA, Approve, decision_from_json
+from interruption.runtime.approval import Approve, decision_from_json
 from interruption.runtime.bridge import Bridge
 from interruption.runtime.loop import run_sync
 from interruption.validation import ResolvedResume, ResumePolicy, utc_now
@@ -358,7 +359,7 @@ def _interrupt(item: ToolApprovalItem) -> PendingInterrupt:
         kind=ApprovalPending(call_id),
         payload={"tool": name, "input": request.input},
         tool=request,
-        accepts=Accepts(restart=DECISION_SCHEMA),
+        accepts=APPROVAL_ONLY,
     )
 
 

@@ -12,6 +12,7 @@ a refusal an adapter makes before `admit` can. Every adapter, and every
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Final
@@ -175,20 +176,19 @@ async def admit(  # noqa: PLR0913 - keyword-only options
             [keys[p.id] for p in chosen], keep_until, (event, *events)
         )
 
+    checked = policy
     try:
-        # Whatever is spent, a refused principal learns nothing: it is
-        # authorized for everything the framework shows, spent or not.
-        await authorize_turn(
-            attrs.evolve(turn, interrupts=tuple(interrupts)),
-            policy.authorize,
-            policy.principal,
-        )
+        if policy.authorize is not None:
+            # Whatever is spent, a refused principal learns nothing: it is
+            # authorized for everything the framework shows, spent or not.
+            await authorize_turn(
+                attrs.evolve(turn, interrupts=tuple(interrupts)),
+                policy.authorize,
+                policy.principal,
+            )
+            checked = attrs.evolve(policy, authorize=None)
         return await validate_and_spend(
-            resume,
-            turn,
-            spend,
-            policy=attrs.evolve(policy, authorize=None),
-            spent=replayed,
+            resume, turn, spend, policy=checked, spent=replayed
         )
     except ResumeRejected as rejected:
         await store.log(audit_event(turn, "rejected", policy, resume, rejected), resume)
@@ -419,6 +419,20 @@ def pause_key(framework: str, *parts: str) -> str:
 
     Returns:
         A fixed-size key (a SHA-256 of the parts' canonical JSON).
+    """
+    return _pause_key(framework, *parts)
+
+
+_KEYS: Final = 4096
+"""How many recent spend keys `pause_key` keeps, by their parts' text."""
+
+
+@functools.lru_cache(maxsize=_KEYS, typed=True)
+def _pause_key(framework: str, *parts: str) -> str:
+    """`pause_key`, kept by its parts' values (strings, never objects).
+
+    Listing and answering one pause (an inbox's polls, a door's read and
+    then its resume) digests its parts once.
     """
     return f"{framework}:{digest([framework, *parts])}"
 

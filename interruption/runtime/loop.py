@@ -908,10 +908,20 @@ class _ThreadRunner:
             atexit.register(self.close)
 
     def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        held: list[T] = []
+
+        async def hold() -> None:
+            # The runner's task ends with None, the value is held here: on
+            # the main thread, restoring its SIGINT handler, asyncio.Runner
+            # reprs the finished task, result included, twice per call (a
+            # LangGraph Command's repr cost more than the call itself).
+            held.append(await coroutine)
+
         try:
-            return self._runner.run(coroutine)
+            self._runner.run(hold())
         finally:
             self._cancel_leftovers()
+        return held[0]
 
     def _cancel_leftovers(self) -> None:
         """Cancel and wait for the tasks a call left, as `asyncio.run` does."""

@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+import asyncio
+
+from hypothesis import given
+from hypothesis import strategies as st
+from interruption import (
+    Accepts,
+    Custom,
+    MemoryStore,
+    PendingInterrupt,
+    Resume,
+    ResumePolicy,
+    admit,
+)
+from interruption._json import digest
+from interruption.runtime.admission import pause_key
+
+texts = st.text(max_size=40)
+
+
+def ask(ref: str) -> PendingInterrupt:
+    """A pending question that takes any JSON answer."""
+    return PendingInterrupt(ref, Custom(), None, None, Accepts(respond={}))
+
+
+class TestPauseKey:
+    @given(framework=texts, parts=st.lists(texts, max_size=5))
+    def test_a_key_is_the_digest_of_its_parts_every_time(
+        self, framework: str, parts: list[str]
+    ) -> None:
+        """Asked twice, the key is the SHA-256 of the parts' canonical JSON."""
+        expected = f"{framework}:{digest([framework, *parts])}"
+        assert pause_key(framework, *parts) == expected
+        assert pause_key(framework, *parts) == expected
+
+    @given(parts=st.lists(texts, min_size=1, max_size=4, unique=True))
+    def test_distinct_parts_give_distinct_keys(self, parts: list[str]) -> None:
+        """Keys of different parts, or of the same parts in another order, differ."""
+        keys = {pause_key("door", part) for part in parts}
+        assert len(keys) == len(parts)
+        if len(parts) > 1:
+            assert pause_key("door", *parts) != pause_key("door", *reversed(parts))
+
+
+class TestAdmitAuthorizes:
+    def test_an_allowed_principal_is_asked_about_every_interrupt_shown(
+        self,
+    ) -> None:
+        """The authorizer sees spent interrupts too; allowed, the answer is accepted."""
+        store = MemoryStore()
+        pending = [ask("a"), ask("b")]
+        keys = {"a": "k:a", "b": "k:b"}
+        partial = ResumePolicy(allow_partial=True)
+        first = Resume(respond=[pending[0].respond(1)])
+        asyncio.run(
+            admit(first, pending, store, session="t", keys=keys, policy=partial)
+        )
+        asked: list[str] = []
+
+        def allow(_principal: str | None, shown: PendingInterrupt) -> bool:
+            asked.append(shown.id)
+            return True
+
+        policy = ResumePolicy(allow_partial=True, authorize=allow, principal="ana")
+        second = Resume(respond=[pending[1].respond(2)])
+        resolved = asyncio.run(
+            admit(second, pending, store, session="t", keys=keys, policy=policy)
+        )
+        assert asked == ["a", "b"]
+        assert [answer.interrupt.id for answer in resolved.answers] == ["b"]
+        *_, accepted = asyncio.run(store.audit("t"))
+        assert (accepted.kind, accepted.principal) == ("accepted", "ana")
