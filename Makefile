@@ -68,7 +68,7 @@ package: $(STAMP)
 # The second pass runs as an install without the [fast] extra (no orjson):
 # verdicts must not depend on it; coverage adds up over both passes.
 WITHOUT_ORJSON_TESTS := tests/test_wire.py tests/test_validation.py tests/test_resume.py \
-	tests/test_json.py tests/test_schema_checks.py tests/test_loop.py tests/test_sealing.py
+	tests/test_json.py tests/test_schemas.py tests/test_loop.py tests/test_sealing.py
 
 pytest: $(STAMP)
 	$(BIN)/pytest --cov --cov-report= -p no:cacheprovider
