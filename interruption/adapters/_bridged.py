@@ -40,8 +40,7 @@ from interruption import (
     ResumeRejected,
     Store,
 )
-from interruption.errors import InvalidArgument, PayloadError
-from interruption.runtime.admission import ADAPTER_TURN, refuse, unspent
+from interruption.runtime.admission import ADAPTER_TURN, unspent
 from interruption.runtime.bridge import newest_first
 from interruption.validation import authorize_turn, not_authorized
 
@@ -64,44 +63,28 @@ def unknown(what: str, scope: str) -> ResumeRejected:
     return ResumeRejected.of(ProblemCode.UNKNOWN_INTERRUPT, message)
 
 
-async def absent(
-    rejected: ResumeRejected,
-    resume: Resume,
-    store: Store,
-    *,
-    scope: object,
-    policy: ResumePolicy | None,
-) -> ResumeRejected:
-    """The verdict on an answer to *scope*, where nothing is pending: `refuse`'s.
+def absent(rejected: ResumeRejected, policy: ResumePolicy | None) -> ResumeRejected:
+    """The verdict on an answer to a scope where nothing is pending.
 
-    For an adapter's load step that finds no pause at *scope* (nothing
-    kept there, a token that does not open, a scope no one lists): the
-    principal is asked about first, as for every other answer, so a
-    refused one learns nothing of what is kept. With an authorizer and no
-    pause to ask it about, that is ``not_authorized`` for every principal
-    (`refuse`); without one, *rejected* (``unknown_interrupt``,
-    ``bad_token``, ...). The refusal is filed in *scope*'s audit trail; a
-    scope no store can file under (not a non-empty string of a store key's
-    size) gets the same verdict, unfiled.
+    For an adapter's load step that finds no pause at the scope the client
+    named (nothing kept there, a token that does not open, a scope no one
+    lists): with an authorizer there is no pause to ask it about, so every
+    principal gets ``not_authorized`` (as `refuse` rules) and learns nothing
+    of what is kept; without one, *rejected* (``unknown_interrupt``,
+    ``bad_token``, ...). Nothing is filed, as `Session` files nothing for a
+    session that never paused: a client naming scopes at will writes no row.
 
     Args:
         rejected: What the load step found (without an authorizer, the
             verdict).
-        resume: What the client sent.
-        store: Where the refusal is filed.
-        scope: The id the client named.
         policy: The authorizer and the principal; None: no authorizer.
 
     Returns:
         The refusal to raise.
     """
-    policy = policy or ResumePolicy()
-    if isinstance(scope, str) and scope:
-        try:
-            return await refuse(rejected, resume, store, session=scope, policy=policy)
-        except (InvalidArgument, PayloadError):  # no key a store holds
-            pass
-    return rejected if policy.authorize is None else not_authorized(policy.principal)
+    if policy is None or policy.authorize is None:
+        return rejected
+    return not_authorized(policy.principal)
 
 
 @final

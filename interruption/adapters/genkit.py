@@ -564,9 +564,7 @@ async def _resume(  # noqa: PLR0913 - resume's arguments, passed along
     try:
         kept = await _load(turn_id, store)
     except ResumeRejected as rejected:  # nothing kept: the authorizer decides
-        raise await _bridged.absent(
-            rejected, answer, store, scope=turn_id, policy=policy
-        ) from None
+        raise _bridged.absent(rejected, policy) from None
     resolved = await admit(
         answer,
         kept.interrupts,

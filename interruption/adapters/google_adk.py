@@ -521,9 +521,7 @@ async def _resume(  # noqa: PLR0913 - `resume`'s options
     try:
         session = await _session(runner, user_id, session_id)
     except ResumeRejected as unknown:  # no session: the authorizer decides
-        raise await _bridged.absent(
-            unknown, answer, store, scope=session_id, policy=policy
-        ) from None
+        raise _bridged.absent(unknown, policy) from None
     read = _scan(session, schemas)
     calls, answered = read.open, read.answered
     if not calls:
@@ -838,9 +836,7 @@ class AdkBridge:
         try:
             user_id, session_id = _session_of(scope)
         except ResumeRejected as malformed:  # no session: the authorizer decides
-            raise await _bridged.absent(
-                malformed, resume, self.store, scope=scope, policy=policy
-            ) from None
+            raise _bridged.absent(malformed, policy) from None
         resolved, _ = await _resume(
             self.runner,
             resume,

@@ -739,9 +739,7 @@ async def _resume(  # noqa: PLR0913, PLR0917 - resume's arguments, passed along
     try:
         opened = await _open(agent, sealed, policy.now())
     except ResumeRejected as unopened:  # no pause opens: the authorizer decides
-        raise await _bridged.absent(
-            unopened, answer, store, scope=session, policy=policy
-        ) from None
+        raise _bridged.absent(unopened, policy) from None
     interrupts, keys = opened.interrupts, opened.keys
     problems = _option_problems(options, answer, interrupts)
     # A replay is `consumed` whatever its options: admit says so.
@@ -909,9 +907,7 @@ def bridge(  # noqa: PLR0913 - keyword-only options
         found = await sealed(session)
         if found is None:
             unknown = _bridged.unknown("OpenAI Agents run", session)
-            raise await _bridged.absent(
-                unknown, answer, store, scope=session, policy=policy
-            )
+            raise _bridged.absent(unknown, policy)
         options = DecisionOptions()
         resolved, result = await _resume(
             agent, found, answer, store, policy, options, run_config

@@ -502,9 +502,7 @@ async def _resume(
     try:
         kept = await _load(run_id, store)
     except ResumeRejected as rejected:  # nothing kept: the authorizer decides
-        raise await _bridged.absent(
-            rejected, answer, store, scope=run_id, policy=policy
-        ) from None
+        raise _bridged.absent(rejected, policy) from None
     session = kept.conversation.conversation_id
     try:
         metadata = _checked_metadata(options.metadata, kept)

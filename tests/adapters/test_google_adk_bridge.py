@@ -47,7 +47,7 @@ class TestPause:
 
 class TestUnknownScopes:
     def test_a_refused_principal_learns_nothing_of_a_scope(self) -> None:
-        """Malformed, of no session, or paused: eve is not_authorized, and filed."""
+        """Malformed, of no session, or paused: eve is not_authorized, nothing named."""
         state = setup([transfer()])
         door = on(state, authorize=bob_only)
         (pause,) = asyncio.run(door.pending(principal="bob"))
@@ -56,8 +56,7 @@ class TestUnknownScopes:
             with pytest.raises(ResumeRejected) as caught:
                 asyncio.run(door.answer(scope, answer, principal="eve"))
             assert caught.value.codes == (ProblemCode.NOT_AUTHORIZED,)
-        trail = asyncio.run(state.store.audit("nobody"))
-        assert [(e.kind, e.principal) for e in trail] == [("rejected", "eve")]
+        assert asyncio.run(state.store.audit("nobody")) == ()  # no row for a guess
         assert state.world.transfers == []
 
     def test_the_adapters_door_asks_the_authorizer_before_the_session(self) -> None:
@@ -79,9 +78,5 @@ class TestUnknownScopes:
                     )
                 )
             assert caught.value.codes == (ProblemCode.NOT_AUTHORIZED,)
-        trail = asyncio.run(state.store.audit("missing"))
-        assert [(e.kind, e.principal) for e in trail] == [
-            ("rejected", "eve"),
-            ("rejected", "bob"),
-        ]
+        assert asyncio.run(state.store.audit("missing")) == ()  # no row for a guess
         assert state.world.transfers == []

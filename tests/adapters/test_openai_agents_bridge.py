@@ -266,7 +266,7 @@ class TestPrincipals:
         assert case.world.transfers == []
 
     def test_the_adapters_door_asks_the_authorizer_before_the_token(self) -> None:
-        """A token that does not open: not_authorized with an authorizer, filed."""
+        """A token that does not open: not_authorized with an authorizer, not filed."""
         case = bridged()
         approve = Resume(restart=[case.pending.approve()])
         forged = case.paused.token[:-4] + "AAAA"
@@ -280,12 +280,7 @@ class TestPrincipals:
         with pytest.raises(ResumeRejected) as refused:
             answer_with(case.world, case.sealer, case.store, forged, approve)
         assert refused.value.codes == (ProblemCode.BAD_TOKEN,)
-        trail = drive(case.store.audit(SESSION))
-        assert [(e.kind, e.principal, e.codes) for e in trail] == [
-            ("rejected", "mallory", ("not_authorized",)),
-            ("rejected", "alice", ("not_authorized",)),
-            ("rejected", None, ("bad_token",)),
-        ]
+        assert drive(case.store.audit(SESSION)) == ()  # a client's guess writes no row
         assert case.world.transfers == []
 
 
