@@ -809,21 +809,6 @@ async def _listed(pause: Pause, store: Store | None) -> Pause | None:
     return pause if pause.reviews else None
 
 
-_PAUSED: Final = "__interrupt__"
-"""Where LangGraph's ``invoke`` output (``version="v1"``, the default) lists
-the interrupts a run paused on; a run that finished has no such key."""
-
-
-def _finished(output: object) -> bool:
-    """Whether the run's own output says it finished, with nothing pending.
-
-    Then there is no next pause to read from the checkpoint (a static
-    breakpoint leaves no interrupt, so no review, either way). Any other
-    output, a paused run's or one that is not a state, is read again.
-    """
-    return isinstance(output, dict) and _PAUSED not in output
-
-
 def pending(
     agent: Agent,
     config: RunnableConfig,
@@ -916,9 +901,7 @@ def _resumed(  # noqa: PLR0913 - keyword-only options
             tools=tools,
         )
     )
-    output = agent.invoke(_command(pause, resolved), _pinned(config, pause))
-    if _finished(output):
-        return resolved, None
+    agent.invoke(_command(pause, resolved), _pinned(config, pause))
     after = _read(agent.get_state(_latest(config)), questions, tools)
     return resolved, after if after.reviews else None
 
@@ -950,9 +933,7 @@ async def _aresumed(  # noqa: PLR0913 - keyword-only options
         history=history,
         tools=tools,
     )
-    output = await agent.ainvoke(_command(pause, resolved), _pinned(config, pause))
-    if _finished(output):
-        return resolved, None
+    await agent.ainvoke(_command(pause, resolved), _pinned(config, pause))
     after = _read(await agent.aget_state(_latest(config)), questions, tools)
     return resolved, after if after.reviews else None
 

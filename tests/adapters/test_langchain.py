@@ -919,37 +919,6 @@ class TestResume:
         resume(agent, CONFIG, Resume(restart=[second.interrupts[0].approve()]), store)
         assert len(RAN) == 2
 
-    def test_aresume_returns_the_next_pause(self) -> None:
-        """When the agent pauses again, aresume returns the new pause."""
-        agent = agent_for([[TWO[0]], [call("transfer_money", "c-5", to="Z", amount=5)]])
-        first = paused(agent)
-        answer = Resume(restart=[first.interrupts[0].approve()])
-        second = asyncio.run(langchain.aresume(agent, CONFIG, answer, MemoryStore()))
-        assert second is not None
-        assert [p.ref for p in second.interrupts] == ["c-5"]
-
-    def test_an_output_that_is_not_a_state_is_read_again(self) -> None:
-        """An agent whose run returns no state: what waits next is read anyway."""
-        real = agent_for([[TWO[0]], [call("transfer_money", "c-5", to="Z", amount=5)]])
-        first = paused(real)
-
-        class Quiet:
-            """The agent, its runs' output withheld."""
-
-            nodes = real.nodes
-            get_state = real.get_state
-            get_state_history = real.get_state_history
-
-            def invoke(self, command: Any, config: RunnableConfig) -> object:
-                """Run the agent; return nothing."""
-                real.invoke(command, config)
-                return None
-
-        answer = Resume(restart=[first.interrupts[0].approve()])
-        second = resume(Quiet(), CONFIG, answer, MemoryStore())  # type: ignore[arg-type]
-        assert second is not None
-        assert [p.ref for p in second.interrupts] == ["c-5"]
-
     def test_a_fresh_process_resumes_from_sqlite(
         self, tmp_path: Path, mode: str
     ) -> None:
