@@ -118,8 +118,11 @@ async def allowed(
     """Whether *policy*'s principal may answer *interrupts* (all of them).
 
     The question `admit` asks first: the authorizer, about every interrupt
-    the framework shows at *session*, spent or not.
+    the framework shows at *session*, spent or not. With an authorizer and
+    nothing shown there is nothing it could allow: False (as `refuse` rules).
     """
+    if policy.authorize is not None and not interrupts:
+        return False
     turn = InterruptedTurn(
         session=session,
         turn_id=ADAPTER_TURN,

@@ -16,7 +16,7 @@ from interruption import (
     ResumeRejected,
     interrupt_keys,
 )
-from interruption.adapters._bridged import Paused, absent, shown
+from interruption.adapters._bridged import Paused, absent, allowed, shown
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -79,6 +79,21 @@ class TestShown:
     def test_nothing_read_is_nothing_shown(self) -> None:
         """No pause at the scope: None."""
         assert asyncio.run(shown("test", MemoryStore(), ResumePolicy(), None)) is None
+
+
+class TestAllowed:
+    def test_an_authorizer_allows_nothing_where_nothing_is_shown(self) -> None:
+        """With an authorizer and no interrupt, no principal is allowed."""
+        for who in ("ann", "bob"):
+            policy = ResumePolicy(authorize=only_ann_for_a, principal=who)
+            assert not asyncio.run(allowed(policy, "s", ()))
+        assert asyncio.run(allowed(ResumePolicy(), "s", ()))
+
+    def test_the_authorizer_is_asked_about_every_interrupt(self) -> None:
+        """Bob may answer b, not a: a pause showing both is refused him."""
+        bob = ResumePolicy(authorize=only_ann_for_a, principal="bob")
+        assert asyncio.run(allowed(bob, "s", (ask("b"),)))
+        assert not asyncio.run(allowed(bob, "s", (ask("a"), ask("b"))))
 
 
 class TestAbsent:
