@@ -511,13 +511,14 @@ async def _resume(
         # refuses is told only that it is refused, as admit would tell it.
         asking = policy or ResumePolicy()
         if not await _bridged.allowed(asking, session, kept.interrupts):
+            # Filed as refused; nothing shown, so the authorizer is not
+            # asked a second time.
             raise await refuse(
                 not_authorized(asking.principal),
                 answer,
                 store,
                 session=session,
                 policy=policy,
-                shown=kept.interrupts,
             ) from None
         raise
     resolved = await admit(
