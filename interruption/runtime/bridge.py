@@ -122,12 +122,14 @@ class Bridge(Protocol):
     async def pause(
         self, scope: str, *, principal: str | None = None
     ) -> PendingPause | None:
-        """The pause kept at *scope*, as `pending` would list it, or None.
+        """The pause kept at *scope*, shown as `pending` shows a pause, or None.
 
         Reads that one scope only (a page about one pause does not list
-        them all). None when nothing there is pending, or *principal* may
-        not answer it: a principal the authorizer refuses learns nothing,
-        and leaves nothing in the store.
+        them all), whether or not the application's listing (an adapter
+        bridge's ``runs``, ``threads`` or ``sessions``) names it: the scopes
+        `answer` takes. None when nothing there is pending, or *principal*
+        may not answer it: a principal the authorizer refuses learns
+        nothing, and leaves nothing in the store.
         """
         ...
 
