@@ -222,12 +222,14 @@ def sqlite_version_3(
         )
 
 
-def sqlite_version_with_bodies(
+def sqlite_version_with_bodies(  # noqa: PLR0913 - keyword-only options
     path: Path,
     version: int,
     history: Sequence[Message],
     turns: Sequence[InterruptedTurn],
     spent: Sequence[str] = (),
+    *,
+    last_consumed: bool = False,
 ) -> None:
     """Write a SQLite file as version 4, 5 or 6 of the library left it.
 
@@ -235,7 +237,8 @@ def sqlite_version_with_bodies(
     keeps them; this library no longer writes that schema (those versions
     kept a turn's body in its row of ``turns``). Session ``s-1`` has
     *history*; of its *turns*, the last is open and the others completed,
-    each paused at the end of its own messages. *spent* are marks spent.
+    each paused at the end of its own messages (with *last_consumed*, the
+    last is consumed but not finished). *spent* are marks spent.
     """
     with closing(sqlite3.connect(path)) as db, db:
         db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
@@ -249,7 +252,9 @@ def sqlite_version_with_bodies(
             [(seq, dumps(message)) for seq, message in enumerate(history)],
         )
         for stored in turns:
-            completed = None if stored is turns[-1] else "2026-11-21T23:02:00"
+            last = stored is turns[-1]
+            completed = None if last else "2026-11-21T23:02:00"
+            consumed = "2026-11-21T23:01:00" if last and last_consumed else completed
             db.execute(
                 "INSERT INTO turns (session, turn_id, body, history_len, created_at, "
                 "consumed_at, completed_at) VALUES ('s-1', ?, ?, ?, ?, ?, ?)",
@@ -258,7 +263,7 @@ def sqlite_version_with_bodies(
                     stored_turn_json(stored),
                     len(stored.messages),
                     stored.created_at.isoformat(timespec="microseconds"),
-                    completed,
+                    consumed,
                     completed,
                 ),
             )

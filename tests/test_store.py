@@ -458,6 +458,31 @@ class TestSqliteStore:
         finally:
             runner.run(store.close())
 
+    @pytest.mark.parametrize("version", [4, 5, 6])
+    def test_a_consumed_turn_stays_spent_through_the_migration(
+        self, tmp_path: Path, runner: asyncio.Runner, version: int
+    ) -> None:
+        """A turn consumed (not finished) before version 7 is consumed after it."""
+        path = tmp_path / f"v{version}.db"
+        history = turn(1).messages
+        sqlite_version_with_bodies(
+            path, version, history, (turn(1),), last_consumed=True
+        )
+        store = SqliteStore(path)
+
+        async def go() -> None:
+            assert store.schema_version == 7
+            latest = await store.load_turn("s-1")
+            assert latest is not None
+            assert latest.state == "consumed"
+            assert not await store.consume(latest.turn, RESUME, "mallory")
+            assert await store.finish(latest.turn, history, None)
+
+        try:
+            runner.run(go())
+        finally:
+            runner.run(store.close())
+
     def test_a_version_1_file_is_migrated_with_its_data(self, tmp_path: Path) -> None:
         """History, turns, results of version 1 read back after the migration."""
         path = tmp_path / "v1.db"
