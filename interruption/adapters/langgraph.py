@@ -587,6 +587,8 @@ class _Pause:
         sends: Per pending id, the wire form of an adapter-made pause (its
             answer is wrapped), or None for a plain ``interrupt()``.
         breakpoint: Whether it is a static breakpoint (``invoke(None)``).
+        created_at: When the checkpoint was written (LangGraph's ISO text),
+            or None when it does not say.
     """
 
     thread: str
@@ -594,6 +596,7 @@ class _Pause:
     interrupts: tuple[PendingInterrupt, ...]
     sends: Mapping[str, dict[str, JSON] | None]
     breakpoint: bool
+    created_at: str | None = None
 
 
 def _of_interrupt(
@@ -741,7 +744,9 @@ def _pause(snapshot: StateSnapshot, levels: Sequence[_Level]) -> _Pause:
         str(configurable.get("checkpoint_ns", "")),
         str(configurable.get("checkpoint_id", "")),
     )
-    return _Pause(thread, keys, tuple(interrupts), sends, bool(scheduled))
+    return _Pause(
+        thread, keys, tuple(interrupts), sends, bool(scheduled), snapshot.created_at
+    )
 
 
 def pending(
@@ -1189,12 +1194,7 @@ class GraphBridge(Generic[StateT, ContextT, InputT, OutputT]):
         pause = await self._read(config)
         if not pause.interrupts:
             return None
-        state = (
-            await asyncio.to_thread(self.graph.get_state, config)
-            if self.blocking
-            else await self.graph.aget_state(config)
-        )
-        created = state.created_at
+        created = pause.created_at
         at = None if created is None else datetime.fromisoformat(created)
         session = pause.thread or "langgraph"
         return _bridged.Paused(thread, session, pause.interrupts, pause.keys, at)

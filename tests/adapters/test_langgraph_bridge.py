@@ -6,6 +6,7 @@ import asyncio
 import itertools
 import json
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Annotated, TypedDict
 
 import pytest
@@ -131,6 +132,16 @@ def codes(rejected: pytest.ExceptionInfo[ResumeRejected]) -> list[str]:
 @pytest.fixture(name="world")
 def _world() -> World:
     return World()
+
+
+def test_a_pause_is_dated_by_its_checkpoint(world: World) -> None:
+    """A listed pause's created_at is its checkpoint's, read once with the pause."""
+    thread = world.start("pay 50000")
+    written = world.graph.get_state(config(thread)).created_at
+    assert written is not None
+    (pause,) = asyncio.run(world.bridge.pending(principal="alice"))
+    assert pause.created_at == datetime.fromisoformat(written)
+    assert asyncio.run(world.bridge.pause(thread, principal="alice")) == pause
 
 
 def test_a_real_pause_is_listed(world: World) -> None:
