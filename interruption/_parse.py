@@ -17,10 +17,8 @@ import math
 from typing import TYPE_CHECKING, Final, NoReturn
 
 from interruption._json import (
-    DOCUMENT_DEPTH,
     MAX_SAFE_INTEGER,
     child_path,
-    is_json,
     json_problems,
 )
 from interruption.errors import DecodeError, Mismatch
@@ -272,16 +270,11 @@ def parse(data: str | bytes, *, max_bytes: int, max_depth: int) -> JSON:
 def check_json(value: JSON, max_depth: int) -> None:
     """Check that *value*, a value in memory, is JSON within *max_depth*.
 
-    The verdict is `is_json`'s, one plain walk; the words, only for a value
-    it refuses, `json_problems`' (the same rule: a property test holds the
-    two to it). `is_json` takes a few frames a level, so a limit beyond the
-    wire's own (`DOCUMENT_DEPTH`) is walked by `json_problems` alone.
+    One walk, `json_problems`, gives the verdict and its words.
 
     Raises:
         DecodeError: naming every problem, with its path.
     """
-    if max_depth <= DOCUMENT_DEPTH and is_json(value, max_depth):
-        return
     problems = json_problems(value, max_depth=max_depth)
     if problems:
         raise DecodeError(problems)
