@@ -12,7 +12,6 @@ a refusal an adapter makes before `admit` can. Every adapter, and every
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Final
@@ -419,20 +418,6 @@ def pause_key(framework: str, *parts: str) -> str:
 
     Returns:
         A fixed-size key (a SHA-256 of the parts' canonical JSON).
-    """
-    return _pause_key(framework, *parts)
-
-
-_KEYS: Final = 4096
-"""How many recent spend keys `pause_key` keeps, by their parts' text."""
-
-
-@functools.lru_cache(maxsize=_KEYS, typed=True)
-def _pause_key(framework: str, *parts: str) -> str:
-    """`pause_key`, kept by its parts' values (strings, never objects).
-
-    Listing and answering one pause (an inbox's polls, a door's read and
-    then its resume) digests its parts once.
     """
     return f"{framework}:{digest([framework, *parts])}"
 
