@@ -1,7 +1,10 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime, timedelta
 
+import attrs
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from interruption import (
@@ -9,8 +12,10 @@ from interruption import (
     Custom,
     MemoryStore,
     PendingInterrupt,
+    ProblemCode,
     Resume,
     ResumePolicy,
+    ResumeRejected,
     admit,
 )
 from interruption._json import digest
@@ -71,3 +76,52 @@ class TestAdmitAuthorizes:
         assert [answer.interrupt.id for answer in resolved.answers] == ["b"]
         *_, accepted = asyncio.run(store.audit("t"))
         assert (accepted.kind, accepted.principal) == ("accepted", "ana")
+
+
+class TestAdmitDismissed:
+    """A dismissal (MCP's decline) answers what it leaves, no later than an answer."""
+
+    @given(late=st.booleans(), answered=st.booleans())
+    def test_a_dismissal_of_an_expired_pause_is_expired_and_spends_nothing(
+        self, late: bool, answered: bool
+    ) -> None:
+        """Past its expiry a dismissed pause is ``expired``; before, it is spent."""
+        store = MemoryStore()
+        start = datetime(2026, 1, 1, tzinfo=UTC)
+        ends = start + timedelta(seconds=60)
+        pending = [
+            attrs.evolve(ask("a"), expires_at=ends),
+            attrs.evolve(ask("b"), expires_at=start + timedelta(days=1)),
+        ]
+        keys = {"a": "k:a", "b": "k:b"}
+        now = ends + timedelta(seconds=1) if late else ends - timedelta(seconds=1)
+        policy = ResumePolicy(allow_partial=True, now=lambda: now)
+        resume = Resume(respond=[pending[1].respond(2)] if answered else [])
+
+        def dismiss() -> object:
+            return asyncio.run(
+                admit(
+                    resume,
+                    pending,
+                    store,
+                    session="t",
+                    keys=keys,
+                    policy=policy,
+                    dismissed=True,
+                    note="decline",
+                )
+            )
+
+        if late:
+            with pytest.raises(ResumeRejected) as caught:
+                dismiss()
+            assert caught.value.codes == (ProblemCode.EXPIRED,)
+            assert [p.interrupt_id for p in caught.value.problems] == ["a"]
+            assert not asyncio.run(store.spent(["k:a"]))
+            assert not asyncio.run(store.spent(["k:b"]))
+            *_, last = asyncio.run(store.audit("t"))
+            assert (last.kind, last.codes) == ("rejected", ("expired",))
+        else:
+            dismiss()
+            assert asyncio.run(store.spent(["k:a"]))
+            assert asyncio.run(store.spent(["k:b"]))

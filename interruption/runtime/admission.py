@@ -19,7 +19,7 @@ from typing import Final
 import attrs
 
 from interruption.audit import AuditEvent
-from interruption.errors import ResumeRejected
+from interruption.errors import Problem, ProblemCode, ResumeRejected
 from interruption.parts import ToolResponse
 from interruption.resume import (
     InterruptedTurn,
@@ -167,6 +167,11 @@ async def admit(  # noqa: PLR0913 - keyword-only options
     async def spend(kept: Resume) -> bool:
         answered = _named(kept)
         chosen = [p for p in live if dismissed or answer_key(p) in answered]
+        if dismissed:
+            # A dismissal answers what it leaves unanswered, as late as an
+            # answer would be: an expired pause takes it no more than one.
+            unanswered = [p for p in chosen if answer_key(p) not in answered]
+            _refuse_late(turn, unanswered, now)
         pending = tuple(p.id for p in chosen)
         event = audit_event(
             turn, "accepted", policy, resume, pending=pending, reason=note
@@ -192,6 +197,27 @@ async def admit(  # noqa: PLR0913 - keyword-only options
     except ResumeRejected as rejected:
         await store.log(audit_event(turn, "rejected", policy, resume, rejected), resume)
         raise
+
+
+def _refuse_late(
+    turn: InterruptedTurn, closed: Sequence[PendingInterrupt], now: datetime
+) -> None:
+    """Refuse a dismissal of *closed* if one of them expired by *now*.
+
+    Raises:
+        ResumeRejected: an ``expired`` problem for each expired pause.
+    """
+    late = [
+        Problem(
+            ProblemCode.EXPIRED,
+            f"{pending.id} expired at {ends.isoformat()}",
+            interrupt_id=pending.id,
+        )
+        for pending in closed
+        if (ends := turn.expiry_of(pending)) is not None and now >= ends
+    ]
+    if late:
+        raise ResumeRejected(late)
 
 
 async def refuse(  # noqa: PLR0913 - keyword-only options
