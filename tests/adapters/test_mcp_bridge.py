@@ -23,6 +23,7 @@ from interruption import (
 from interruption.adapters.mcp import DEFAULT_TTL, ElicitationBridge, bridge, form_of
 
 from tests.adapters.test_mcp import NO_CONTEXT, YES_NO
+from tests.sessions import NOW, Clock
 
 FORM: Final = mcp_types.ElicitRequestFormParams(
     message="Pay?", requested_schema=form_of(YES_NO)
@@ -163,20 +164,8 @@ class TestPause:
         asyncio.run(run())
 
 
-T0: Final = datetime(2026, 1, 1, tzinfo=UTC)
 KEPT: Final = DEFAULT_TTL + timedelta(minutes=1)
 """How long a request's rows outlive its arrival: its ttl, and a minute."""
-
-
-class Clock:
-    """A clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> datetime:
-        """The time the test set."""
-        return self.now
 
 
 def clocked(
@@ -204,8 +193,8 @@ class TestKeptForms:
         async def run() -> None:
             asked = asyncio.ensure_future(door.callback(NO_CONTEXT, FORM))
             (pause,) = await waiting(door, 1)
-            assert pause.interrupts[0].expires_at == T0 + DEFAULT_TTL
-            clock.now = T0 + DEFAULT_TTL
+            assert pause.interrupts[0].expires_at == NOW + DEFAULT_TTL
+            clock.advance(DEFAULT_TTL)
             assert await door.pending(principal="bob") == []
             assert await door.pause(pause.scope, principal="bob") is None
             with pytest.raises(ResumeRejected) as refused:
@@ -224,11 +213,11 @@ class TestKeptForms:
         clock, store = Clock(), MemoryStore()
         door = clocked(store, clock)
         pause = asyncio.run(answered(door))
-        assert asyncio.run(store.expire(T0 + KEPT - timedelta(seconds=1))) == 0
+        assert asyncio.run(store.expire(NOW + KEPT - timedelta(seconds=1))) == 0
         with pytest.raises(ResumeRejected) as refused:
             asyncio.run(door.answer(pause.scope, yes(pause), principal="bob"))
         assert codes(refused) == (ProblemCode.CONSUMED,)
-        assert asyncio.run(store.expire(T0 + KEPT)) == 3  # form, paused, spent
+        assert asyncio.run(store.expire(NOW + KEPT)) == 3  # form, paused, spent
         assert asyncio.run(door.audit(pause.scope, principal="bob")) == ()
         with pytest.raises(ResumeRejected) as refused:
             asyncio.run(door.answer(pause.scope, yes(pause), principal="bob"))
@@ -258,8 +247,8 @@ class TestKeptForms:
             return pause
 
         pause = asyncio.run(run())
-        assert asyncio.run(store.expire(T0 + KEPT - timedelta(seconds=1))) == 0
-        assert asyncio.run(store.expire(T0 + KEPT)) == 3
+        assert asyncio.run(store.expire(NOW + KEPT - timedelta(seconds=1))) == 0
+        assert asyncio.run(store.expire(NOW + KEPT)) == 3
         assert asyncio.run(door.audit(pause.scope, principal="bob")) == ()
 
     @pytest.mark.parametrize(
