@@ -186,7 +186,7 @@ async def answered(door: ElicitationBridge) -> PendingPause:
 
 class TestKeptForms:
     def test_a_request_expires_after_the_ttl(self) -> None:
-        """Its interrupt says when; past it, the form is unlisted and expired."""
+        """Past its expires_at a form is unlisted; an answer or dismissal is expired."""
         clock = Clock()
         door = clocked(MemoryStore(), clock)
 
@@ -199,6 +199,9 @@ class TestKeptForms:
             assert await door.pause(pause.scope, principal="bob") is None
             with pytest.raises(ResumeRejected) as refused:
                 await door.answer(pause.scope, yes(pause), principal="bob")
+            assert codes(refused) == (ProblemCode.EXPIRED,)
+            with pytest.raises(ResumeRejected) as refused:
+                await door.dismiss(pause.scope, "decline", principal="bob")
             assert codes(refused) == (ProblemCode.EXPIRED,)
             assert not asked.done()  # nothing was sent
             asked.cancel()
