@@ -19,7 +19,9 @@ from interruption import (
     admit,
 )
 from interruption._json import digest
-from interruption.runtime.admission import pause_key
+from interruption.adapters._bridged import absent, allowed
+from interruption.runtime.admission import pause_key, refuse
+from interruption.validation import Authorize
 
 texts = st.text(max_size=40)
 
@@ -125,3 +127,86 @@ class TestAdmitDismissed:
             dismiss()
             assert asyncio.run(store.spent(["k:a"]))
             assert asyncio.run(store.spent(["k:b"]))
+
+
+def only_ann(principal: str | None, _pending: PendingInterrupt) -> bool:
+    """Ann may answer anything; nobody else anything."""
+    return principal == "ann"
+
+
+async def only_ann_async(principal: str | None, _pending: PendingInterrupt) -> bool:
+    """`only_ann`, awaited."""
+    return principal == "ann"
+
+
+def door_verdicts(
+    policy: ResumePolicy, interrupts: tuple[PendingInterrupt, ...]
+) -> dict[str, bool]:
+    """Each door's verdict on *policy*'s principal for *interrupts*: True, allowed.
+
+    `admit` and `refuse` allow when their refusal is anything but
+    ``not_authorized``; `absent` is a door only where nothing is shown.
+    """
+    store = MemoryStore()
+    answer = Resume(respond=[pending.respond(1) for pending in interrupts])
+    keys = {pending.id: f"k:{pending.id}" for pending in interrupts}
+    other = ResumeRejected.of(ProblemCode.UNKNOWN_INTERRUPT, "not here")
+    authorized = ResumeRejected.of(ProblemCode.NOT_AUTHORIZED, "x")
+
+    def passes(rejected: ResumeRejected) -> bool:
+        return rejected.codes != authorized.codes
+
+    try:
+        asyncio.run(
+            admit(answer, interrupts, store, session="s", keys=keys, policy=policy)
+        )
+        admitted = True
+    except ResumeRejected as rejected:
+        admitted = passes(rejected)
+    refused = asyncio.run(
+        refuse(other, answer, store, session="s", policy=policy, shown=interrupts)
+    )
+    verdicts = {
+        "admit": admitted,
+        "refuse": passes(refused),
+        "allowed": asyncio.run(allowed(policy, "s", interrupts)),
+    }
+    if not interrupts:
+        verdicts["absent"] = passes(absent(other, policy))
+    return verdicts
+
+
+class TestNothingShown:
+    @pytest.mark.parametrize("authorize", [None, only_ann, only_ann_async])
+    @pytest.mark.parametrize("shown", [(), (ask("a"), ask("b"))])
+    @pytest.mark.parametrize("principal", ["ann", "bob"])
+    def test_every_door_gives_the_one_verdict(
+        self,
+        authorize: Authorize | None,
+        shown: tuple[PendingInterrupt, ...],
+        principal: str,
+    ) -> None:
+        """The four doors agree: with an authorizer, nothing shown is refused."""
+        policy = ResumePolicy(authorize=authorize, principal=principal)
+        expected = authorize is None or (bool(shown) and principal == "ann")
+        verdicts = door_verdicts(policy, shown)
+        assert set(verdicts) == {"admit", "refuse", "allowed"} | (
+            set() if shown else {"absent"}
+        )
+        assert verdicts == dict.fromkeys(verdicts, expected)
+
+    def test_admit_and_refuse_file_the_same_refusal_for_nothing_shown(self) -> None:
+        """With an authorizer and nothing shown, both file one not_authorized event."""
+        policy = ResumePolicy(authorize=only_ann, principal="ann")
+        store = MemoryStore()
+        other = ResumeRejected.of(ProblemCode.UNKNOWN_INTERRUPT, "not here")
+        with pytest.raises(ResumeRejected) as admitted:
+            asyncio.run(admit(Resume(), (), store, session="s", keys={}, policy=policy))
+        refused = asyncio.run(
+            refuse(other, Resume(), store, session="s", policy=policy)
+        )
+        assert admitted.value.codes == refused.codes == (ProblemCode.NOT_AUTHORIZED,)
+        events = asyncio.run(store.audit("s"))
+        assert [(e.kind, e.principal, e.codes) for e in events] == [
+            ("rejected", "ann", ("not_authorized",))
+        ] * 2
