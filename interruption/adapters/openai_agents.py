@@ -54,7 +54,7 @@ import hashlib
 import json
 import zlib
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeVar, cast, final
 
 import attrs
@@ -534,10 +534,6 @@ async def _restore(
         _reject(f"token: expected a run state this agent restores, got {error}")
 
 
-def _keep_until(expires_at: datetime | None, leeway: timedelta) -> datetime | None:
-    return expires_at + leeway if expires_at is not None else None
-
-
 def _option_problems(
     options: DecisionOptions,
     answer: Resume,
@@ -794,7 +790,9 @@ async def _resume(  # noqa: PLR0913, PLR0917 - resume's arguments, passed along
         session=session,
         keys=keys,
         policy=policy,
-        keep_until=_keep_until(opened.expires_at, sealed.sealer.leeway),
+        # Kept for ever: sealing the same run state again mints a token that
+        # opens later than the one answered, and must still find it spent.
+        keep_until=None,
         events=_standing(answer, interrupts, options, session=session, policy=policy),
     )
     answers = _apply(opened.state, opened.items, resolved, options)

@@ -405,6 +405,36 @@ class TestResume:
         assert refused == (ProblemCode.CONSUMED,)
         assert world.transfers == [TRANSFER]
 
+    def test_a_pause_resealed_later_stays_spent_after_cleanup(
+        self, world: World, sealer: Sealer
+    ) -> None:
+        """A later token of an answered pause is consumed after Store.expire too."""
+        result = run(world)
+        start = datetime.now(UTC)
+        first = pause(result, sealer, session=SESSION, now=start)
+        later = pause(result, sealer, session=SESSION, now=start + timedelta(hours=20))
+        (only,) = first.interrupts
+        answer, store = Resume(restart=[only.approve()]), MemoryStore()
+
+        def at(moment: datetime) -> ResumePolicy:
+            return ResumePolicy(now=lambda: moment)
+
+        minute = timedelta(minutes=1)
+        answer_with(
+            world, sealer, store, first.token, answer, policy=at(start + minute)
+        )
+        # After the first token's end, past any leeway: its mark may go.
+        assert sealer.max_ttl is not None
+        cleanup = start + sealer.max_ttl + sealer.leeway + minute
+        asyncio.run(store.expire(cleanup))
+        refused = codes(
+            lambda: answer_with(
+                world, sealer, store, later.token, answer, policy=at(cleanup + minute)
+            )
+        )
+        assert refused == (ProblemCode.CONSUMED,)
+        assert len(world.transfers) == 1
+
     def test_a_resealed_pause_is_spent_once(self, world: World, sealer: Sealer) -> None:
         """Two tokens of one pause (a page reload) resume it once between them."""
         result = run(world)
