@@ -662,7 +662,6 @@ async def _admit(  # noqa: PLR0913 - keyword-only options
     store: Store,
     *,
     policy: ResumePolicy | None,
-    keep_until: datetime | None,
     history: Callable[[], AsyncIterator[StateSnapshot]],
     tools: Mapping[str, BaseTool],
 ) -> ResolvedResume:
@@ -680,7 +679,6 @@ async def _admit(  # noqa: PLR0913 - keyword-only options
         pause.keys,
         session=pause.thread_id,
         at=policy.now(),
-        keep_until=keep_until,
     )
     turn = InterruptedTurn(
         session=pause.thread_id,
@@ -719,7 +717,6 @@ async def _admit(  # noqa: PLR0913 - keyword-only options
         session=pause.thread_id,
         keys=pause.keys,
         policy=checked,
-        keep_until=keep_until,
     )
 
 
@@ -880,7 +877,6 @@ def _resumed(  # noqa: PLR0913 - keyword-only options
     *,
     questions: Mapping[str, dict[str, JSON]] | None,
     policy: ResumePolicy | None,
-    keep_until: datetime | None,
 ) -> tuple[ResolvedResume, Pause | None]:
     """`resume`: what was accepted, and what the thread waits for next."""
     questions, tools = questions or {}, _tools(agent)
@@ -896,7 +892,6 @@ def _resumed(  # noqa: PLR0913 - keyword-only options
             resume,
             store,
             policy=policy,
-            keep_until=keep_until,
             history=history,
             tools=tools,
         )
@@ -914,7 +909,6 @@ async def _aresumed(  # noqa: PLR0913 - keyword-only options
     *,
     questions: Mapping[str, dict[str, JSON]] | None,
     policy: ResumePolicy | None,
-    keep_until: datetime | None,
 ) -> tuple[ResolvedResume, Pause | None]:
     """`aresume`: what was accepted, and what the thread waits for next."""
     questions, tools = questions or {}, _tools(agent)
@@ -929,7 +923,6 @@ async def _aresumed(  # noqa: PLR0913 - keyword-only options
         resume,
         store,
         policy=policy,
-        keep_until=keep_until,
         history=history,
         tools=tools,
     )
@@ -946,7 +939,6 @@ def resume(  # noqa: PLR0913 - keyword-only options
     *,
     questions: Mapping[str, dict[str, JSON]] | None = None,
     policy: ResumePolicy | None = None,
-    keep_until: datetime | None = None,
 ) -> Pause | None:
     """Validate *resume* against the thread's pause, spend it, run the agent.
 
@@ -967,7 +959,6 @@ def resume(  # noqa: PLR0913 - keyword-only options
         questions: Per tool name, the schema of a respond answer.
         policy: Authorization, the clock, partial resumes (``per_call``
             only: a batched review takes every decision at once).
-        keep_until: Keep the spent mark at least until then; None for ever.
 
     Returns:
         What the thread waits for next, or None when the run finished.
@@ -985,7 +976,6 @@ def resume(  # noqa: PLR0913 - keyword-only options
         store,
         questions=questions,
         policy=policy,
-        keep_until=keep_until,
     )
     return after
 
@@ -998,7 +988,6 @@ async def aresume(  # noqa: PLR0913 - keyword-only options
     *,
     questions: Mapping[str, dict[str, JSON]] | None = None,
     policy: ResumePolicy | None = None,
-    keep_until: datetime | None = None,
 ) -> Pause | None:
     """`resume`, running the agent asynchronously (``ainvoke``).
 
@@ -1009,7 +998,6 @@ async def aresume(  # noqa: PLR0913 - keyword-only options
         store: Where spent pauses are marked.
         questions: Per tool name, the schema of a respond answer.
         policy: Authorization, the clock, partial resumes (``per_call``).
-        keep_until: Keep the spent mark at least until then; None for ever.
 
     Returns:
         What the thread waits for next, or None when the run finished.
@@ -1025,7 +1013,6 @@ async def aresume(  # noqa: PLR0913 - keyword-only options
         store,
         questions=questions,
         policy=policy,
-        keep_until=keep_until,
     )
     return after
 
@@ -1166,7 +1153,6 @@ class AgentBridge:
         policy: Authorization, partial resumes, the clock (its principal is
             each call's).
         questions: Per tool name, the schema of a respond answer.
-        keep_until: Keep the spent marks at least until then; None for ever.
         blocking: Whether the checkpointer is synchronous only (LangGraph's
             ``SqliteSaver``): then the agent's reads and runs go to a worker
             thread (`pending`, `resume`), else they run on the loop.
@@ -1177,7 +1163,6 @@ class AgentBridge:
     threads: Threads
     policy: ResumePolicy = attrs.field(factory=ResumePolicy)
     questions: Mapping[str, dict[str, JSON]] = attrs.field(factory=dict)
-    keep_until: datetime | None = None
     blocking: bool = False
 
     @property
@@ -1282,7 +1267,7 @@ class AgentBridge:
         """
         config: RunnableConfig = {"configurable": {"thread_id": scope}}
         policy = self._as(principal)
-        questions, keep_until = self.questions, self.keep_until
+        questions = self.questions
         if self.blocking:
             agent, store = self.agent, self.store
             resolved, _ = await asyncio.to_thread(
@@ -1293,7 +1278,6 @@ class AgentBridge:
                     store,
                     questions=questions,
                     policy=policy,
-                    keep_until=keep_until,
                 )
             )
         else:
@@ -1304,7 +1288,6 @@ class AgentBridge:
                 self.store,
                 questions=questions,
                 policy=policy,
-                keep_until=keep_until,
             )
         return resolved
 
@@ -1351,7 +1334,6 @@ def bridge(  # noqa: PLR0913 - keyword-only options
     authorize: Authorize | None = None,
     policy: ResumePolicy | None = None,
     questions: Mapping[str, dict[str, JSON]] | None = None,
-    keep_until: datetime | None = None,
     blocking: bool = False,
 ) -> AgentBridge:
     """The `Bridge` over *agent*'s threads: what the inbox lists and answers.
@@ -1366,7 +1348,6 @@ def bridge(  # noqa: PLR0913 - keyword-only options
         policy: Partial resumes (``per_call`` only), the clock; strict by
             default.
         questions: Per tool name, the schema of a respond answer.
-        keep_until: Keep the spent marks at least until then; None for ever.
         blocking: Whether the checkpointer is synchronous only (LangGraph's
             ``SqliteSaver``, ``PostgresSaver``): its reads and the run then
             go to a worker thread.
@@ -1377,6 +1358,4 @@ def bridge(  # noqa: PLR0913 - keyword-only options
     chosen = policy or ResumePolicy()
     if authorize is not None:
         chosen = attrs.evolve(chosen, authorize=authorize)
-    return AgentBridge(
-        agent, store, threads, chosen, dict(questions or {}), keep_until, blocking
-    )
+    return AgentBridge(agent, store, threads, chosen, dict(questions or {}), blocking)
