@@ -419,6 +419,32 @@ class TestResume:
         assert again == (ProblemCode.CONSUMED,)
         assert transfers() == [{"to": "MALLORY", "amount": 9000}]
 
+    def test_a_retry_runs_an_approved_tool_that_raised_again(
+        self, mode: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """The docs' limit: a second answer is refused, a thread retry reruns."""
+        failing = [True]
+
+        def flaky(to: str, amount: int) -> str:
+            RAN.append(("transfer_money", {"to": to, "amount": amount}))
+            if failing.pop() if failing else False:
+                msg = "the bank timed out after taking it"
+                raise RuntimeError(msg)
+            return "sent"
+
+        monkeypatch.setattr(transfer_money, "func", flaky)
+        agent = agent_for([[call("transfer_money", "c-1", to="ACME", amount=5)]], mode)
+        (only,) = paused(agent).interrupts
+        answer, store = Resume(restart=[only.approve()]), MemoryStore()
+        with pytest.raises(RuntimeError, match="timed out"):
+            resume(agent, CONFIG, answer, store)
+        assert pending(agent, CONFIG, store=store) is None
+        assert codes(lambda: resume(agent, CONFIG, answer, store)) == (
+            ProblemCode.CONSUMED,
+        )
+        agent.invoke(None, CONFIG)
+        assert transfers() == [{"to": "ACME", "amount": 5}] * 2
+
     def test_decisions_reach_their_own_calls(self, mode: str) -> None:
         """Two gated calls, answered out of order, each get their own decision."""
         agent = agent_for([TWO], mode)
