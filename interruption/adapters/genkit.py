@@ -109,10 +109,15 @@ __all__ = [
 ANY_JSON: Final[dict[str, JSON]] = {}
 """The answer schema of a paused tool that declares no output schema."""
 
-RESUMED_SCHEMA: Final[dict[str, JSON]] = {"type": ["object", "null"]}
+RESUMED_SCHEMA: Final[dict[str, JSON]] = {
+    "type": ["object", "null"],
+    "not": {"type": "object", "required": ["approve"]},
+}
 """What a restart of a ``Custom`` pause may carry: Genkit hands a tool its
 ``resumed_metadata`` only when it is an object (None means ``True``: resumed,
-without data)."""
+without data). Never an ``"approve"`` key: that is how an approval's restart
+reaches the tool (`approved`), and only an ``ApprovalPending`` pause, answered
+by ``approve()``, may say it."""
 
 APPROVAL: Final = "approval_pending"
 """The value of ``metadata.interrupt.interruption`` that marks an approval."""
