@@ -533,6 +533,47 @@ class TestRestart:
         assert asked.tool_requests[0].input == {"seat": "14C"}
         assert outputs(final.messages[-2]) == {"call-1": {"booked": {"seat": "14C"}}}
 
+    @pytest.mark.parametrize("first", [None, {"amount": 200}])
+    def test_a_replaced_input_is_approved_again(self, first: JSON) -> None:
+        """An approval holds for its input: a replaced one (after null too) is asked."""
+        asked: list[JSON] = []
+        ran: list[JSON] = []
+
+        @tool(
+            input={"type": ["object", "null"]},
+            output={},
+            name="transfer",
+            replace_input=True,
+        )
+        def transfer(ctx: ToolContext[JSON], data: JSON) -> JSON:
+            if not ctx.restarted:
+                ctx.interrupt({"question": "which account?"})
+            ran.append(data)
+            return "sent"
+
+        def big(request: ToolRequest) -> bool:
+            asked.append(request.input)
+            return True
+
+        approver = when(big)
+        model, paused = run(
+            [model_says(ToolRequest("transfer", input=first)), model_says("done")],
+            [transfer],
+            approver=approver,
+        )
+        (approval,) = paused.interrupts
+        approved = Resume(restart=[approval.approve()])
+        question = resume(model, paused, approved, [transfer], approver=approver)
+        (asked_which,) = question.interrupts
+        other: JSON = {"amount": 1_000_000, "to": "MALLORY"}
+        answer = Resume(restart=[asked_which.restart(None, replace_input=other)])
+        again = resume(model, question, answer, [transfer], approver=approver)
+        assert again.finish_reason == "interrupted"
+        (held,) = again.interrupts
+        assert isinstance(held.kind, ApprovalPending)
+        assert asked == [first, other]
+        assert ran == []
+
     def test_a_tool_may_change_the_original_input_it_is_shown(self) -> None:
         """A tool's ``ctx.original_input`` is its own plain copy, free to change."""
 

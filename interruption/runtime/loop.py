@@ -716,11 +716,14 @@ def _plan(resolved: ResolvedResume) -> _Start:
             answered[ref] = ToolResponse(request.name, ref, entry.output)
             continue
         original = None
-        if entry.input is not None and not json_equal(entry.input, request.input):
+        changed = entry.input is not None and not json_equal(entry.input, request.input)
+        if changed:
             original = request.input
             request = attrs.evolve(request, input=entry.input)
             replaced[ref] = request
-        keep = ref in turn.approved and original is None
+        # An approval holds for the input it was given for: a replaced one
+        # (the model's input may be null) is asked about again.
+        keep = ref in turn.approved and not changed
         match restart(
             pending,
             request,
