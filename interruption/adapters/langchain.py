@@ -672,16 +672,7 @@ async def _admit(  # noqa: PLR0913 - keyword-only options
     and those of the steps before it are filed with `refuse`.
     """
     policy = policy or ResumePolicy()
-    interrupts = pause.interrupts
-    # Filed before any refusal, as `admit` files it: the trail starts there.
-    await record_paused(
-        store,
-        interrupts,
-        pause.keys,
-        session=pause.thread_id,
-        at=policy.now(),
-        keep_until=keep_until,
-    )
+    interrupts, keys = pause.interrupts, pause.keys
     turn = InterruptedTurn(
         session=pause.thread_id,
         turn_id=1,
@@ -706,18 +697,28 @@ async def _admit(  # noqa: PLR0913 - keyword-only options
             raise ResumeRejected.of(ProblemCode.CONSUMED, message)
         _screen(resume, pause, turn, checked=checked, tools=tools)
     except ResumeRejected as rejected:
-        # Refused before `admit` could: filed in the audit trail as it files,
-        # the principal asked about the pause the resume answers.
+        # Refused before `admit` could: filed in the audit trail as it files
+        # (the pause first, as `admit` files it before any refusal), the
+        # principal asked about the pause the resume answers.
         session = pause.thread_id
+        await record_paused(
+            store,
+            interrupts,
+            keys,
+            session=session,
+            at=policy.now(),
+            keep_until=keep_until,
+        )
         raise await refuse(
             rejected, resume, store, session=session, policy=policy, shown=shown
         ) from None
+    # `admit` files the pause and reads what is spent in one store read.
     return await admit(
         resume,
         interrupts,
         store,
         session=pause.thread_id,
-        keys=pause.keys,
+        keys=keys,
         policy=checked,
         keep_until=keep_until,
     )
@@ -872,6 +873,21 @@ async def apending(
     return await _listed(_read(snapshot, questions or {}, _tools(agent)), store)
 
 
+def _may_wait(output: object) -> bool:
+    """Whether a run that gave *output* may have left a review waiting.
+
+    LangGraph's ``invoke`` output has an ``__interrupt__`` key when the run
+    paused (its documented shape); without it the run finished, nothing
+    waits, and the checkpoint need not be read again to say so. An output
+    of another shape tells nothing: the checkpoint is read.
+    """
+    return not isinstance(output, dict) or _INTERRUPTED in output
+
+
+_INTERRUPTED: Final = "__interrupt__"
+"""The key of a LangGraph ``invoke`` output that lists the run's pauses."""
+
+
 def _resumed(  # noqa: PLR0913 - keyword-only options
     agent: Agent,
     config: RunnableConfig,
@@ -901,7 +917,9 @@ def _resumed(  # noqa: PLR0913 - keyword-only options
             tools=tools,
         )
     )
-    agent.invoke(_command(pause, resolved), _pinned(config, pause))
+    output = agent.invoke(_command(pause, resolved), _pinned(config, pause))
+    if not _may_wait(output):
+        return resolved, None
     after = _read(agent.get_state(_latest(config)), questions, tools)
     return resolved, after if after.reviews else None
 
@@ -933,7 +951,9 @@ async def _aresumed(  # noqa: PLR0913 - keyword-only options
         history=history,
         tools=tools,
     )
-    await agent.ainvoke(_command(pause, resolved), _pinned(config, pause))
+    output = await agent.ainvoke(_command(pause, resolved), _pinned(config, pause))
+    if not _may_wait(output):
+        return resolved, None
     after = _read(await agent.aget_state(_latest(config)), questions, tools)
     return resolved, after if after.reviews else None
 

@@ -919,6 +919,28 @@ class TestResume:
         resume(agent, CONFIG, Resume(restart=[second.interrupts[0].approve()]), store)
         assert len(RAN) == 2
 
+    def test_an_output_that_tells_nothing_has_the_checkpoint_read(self) -> None:
+        """An agent whose run output is not LangGraph's still gets its next pause."""
+        agent = agent_for([[TWO[0]], [call("transfer_money", "c-5", to="Z", amount=5)]])
+        first = paused(agent)
+
+        class Silent:
+            """The agent, its run's output dropped (an Agent of another shape)."""
+
+            nodes = agent.nodes
+            get_state = agent.get_state
+            get_state_history = agent.get_state_history
+
+            def invoke(self, command: Any, config: RunnableConfig) -> object:
+                """Run the agent; say nothing of how it ended."""
+                agent.invoke(command, config)
+                return None
+
+        answer = Resume(restart=[first.interrupts[0].approve()])
+        second = resume(Silent(), CONFIG, answer, MemoryStore())  # type: ignore[arg-type]
+        assert second is not None
+        assert [p.ref for p in second.interrupts] == ["c-5"]
+
     def test_a_fresh_process_resumes_from_sqlite(
         self, tmp_path: Path, mode: str
     ) -> None:
