@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import gc
 import threading
 from collections import Counter
@@ -1315,6 +1316,44 @@ class TestRunSync:
 
         assert run_sync(give()) is value
         assert shown == []
+
+    def test_a_call_runs_in_a_copy_of_the_callers_context(self) -> None:
+        """Each call sees the caller's context variables as they are now."""
+        seen: contextvars.ContextVar[str] = contextvars.ContextVar("seen")
+
+        async def read() -> str:
+            return seen.get("unset")
+
+        async def write() -> str:
+            seen.set("inside")
+            return seen.get()
+
+        def calls() -> list[str]:
+            first = run_sync(read())
+            seen.set("later")
+            return [first, run_sync(read()), run_sync(write()), seen.get()]
+
+        assert contextvars.copy_context().run(calls) == [
+            "unset",
+            "later",
+            "inside",
+            "later",
+        ]
+
+    def test_an_interrupted_call_cancels_what_it_left(self) -> None:
+        """KeyboardInterrupt escapes the call; its leftover task is cancelled."""
+        started: list[asyncio.Task[None]] = []
+
+        async def interrupted() -> None:
+            started.append(asyncio.ensure_future(asyncio.sleep(60)))
+            await asyncio.sleep(0)
+            raise KeyboardInterrupt
+
+        with pytest.raises(KeyboardInterrupt):
+            run_sync(interrupted())
+        (task,) = started
+        assert task.cancelled()
+        assert run_sync(_running_loop()) is run_sync_loop()
 
     def test_a_threads_loop_is_closed_with_the_thread(self) -> None:
         """The loop a worker thread made is closed once the thread ends."""

@@ -28,6 +28,7 @@ breakpoint)::
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import (
     AsyncIterator,
     Awaitable,
@@ -102,6 +103,7 @@ from interruption.validation import (
 from interruption.wire import (
     check_schema,
     copy_json,
+    describe,
     json_schema,
     structure,
     unstructure,
@@ -418,13 +420,32 @@ class ToolApproval:
         """Gate the calls *needs* selects.
 
         Args:
-            needs: Tool names to hold, or a predicate on the call.
+            needs: Tool names to hold, or a predicate on the call. The
+                predicate must answer ``True`` (hold it) or ``False`` (run
+                it); anything else raises `ArgumentTypeError` and the call
+                does not run, as with the loop's `when`.
         """
         if callable(needs):
             self._needs = needs
         else:
             names = frozenset(needs)
             self._needs = lambda call: call["name"] in names
+
+    def _held(self, call: ToolCall) -> bool:
+        """Whether *call* waits for a human. Fails closed, as `when` does.
+
+        Raises:
+            ArgumentTypeError: if the predicate answers anything but True or
+                False (``None`` from a missing key, a coroutine); the call
+                does not run.
+        """
+        holds: object = self._needs(call)
+        if holds is True or holds is False:
+            return holds
+        if inspect.iscoroutine(holds):
+            holds.close()
+        where = f"ToolApproval predicate for {call['name']!r}"
+        raise ArgumentTypeError(where, "True or False", describe(holds))
 
     def __call__(
         self,
@@ -444,10 +465,12 @@ class ToolApproval:
             GraphInterrupt: while the call awaits a decision.
             ResumeRejected: as `approve_call`.
             ToolRoutingError: outside the node `node` builds.
+            ArgumentTypeError: if the predicate answers anything but True
+                or False (the call does not run).
         """
         call = request.tool_call
         _alone(call)
-        if self._needs(call):
+        if self._held(call):
             decision = approve_call(call)
             if isinstance(decision, Reject):
                 return _rejection(call, decision)
@@ -471,10 +494,12 @@ class ToolApproval:
             GraphInterrupt: while the call awaits a decision.
             ResumeRejected: as `approve_call`.
             ToolRoutingError: outside the node `node` builds.
+            ArgumentTypeError: if the predicate answers anything but True
+                or False (the call does not run).
         """
         call = request.tool_call
         _alone(call)
-        if self._needs(call):
+        if self._held(call):
             decision = approve_call(call)
             if isinstance(decision, Reject):
                 return _rejection(call, decision)

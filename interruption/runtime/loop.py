@@ -883,7 +883,9 @@ def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
     thread from one pool on a loop of its own (within its ``max_size``):
     nothing that must outlive a call lives on this loop, since, as with
     `asyncio.run`, tasks the call left running are cancelled before it
-    returns (`blocking_loop` tells such a loop).
+    returns (`blocking_loop` tells such a loop). As with `asyncio.run`,
+    *coroutine* runs in a copy of the caller's context: it sees the
+    context variables the caller set, and what it sets stays inside.
 
     Raises:
         EventLoopRunning: if called from inside a running event loop (a
@@ -900,38 +902,34 @@ def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
 class _ThreadRunner:
     """One thread's event loop for its blocking calls; closed with the thread."""
 
-    __slots__ = ("_runner",)
+    __slots__ = ("_loop",)
 
     def __init__(self) -> None:
-        self._runner = asyncio.Runner()
+        self._loop = asyncio.new_event_loop()
         if threading.current_thread() is threading.main_thread():
             atexit.register(self.close)
 
     def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        held: list[T] = []
-
-        async def hold() -> None:
-            # The runner's task ends with None, the value is held here: on
-            # the main thread, restoring its SIGINT handler, asyncio.Runner
-            # reprs the finished task, result included, twice per call (a
-            # LangGraph Command's repr cost more than the call itself).
-            held.append(await coroutine)
-
+        # The task runs in a copy of the caller's context, as asyncio.run's
+        # does: it sees the context variables the caller set, and what it
+        # sets stays in the call. (asyncio.Runner.run would run every call in
+        # a copy of the first call's context, and install and remove a Ctrl-C
+        # handler each time: Ctrl-C here raises KeyboardInterrupt where the
+        # thread is, and the task it interrupted is cancelled below.)
+        task = self._loop.create_task(coroutine)
         try:
-            self._runner.run(hold())
+            return self._loop.run_until_complete(task)
         finally:
             self._cancel_leftovers()
-        return held[0]
 
     def _cancel_leftovers(self) -> None:
         """Cancel and wait for the tasks a call left, as `asyncio.run` does."""
-        loop = self._runner.get_loop()
-        left = asyncio.all_tasks(loop)
+        left = asyncio.all_tasks(self._loop)
         if not left:
             return
         for task in left:
             task.cancel()
-        loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
+        self._loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
 
     def loop(self) -> asyncio.AbstractEventLoop | None:
         """The loop, unless it was closed."""
@@ -939,8 +937,15 @@ class _ThreadRunner:
 
     def close(self) -> None:
         """Close the loop as `asyncio.run` does (at exit); once is enough."""
-        if self._open() is not None:
-            self._runner.close()
+        loop = self._open()
+        if loop is None:
+            return
+        try:
+            self._cancel_leftovers()
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.run_until_complete(loop.shutdown_default_executor())
+        finally:
+            loop.close()
 
     def __del__(self) -> None:
         # Collected wherever the thread's last reference goes, maybe inside
@@ -950,12 +955,8 @@ class _ThreadRunner:
             loop.close()
 
     def _open(self) -> asyncio.AbstractEventLoop | None:
-        """The loop, unless it (or the runner) was closed already."""
-        try:
-            loop = self._runner.get_loop()
-        except RuntimeError:  # the runner was closed
-            return None
-        return None if loop.is_closed() else loop
+        """The loop, unless it was closed already."""
+        return None if self._loop.is_closed() else self._loop
 
 
 _RUNNERS: Final = threading.local()

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import itertools
 import sqlite3
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
@@ -497,6 +499,75 @@ class TestApproveCall:
             (held,) = pending(graph, config, marks)
             resume(graph, config, Resume(restart=[held.approve()]), marks)
         assert sent == [("ACME", 5), ("MALLORY", 9)]
+
+    @pytest.mark.parametrize("answer", [None, 0, 1, "", "yes", [], {"hold": True}])
+    @pytest.mark.parametrize("awaited", [False, True])
+    def test_a_predicate_answering_no_bool_fails_closed(
+        self, answer: object, awaited: bool
+    ) -> None:
+        """A predicate answering anything but True or False raises; nothing runs."""
+        sent: list[tuple[str, int]] = []
+
+        @tool
+        def transfer(to: str, amount: int) -> str:
+            """Send money."""
+            sent.append((to, amount))
+            return "sent"
+
+        def model(state: Chat) -> Chat:  # noqa: ARG001 - LangGraph names it
+            return {"messages": [AIMessage("", tool_calls=CALLS[1:])]}
+
+        builder = StateGraph(Chat)
+        builder.add_node("model", model)
+        gate = ToolApproval(lambda _call: answer)  # type: ignore[arg-type, return-value]
+        builder.add_node("tools", gate.node([transfer]))
+        builder.add_edge(START, "model")
+        builder.add_conditional_edges("model", send_tool_calls(), ["tools", END])
+        builder.add_edge("tools", END)
+        graph = builder.compile(checkpointer=InMemorySaver())
+        first: Chat = {"messages": [HumanMessage("pay")]}
+        run: Callable[[], object] = (
+            (lambda: asyncio.run(graph.ainvoke(first, thread())))
+            if awaited
+            else (lambda: graph.invoke(first, thread()))
+        )
+        with pytest.raises(ArgumentTypeError) as caught:
+            run()
+        assert caught.value.where == "ToolApproval predicate for 'transfer'"
+        assert caught.value.expected == "True or False"
+        assert sent == []
+
+    def test_an_async_predicate_is_refused_not_taken_as_yes(self) -> None:
+        """A coroutine is no answer: the gate raises, closes it, nothing runs."""
+        sent: list[tuple[str, int]] = []
+
+        @tool
+        def transfer(to: str, amount: int) -> str:
+            """Send money."""
+            sent.append((to, amount))
+            return "sent"
+
+        async def needs(_call: ToolCall) -> bool:
+            return False
+
+        def model(state: Chat) -> Chat:  # noqa: ARG001 - LangGraph names it
+            return {"messages": [AIMessage("", tool_calls=CALLS[1:])]}
+
+        builder = StateGraph(Chat)
+        builder.add_node("model", model)
+        gate = ToolApproval(needs)  # type: ignore[arg-type]
+        builder.add_node("tools", gate.node([transfer]))
+        builder.add_edge(START, "model")
+        builder.add_conditional_edges("model", send_tool_calls(), ["tools", END])
+        builder.add_edge("tools", END)
+        graph = builder.compile(checkpointer=InMemorySaver())
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a coroutine never awaited warns
+            with pytest.raises(ArgumentTypeError) as caught:
+                graph.invoke({"messages": [HumanMessage("pay")]}, thread())
+            gc.collect()
+        assert "coroutine" in caught.value.got
+        assert sent == []
 
     def test_the_router_ends_without_calls(self) -> None:
         """send_tool_calls goes to `otherwise` when the last message calls nothing."""
