@@ -919,6 +919,15 @@ class TestResume:
         resume(agent, CONFIG, Resume(restart=[second.interrupts[0].approve()]), store)
         assert len(RAN) == 2
 
+    def test_the_next_pause_is_returned_asynchronously(self) -> None:
+        """When the agent pauses again, aresume returns the new pause."""
+        agent = agent_for([[TWO[0]], [call("transfer_money", "c-5", to="Z", amount=5)]])
+        first = paused(agent)
+        answer = Resume(restart=[first.interrupts[0].approve()])
+        second = asyncio.run(langchain.aresume(agent, CONFIG, answer, MemoryStore()))
+        assert second is not None
+        assert [p.ref for p in second.interrupts] == ["c-5"]
+
     def test_an_output_that_tells_nothing_has_the_checkpoint_read(self) -> None:
         """An agent whose run output is not LangGraph's still gets its next pause."""
         agent = agent_for([[TWO[0]], [call("transfer_money", "c-5", to="Z", amount=5)]])
