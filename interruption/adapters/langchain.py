@@ -82,7 +82,11 @@ from interruption.runtime.admission import (
     refuse,
     unspent,
 )
-from interruption.runtime.approval import Reject, decision_from_json
+from interruption.runtime.approval import (
+    ApprovalDecision,
+    Reject,
+    decision_from_json,
+)
 from interruption.runtime.bridge import PendingPause, newest_first
 from interruption.runtime.loop import run_sync
 from interruption.runtime.store import Store
@@ -515,17 +519,21 @@ def _changed(pending: PendingInterrupt, entry: Restart) -> bool:
     return entry.input is not None and not json_equal(entry.input, original)
 
 
-def _verb(pending: PendingInterrupt, allowed: frozenset[str], entry: Restart) -> str:
-    """The middleware's decision type for a restart carrying a decision.
+def _verb(
+    pending: PendingInterrupt,
+    allowed: frozenset[str],
+    entry: Restart,
+    decision: ApprovalDecision,
+) -> str:
+    """The middleware's decision type for a restart carrying *decision*.
 
-    An approval with other arguments is an ``edit``; so is one with the
-    same arguments spelled out where the review allows ``edit`` and not
-    ``approve`` (the call runs as it was either way).
-
-    Raises:
-        DecodeError: if the restart carries no decision.
+    *decision* is the restart's own (``decision_from_json(entry.resumed)``,
+    decoded once by the caller). An approval with other arguments is an
+    ``edit``; so is one with the same arguments spelled out where the
+    review allows ``edit`` and not ``approve`` (the call runs as it was
+    either way).
     """
-    if isinstance(decision_from_json(entry.resumed), Reject):
+    if isinstance(decision, Reject):
         return "reject"
     if _changed(pending, entry):
         return "edit"
@@ -558,9 +566,10 @@ def _not_allowed(resume: Resume, pause: Pause) -> list[Problem]:
         if pending is None or pending.accepts.restart is None:
             continue  # the core refuses a restart where none is taken
         try:
-            verb = _verb(pending, allowed, entry)
+            decision = decision_from_json(entry.resumed)
         except DecodeError:
             continue  # the core reports it: schema_violation
+        verb = _verb(pending, allowed, entry, decision)
         changed = _changed(pending, entry)
         if verb == "edit" and changed and pending.accepts.replace_input is None:
             continue  # the core refuses other arguments itself: input_modified
@@ -598,9 +607,10 @@ def _unfit_edits(
         if model is None:
             continue  # a JSON-schema tool: its schema is all there is
         try:
-            verb = _verb(pending, allowed, entry)
+            decision = decision_from_json(entry.resumed)
         except DecodeError:
             continue  # the core reports it: schema_violation
+        verb = _verb(pending, allowed, entry, decision)
         if verb != "edit" or not pending.fits(entry):
             continue  # no edit, or the core reports what is wrong with it
         try:
@@ -766,7 +776,7 @@ def _decision(
     decision = decision_from_json(entry.resumed)
     if isinstance(decision, Reject):
         return {"type": "reject", "message": decision.reason}
-    if _verb(pending, allowed, entry) == "edit":
+    if _verb(pending, allowed, entry, decision) == "edit":
         action: JSON = {"name": pending.name, "args": copy_json(entry.input)}
         return {"type": "edit", "edited_action": action}
     return {"type": "approve"}
