@@ -40,9 +40,11 @@ __all__ = [
     "ResumePolicy",
     "Spend",
     "audit_event",
+    "authorize_shown",
     "authorize_turn",
     "consumed",
     "not_authorized",
+    "nothing_shown",
     "rejected_codes",
     "utc_now",
     "validate_and_spend",
@@ -397,6 +399,55 @@ async def authorize_turn(
             raise not_authorized(principal) from error
         if answer is not True:
             raise not_authorized(principal)
+
+
+def nothing_shown(
+    authorize: Authorize | None, principal: str | None
+) -> ResumeRejected | None:
+    """The verdict on *principal* where a door shows nothing to ask about.
+
+    A door (an adapter, a bridge) that finds no pause at the scope a client
+    names has nothing to put to the authorizer. With one, there is nothing
+    it could allow, so every principal is refused (``not_authorized``), and
+    learns nothing of what is kept, as `Session` answers for a session that
+    never paused. Without one, nobody is refused for it: the door's own
+    verdict stands (``unknown_interrupt``, ``bad_token``, ...).
+
+    This is the one statement of that rule: `authorize_shown` and the
+    adapters' doors all ask it.
+
+    Args:
+        authorize: The authorizer, or None.
+        principal: Who asks.
+
+    Returns:
+        The refusal, or None when there is no authorizer.
+    """
+    return None if authorize is None else not_authorized(principal)
+
+
+async def authorize_shown(
+    turn: InterruptedTurn, authorize: Authorize | None, principal: str | None
+) -> None:
+    """`authorize_turn` for what a door shows, nothing shown included.
+
+    The principal must be allowed for every interrupt of *turn* (what the
+    framework shows, spent or not); when *turn* shows none, `nothing_shown`
+    decides (with an authorizer, every principal is refused).
+
+    Args:
+        turn: What the door shows, as a turn.
+        authorize: The callback, or None to allow everyone.
+        principal: Who asks.
+
+    Raises:
+        ResumeRejected: one ``not_authorized`` problem that names nothing
+            pending.
+    """
+    refused = None if turn.interrupts else nothing_shown(authorize, principal)
+    if refused is not None:
+        raise refused
+    await authorize_turn(turn, authorize, principal)
 
 
 def _require_pending(turn: InterruptedTurn) -> None:

@@ -1,7 +1,10 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime, timedelta
 
+import attrs
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from interruption import (
@@ -9,12 +12,16 @@ from interruption import (
     Custom,
     MemoryStore,
     PendingInterrupt,
+    ProblemCode,
     Resume,
     ResumePolicy,
+    ResumeRejected,
     admit,
 )
 from interruption._json import digest
-from interruption.runtime.admission import pause_key
+from interruption.adapters._bridged import absent, allowed
+from interruption.runtime.admission import pause_key, refuse
+from interruption.validation import Authorize
 
 texts = st.text(max_size=40)
 
@@ -71,3 +78,135 @@ class TestAdmitAuthorizes:
         assert [answer.interrupt.id for answer in resolved.answers] == ["b"]
         *_, accepted = asyncio.run(store.audit("t"))
         assert (accepted.kind, accepted.principal) == ("accepted", "ana")
+
+
+class TestAdmitDismissed:
+    """A dismissal (MCP's decline) answers what it leaves, no later than an answer."""
+
+    @given(late=st.booleans(), answered=st.booleans())
+    def test_a_dismissal_of_an_expired_pause_is_expired_and_spends_nothing(
+        self, late: bool, answered: bool
+    ) -> None:
+        """Past its expiry a dismissed pause is ``expired``; before, it is spent."""
+        store = MemoryStore()
+        start = datetime(2026, 1, 1, tzinfo=UTC)
+        ends = start + timedelta(seconds=60)
+        pending = [
+            attrs.evolve(ask("a"), expires_at=ends),
+            attrs.evolve(ask("b"), expires_at=start + timedelta(days=1)),
+        ]
+        keys = {"a": "k:a", "b": "k:b"}
+        now = ends + timedelta(seconds=1) if late else ends - timedelta(seconds=1)
+        policy = ResumePolicy(allow_partial=True, now=lambda: now)
+        resume = Resume(respond=[pending[1].respond(2)] if answered else [])
+
+        def dismiss() -> object:
+            return asyncio.run(
+                admit(
+                    resume,
+                    pending,
+                    store,
+                    session="t",
+                    keys=keys,
+                    policy=policy,
+                    dismissed=True,
+                    note="decline",
+                )
+            )
+
+        if late:
+            with pytest.raises(ResumeRejected) as caught:
+                dismiss()
+            assert caught.value.codes == (ProblemCode.EXPIRED,)
+            assert [p.interrupt_id for p in caught.value.problems] == ["a"]
+            assert not asyncio.run(store.spent(["k:a"]))
+            assert not asyncio.run(store.spent(["k:b"]))
+            *_, last = asyncio.run(store.audit("t"))
+            assert (last.kind, last.codes) == ("rejected", ("expired",))
+        else:
+            dismiss()
+            assert asyncio.run(store.spent(["k:a"]))
+            assert asyncio.run(store.spent(["k:b"]))
+
+
+def only_ann(principal: str | None, _pending: PendingInterrupt) -> bool:
+    """Ann may answer anything; nobody else anything."""
+    return principal == "ann"
+
+
+async def only_ann_async(principal: str | None, _pending: PendingInterrupt) -> bool:
+    """`only_ann`, awaited."""
+    return principal == "ann"
+
+
+def door_verdicts(
+    policy: ResumePolicy, interrupts: tuple[PendingInterrupt, ...]
+) -> dict[str, bool]:
+    """Each door's verdict on *policy*'s principal for *interrupts*: True, allowed.
+
+    `admit` and `refuse` allow when their refusal is anything but
+    ``not_authorized``; `absent` is a door only where nothing is shown.
+    """
+    store = MemoryStore()
+    answer = Resume(respond=[pending.respond(1) for pending in interrupts])
+    keys = {pending.id: f"k:{pending.id}" for pending in interrupts}
+    other = ResumeRejected.of(ProblemCode.UNKNOWN_INTERRUPT, "not here")
+    authorized = ResumeRejected.of(ProblemCode.NOT_AUTHORIZED, "x")
+
+    def passes(rejected: ResumeRejected) -> bool:
+        return rejected.codes != authorized.codes
+
+    try:
+        asyncio.run(
+            admit(answer, interrupts, store, session="s", keys=keys, policy=policy)
+        )
+        admitted = True
+    except ResumeRejected as rejected:
+        admitted = passes(rejected)
+    refused = asyncio.run(
+        refuse(other, answer, store, session="s", policy=policy, shown=interrupts)
+    )
+    verdicts = {
+        "admit": admitted,
+        "refuse": passes(refused),
+        "allowed": asyncio.run(allowed(policy, "s", interrupts)),
+    }
+    if not interrupts:
+        verdicts["absent"] = passes(absent(other, policy))
+    return verdicts
+
+
+class TestNothingShown:
+    @pytest.mark.parametrize("authorize", [None, only_ann, only_ann_async])
+    @pytest.mark.parametrize("shown", [(), (ask("a"), ask("b"))])
+    @pytest.mark.parametrize("principal", ["ann", "bob"])
+    def test_every_door_gives_the_one_verdict(
+        self,
+        authorize: Authorize | None,
+        shown: tuple[PendingInterrupt, ...],
+        principal: str,
+    ) -> None:
+        """The four doors agree: with an authorizer, nothing shown is refused."""
+        policy = ResumePolicy(authorize=authorize, principal=principal)
+        expected = authorize is None or (bool(shown) and principal == "ann")
+        verdicts = door_verdicts(policy, shown)
+        assert set(verdicts) == {"admit", "refuse", "allowed"} | (
+            set() if shown else {"absent"}
+        )
+        assert verdicts == dict.fromkeys(verdicts, expected)
+
+    def test_admit_and_refuse_file_the_same_refusal_for_nothing_shown(self) -> None:
+        """With an authorizer and nothing shown, both file one not_authorized event."""
+        policy = ResumePolicy(authorize=only_ann, principal="ann")
+        store = MemoryStore()
+        other = ResumeRejected.of(ProblemCode.UNKNOWN_INTERRUPT, "not here")
+        with pytest.raises(ResumeRejected) as admitted:
+            asyncio.run(admit(Resume(), (), store, session="s", keys={}, policy=policy))
+        refused = asyncio.run(
+            refuse(other, Resume(), store, session="s", policy=policy)
+        )
+        assert admitted.value.codes == refused.codes == (ProblemCode.NOT_AUTHORIZED,)
+        events = asyncio.run(store.audit("s"))
+        assert [(e.kind, e.principal, e.codes) for e in events] == [
+            ("rejected", "ann", ("not_authorized",))
+        ] * 2

@@ -27,6 +27,8 @@ from interruption import (
 )
 from interruption.runtime.bridge import SessionBridge
 
+from tests.sessions import Clock
+
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
 
@@ -146,13 +148,11 @@ class TestSessionBridge:
 
     def test_an_expired_turn_takes_its_default(self) -> None:
         """An answer after the expiry is `expired`; the default answer applied."""
-        store = MemoryStore()
-        agent = Agent(store)
-        later = [datetime.now(UTC)]
-        bridge = SessionBridge(store, agent.open, lambda: later[0])
-        session = asyncio.run(agent.start("confirm?", ttl=timedelta(milliseconds=1)))
-        asyncio.run(asyncio.sleep(0.01))
-        later[0] = datetime.now(UTC)
+        store, clock = MemoryStore(), Clock()
+        agent = Agent(store, now=clock)
+        bridge = SessionBridge(store, agent.open, clock)
+        session = asyncio.run(agent.start("confirm?", ttl=timedelta(minutes=1)))
+        clock.advance(timedelta(minutes=1))
         yes = Resume(respond=[Respond("ask_user", "q-1", "Yes")])
         with pytest.raises(ResumeRejected) as late:
             asyncio.run(bridge.answer(session.id, yes, principal="alice"))
@@ -162,13 +162,11 @@ class TestSessionBridge:
 
     def test_a_refused_principal_learns_nothing_of_an_expired_turn(self) -> None:
         """A refused principal is not_authorized (and audited), not told it expired."""
-        store = MemoryStore()
-        agent = Agent(store)
-        later = [datetime.now(UTC)]
-        bridge = SessionBridge(store, agent.open, lambda: later[0])
-        session = asyncio.run(agent.start("confirm?", ttl=timedelta(milliseconds=1)))
-        asyncio.run(asyncio.sleep(0.01))
-        later[0] = datetime.now(UTC)
+        store, clock = MemoryStore(), Clock()
+        agent = Agent(store, now=clock)
+        bridge = SessionBridge(store, agent.open, clock)
+        session = asyncio.run(agent.start("confirm?", ttl=timedelta(minutes=1)))
+        clock.advance(timedelta(minutes=1))
         yes = Resume(respond=[Respond("ask_user", "q-1", "Yes")])
         with pytest.raises(ResumeRejected) as refused:
             asyncio.run(bridge.answer(session.id, yes, principal="mallory"))

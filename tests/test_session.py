@@ -33,10 +33,12 @@ from interruption import (
     SessionInUse,
     SessionPaused,
     Tool,
+    ToolContext,
     ToolRequest,
     ToolResponse,
     define_interrupt,
     dumps,
+    tool,
 )
 from interruption.runtime.session import LEASE, MAX_REASON, Session
 from interruption.runtime.store import PostgresStore, SqliteStore, Store
@@ -55,6 +57,7 @@ from tests.sessions import (
     APPROVER,
     ASK_INPUT,
     NOW,
+    TRANSFER_INPUT,
     Boom,
     Clock,
     Ledger,
@@ -916,6 +919,60 @@ class TestCrashSafety:
         assert final.messages[-1].role is Role.TOOL
         assert model.requests == []
 
+    def test_a_call_cut_short_runs_again_as_recorded(
+        self,
+        store: Store,
+        reopen: Callable[[], Store],
+        clock: Clock,
+        runner: asyncio.Runner,
+    ) -> None:
+        """Dying mid-call, recovery runs the recorded request, not a new answer."""
+        ran: list[JSON] = []
+
+        @tool(input=TRANSFER_INPUT, output={"type": "object"})
+        def transfer_money(_ctx: ToolContext[JSON], data: JSON) -> JSON:
+            """Send money; the process dies during the first small transfer."""
+            assert isinstance(data, dict)
+            ran.append(data["to"])
+            if ran == ["ACME", "BOB"]:
+                raise Crash
+            return {"status": "sent", "to": data["to"], "amount": data["amount"]}
+
+        def model(to: str) -> ScriptedModel:
+            """Pay ACME (held), then pay *to* 50 (not held), then stop."""
+
+            def answer(request: ModelRequest) -> Message:
+                done = sum(len(m.tool_responses) for m in request.messages)
+                if done == 0:
+                    return Message(Role.MODEL, (transfer(),))
+                if done == 1:
+                    small: JSON = {"to": to, "amount": 50}
+                    return Message(
+                        Role.MODEL, (ToolRequest("transfer_money", input=small),)
+                    )
+                return Message.of_text(Role.MODEL, "done")
+
+            return ScriptedModel(answer)
+
+        options: dict[str, Any] = {"id": SESSION, "approver": APPROVER, "now": clock}
+        first = Session(store, model("BOB"), [transfer_money], **options)
+        paused = runner.run(first.send("pay"))
+        with pytest.raises(Crash):
+            runner.run(first.resume(yes_to(paused.interrupts), turn_id=1))
+        survivor = Session(reopen(), model("CAROL"), [transfer_money], **options)
+        final = runner.run(survivor.recover())
+        assert final is not None
+        assert final.finish_reason == "stop"
+        assert ran == ["ACME", "BOB", "BOB"]
+        asked = [r.input for m in final.messages for r in m.tool_requests]
+        small: JSON = {"to": "BOB", "amount": 50}
+        assert asked == [transfer().input, small]
+        assert list(results_in(final.messages).values())[-1] == {
+            "status": "sent",
+            "to": "BOB",
+            "amount": 50,
+        }
+
     def test_an_expiry_answer_survives_a_crash(
         self,
         open_session: OpenSession,
@@ -1042,7 +1099,7 @@ class TestRecoveryOfEveryStep:
     def test_a_recorded_model_message_is_not_asked_again(
         self, store: Store, log: RunLog, clock: Clock, runner: asyncio.Runner
     ) -> None:
-        """The model's request is recorded with its call's result and not redone."""
+        """The model's request is recorded before its call runs and not redone."""
         tools = make_tools(log)
         paused = runner.run(
             Session(store, FollowUp(), tools, id=SESSION, now=clock).send("ask")
@@ -1059,14 +1116,14 @@ class TestRecoveryOfEveryStep:
         dying = Session(DiesInLookup(store), FollowUp(), tools, id=SESSION, now=clock)
         with pytest.raises(Crash):
             runner.run(dying.resume(yes_to(paused.interrupts)))
-        assert log["lookup"] == 1
+        assert log["lookup"] == 0  # written before its call ran
         model = FollowUp()
         survivor = Session(store, model, tools, id=SESSION, now=clock)
         final = runner.run(survivor.recover())
         assert final is not None
         assert final.finish_reason == "stop"
         assert model.calls == 1  # the report only: the lookup call was recorded
-        assert log["lookup"] == 1
+        assert log["lookup"] == 1  # the recorded call ran, once
 
 
 class TestReplay:

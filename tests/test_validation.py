@@ -47,7 +47,7 @@ from interruption.runtime.admission import ADAPTER_TURN
 from interruption.runtime.approval import DECISION_SCHEMA
 from interruption.schemas import JSONSchema, conforms
 from interruption.testing import strategies as library
-from interruption.validation import utc_now
+from interruption.validation import authorize_shown, nothing_shown, utc_now
 
 from tests.sessions import N_INPUT, OBJECT_GO, Ledger, ToolSet, mutations, resume_of
 from tests.strategies import Call, answers, batches
@@ -599,6 +599,37 @@ class TestWhatEveryPathRefuses:
             "authorize alice",
             "spend 1",
         ]
+
+
+class TestNothingShown:
+    @pytest.mark.parametrize("principal", ["alice", None])
+    def test_an_authorizer_refuses_every_principal(self, principal: str | None) -> None:
+        """With an authorizer, nothing_shown is not_authorized naming nothing."""
+        verdict = nothing_shown(lambda _who, _pending: True, principal)
+        assert verdict is not None
+        assert verdict.codes == (ProblemCode.NOT_AUTHORIZED,)
+        assert verdict.problems[0].interrupt_id is None
+
+    def test_without_an_authorizer_no_one_is_refused(self) -> None:
+        """No authorizer: None, the door's own verdict stands."""
+        assert nothing_shown(None, "alice") is None
+
+    def test_authorize_shown_refuses_an_empty_turn_with_an_authorizer(
+        self,
+    ) -> None:
+        """An empty turn: refused with an authorizer (never asked), passed without."""
+        asked: list[str] = []
+
+        def allow(_who: str | None, pending: PendingInterrupt) -> bool:
+            asked.append(pending.id)
+            return True
+
+        with pytest.raises(ResumeRejected) as refused:
+            asyncio.run(authorize_shown(turn_of(), allow, "alice"))
+        assert refused.value.codes == (ProblemCode.NOT_AUTHORIZED,)
+        asyncio.run(authorize_shown(turn_of(), None, "alice"))
+        asyncio.run(authorize_shown(turn_of(ask("a")), allow, "alice"))
+        assert asked == ["a"]
 
 
 class TestAdmit:

@@ -45,6 +45,7 @@ from interruption import (
     unstructure,
 )
 from interruption.errors import StoreState
+from interruption.validation import authorize_shown, nothing_shown
 
 raw = '{"kind": {"type": "custom"}, "payload": null}'
 
@@ -204,3 +205,17 @@ def bad_bytes() -> NoReturn:
 def busy(error: SessionPaused | ContinuationUnfinished) -> None:
     assert_type(error.session, str)
     assert isinstance(error, SessionBusy)
+
+
+# --- the door that shows nothing ------------------------------------------------
+
+
+def refuse_blind(principal: str | None) -> ResumeRejected | None:
+    """With an authorizer, a door that shows nothing refuses everyone."""
+    assert_type(nothing_shown(None, principal), ResumeRejected | None)
+    return nothing_shown(lambda _who, _pending: True, principal)
+
+
+async def authorize_door(turn: InterruptedTurn, principal: str | None) -> None:
+    """What a door shows is authorized, nothing shown included."""
+    assert_type(await authorize_shown(turn, None, principal), None)

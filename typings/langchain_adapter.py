@@ -83,7 +83,8 @@ def resuming(agent: Agent, answer: Resume, store: Store) -> None:
 async def resuming_async(agent: Agent, answer: Resume, store: Store) -> None:
     assert_type(await apending(agent, CONFIG), Pause | None)
     assert_type(await aresume(agent, CONFIG, answer, store), Pause | None)
-    await aresume(agent, CONFIG, answer, store, keep_until="never")  # type: ignore[arg-type]
+    # A spent review is kept for ever: the checkpoint shows it as long as it lives.
+    await aresume(agent, CONFIG, answer, store, keep_until=None)  # type: ignore[call-arg]
 
 
 async def bridged(agent: Agent, store: Store, answer: Resume) -> None:

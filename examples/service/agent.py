@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Final, final
 
 from interruption import (
@@ -214,13 +214,17 @@ class Agent:
 
     Args:
         store: Where sessions live.
+        now: The sessions' clock (UTC); the wall clock when None.
 
     Attributes:
         sent: Every transfer and email that really ran, in order.
     """
 
-    def __init__(self, store: Store) -> None:
+    def __init__(
+        self, store: Store, *, now: Callable[[], datetime] | None = None
+    ) -> None:
         self.store = store
+        self.now = now
         self.sent: list[JSON] = []
         self._tools = _tools(self.sent)
 
@@ -240,6 +244,7 @@ class Agent:
             ttl=ttl,
             authorize=may_answer,
             expiry_answers=True,
+            now=self.now,
         )
 
     async def start(self, text: str, *, ttl: timedelta | None = None) -> Session:

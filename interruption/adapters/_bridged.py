@@ -42,7 +42,7 @@ from interruption import (
 )
 from interruption.runtime.admission import ADAPTER_TURN, unspent
 from interruption.runtime.bridge import newest_first
-from interruption.validation import authorize_turn, not_authorized
+from interruption.validation import authorize_shown, nothing_shown
 
 __all__ = ["Bridged", "Paused", "absent", "allowed", "listed", "shown", "unknown"]
 
@@ -69,8 +69,8 @@ def absent(rejected: ResumeRejected, policy: ResumePolicy | None) -> ResumeRejec
     For an adapter's load step that finds no pause at the scope the client
     named (nothing kept there, a token that does not open, a scope no one
     lists): with an authorizer there is no pause to ask it about, so every
-    principal gets ``not_authorized`` (as `refuse` rules) and learns nothing
-    of what is kept; without one, *rejected* (``unknown_interrupt``,
+    principal gets ``not_authorized`` (`nothing_shown`, as `refuse` rules)
+    and learns nothing of what is kept; without one, *rejected* (``unknown_interrupt``,
     ``bad_token``, ...). Nothing is filed, as `Session` files nothing for a
     session that never paused: a client naming scopes at will writes no row.
 
@@ -82,9 +82,10 @@ def absent(rejected: ResumeRejected, policy: ResumePolicy | None) -> ResumeRejec
     Returns:
         The refusal to raise.
     """
-    if policy is None or policy.authorize is None:
+    if policy is None:
         return rejected
-    return not_authorized(policy.principal)
+    refused = nothing_shown(policy.authorize, policy.principal)
+    return rejected if refused is None else refused
 
 
 @final
@@ -119,10 +120,9 @@ async def allowed(
 
     The question `admit` asks first: the authorizer, about every interrupt
     the framework shows at *session*, spent or not. With an authorizer and
-    nothing shown there is nothing it could allow: False (as `refuse` rules).
+    nothing shown there is nothing it could allow: False (`authorize_shown`,
+    as `refuse` rules).
     """
-    if policy.authorize is not None and not interrupts:
-        return False
     turn = InterruptedTurn(
         session=session,
         turn_id=ADAPTER_TURN,
@@ -132,7 +132,7 @@ async def allowed(
         created_at=policy.now(),
     )
     try:
-        await authorize_turn(turn, policy.authorize, policy.principal)
+        await authorize_shown(turn, policy.authorize, policy.principal)
     except ResumeRejected:
         return False
     return True

@@ -676,7 +676,6 @@ async def _admit(  # noqa: PLR0913 - keyword-only options
     store: Store,
     *,
     policy: ResumePolicy | None,
-    keep_until: datetime | None,
     history: Callable[[], AsyncIterator[StateSnapshot]],
     tools: Mapping[str, BaseTool],
 ) -> ResolvedResume:
@@ -721,7 +720,6 @@ async def _admit(  # noqa: PLR0913 - keyword-only options
             keys,
             session=session,
             at=policy.now(),
-            keep_until=keep_until,
         )
         raise await refuse(
             rejected, resume, store, session=session, policy=policy, shown=shown
@@ -734,7 +732,6 @@ async def _admit(  # noqa: PLR0913 - keyword-only options
         session=pause.thread_id,
         keys=keys,
         policy=checked,
-        keep_until=keep_until,
     )
 
 
@@ -910,7 +907,6 @@ def _resumed(  # noqa: PLR0913 - keyword-only options
     *,
     questions: Mapping[str, dict[str, JSON]] | None,
     policy: ResumePolicy | None,
-    keep_until: datetime | None,
 ) -> tuple[ResolvedResume, Pause | None]:
     """`resume`: what was accepted, and what the thread waits for next."""
     questions, tools = questions or {}, _tools(agent)
@@ -926,7 +922,6 @@ def _resumed(  # noqa: PLR0913 - keyword-only options
             resume,
             store,
             policy=policy,
-            keep_until=keep_until,
             history=history,
             tools=tools,
         )
@@ -946,7 +941,6 @@ async def _aresumed(  # noqa: PLR0913 - keyword-only options
     *,
     questions: Mapping[str, dict[str, JSON]] | None,
     policy: ResumePolicy | None,
-    keep_until: datetime | None,
 ) -> tuple[ResolvedResume, Pause | None]:
     """`aresume`: what was accepted, and what the thread waits for next."""
     questions, tools = questions or {}, _tools(agent)
@@ -961,7 +955,6 @@ async def _aresumed(  # noqa: PLR0913 - keyword-only options
         resume,
         store,
         policy=policy,
-        keep_until=keep_until,
         history=history,
         tools=tools,
     )
@@ -980,7 +973,6 @@ def resume(  # noqa: PLR0913 - keyword-only options
     *,
     questions: Mapping[str, dict[str, JSON]] | None = None,
     policy: ResumePolicy | None = None,
-    keep_until: datetime | None = None,
 ) -> Pause | None:
     """Validate *resume* against the thread's pause, spend it, run the agent.
 
@@ -1001,7 +993,6 @@ def resume(  # noqa: PLR0913 - keyword-only options
         questions: Per tool name, the schema of a respond answer.
         policy: Authorization, the clock, partial resumes (``per_call``
             only: a batched review takes every decision at once).
-        keep_until: Keep the spent mark at least until then; None for ever.
 
     Returns:
         What the thread waits for next, or None when the run finished.
@@ -1019,7 +1010,6 @@ def resume(  # noqa: PLR0913 - keyword-only options
         store,
         questions=questions,
         policy=policy,
-        keep_until=keep_until,
     )
     return after
 
@@ -1032,7 +1022,6 @@ async def aresume(  # noqa: PLR0913 - keyword-only options
     *,
     questions: Mapping[str, dict[str, JSON]] | None = None,
     policy: ResumePolicy | None = None,
-    keep_until: datetime | None = None,
 ) -> Pause | None:
     """`resume`, running the agent asynchronously (``ainvoke``).
 
@@ -1043,7 +1032,6 @@ async def aresume(  # noqa: PLR0913 - keyword-only options
         store: Where spent pauses are marked.
         questions: Per tool name, the schema of a respond answer.
         policy: Authorization, the clock, partial resumes (``per_call``).
-        keep_until: Keep the spent mark at least until then; None for ever.
 
     Returns:
         What the thread waits for next, or None when the run finished.
@@ -1059,7 +1047,6 @@ async def aresume(  # noqa: PLR0913 - keyword-only options
         store,
         questions=questions,
         policy=policy,
-        keep_until=keep_until,
     )
     return after
 
@@ -1200,7 +1187,6 @@ class AgentBridge:
         policy: Authorization, partial resumes, the clock (its principal is
             each call's).
         questions: Per tool name, the schema of a respond answer.
-        keep_until: Keep the spent marks at least until then; None for ever.
         blocking: Whether the checkpointer is synchronous only (LangGraph's
             ``SqliteSaver``): then the agent's reads and runs go to a worker
             thread (`pending`, `resume`), else they run on the loop.
@@ -1211,7 +1197,6 @@ class AgentBridge:
     threads: Threads
     policy: ResumePolicy = attrs.field(factory=ResumePolicy)
     questions: Mapping[str, dict[str, JSON]] = attrs.field(factory=dict)
-    keep_until: datetime | None = None
     blocking: bool = False
 
     @property
@@ -1316,7 +1301,7 @@ class AgentBridge:
         """
         config: RunnableConfig = {"configurable": {"thread_id": scope}}
         policy = self._as(principal)
-        questions, keep_until = self.questions, self.keep_until
+        questions = self.questions
         if self.blocking:
             agent, store = self.agent, self.store
             resolved, _ = await asyncio.to_thread(
@@ -1327,7 +1312,6 @@ class AgentBridge:
                     store,
                     questions=questions,
                     policy=policy,
-                    keep_until=keep_until,
                 )
             )
         else:
@@ -1338,7 +1322,6 @@ class AgentBridge:
                 self.store,
                 questions=questions,
                 policy=policy,
-                keep_until=keep_until,
             )
         return resolved
 
@@ -1385,7 +1368,6 @@ def bridge(  # noqa: PLR0913 - keyword-only options
     authorize: Authorize | None = None,
     policy: ResumePolicy | None = None,
     questions: Mapping[str, dict[str, JSON]] | None = None,
-    keep_until: datetime | None = None,
     blocking: bool = False,
 ) -> AgentBridge:
     """The `Bridge` over *agent*'s threads: what the inbox lists and answers.
@@ -1400,7 +1382,6 @@ def bridge(  # noqa: PLR0913 - keyword-only options
         policy: Partial resumes (``per_call`` only), the clock; strict by
             default.
         questions: Per tool name, the schema of a respond answer.
-        keep_until: Keep the spent marks at least until then; None for ever.
         blocking: Whether the checkpointer is synchronous only (LangGraph's
             ``SqliteSaver``, ``PostgresSaver``): its reads and the run then
             go to a worker thread.
@@ -1411,6 +1392,4 @@ def bridge(  # noqa: PLR0913 - keyword-only options
     chosen = policy or ResumePolicy()
     if authorize is not None:
         chosen = attrs.evolve(chosen, authorize=authorize)
-    return AgentBridge(
-        agent, store, threads, chosen, dict(questions or {}), keep_until, blocking
-    )
+    return AgentBridge(agent, store, threads, chosen, dict(questions or {}), blocking)

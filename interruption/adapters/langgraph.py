@@ -112,6 +112,7 @@ from interruption.wire import (
 try:
     from langchain_core.messages import AIMessage, AnyMessage, ToolCall, ToolMessage
     from langgraph.constants import END
+    from langgraph.errors import GraphBubbleUp
     from langgraph.prebuilt import ToolNode
     from langgraph.prebuilt.tool_node import ToolCallRequest, ToolCallWithContext
     from langgraph.pregel import Pregel
@@ -392,6 +393,23 @@ def _rejection(call: ToolCall, decision: Reject) -> ToolMessage:
     )
 
 
+def _failed(call: ToolCall, error: Exception) -> ToolMessage:
+    """An approved call that raised, as the model reads it: its task ends here.
+
+    LangGraph keeps a failed task's resume values: a retry of the task
+    (``graph.invoke(None, config)``) would hand the same approval to the
+    call again and run it twice. Ending the task spends the approval on
+    this one run; the model reads the error, and a new call needs a new
+    approval.
+    """
+    return ToolMessage(
+        content=f"Error: {error!r}",
+        name=call["name"],
+        tool_call_id=call["id"],
+        status="error",
+    )
+
+
 def _alone(call: ToolCall) -> None:
     if not _ALONE.get():
         message = (
@@ -459,7 +477,9 @@ class ToolApproval:
             execute: Runs the call.
 
         Returns:
-            The call's result, or the rejection.
+            The call's result, or the rejection; for an approved call that
+            raised, an error ``ToolMessage`` (the approval is spent on that
+            run: a retry of the task does not run it again).
 
         Raises:
             GraphInterrupt: while the call awaits a decision.
@@ -470,11 +490,17 @@ class ToolApproval:
         """
         call = request.tool_call
         _alone(call)
-        if self._held(call):
-            decision = approve_call(call)
-            if isinstance(decision, Reject):
-                return _rejection(call, decision)
-        return execute(request)
+        if not self._held(call):
+            return execute(request)
+        decision = approve_call(call)
+        if isinstance(decision, Reject):
+            return _rejection(call, decision)
+        try:
+            return execute(request)
+        except GraphBubbleUp:
+            raise
+        except Exception as error:  # noqa: BLE001 - the approval is spent on this run
+            return _failed(call, error)
 
     async def acall(
         self,
@@ -488,7 +514,9 @@ class ToolApproval:
             execute: Runs the call.
 
         Returns:
-            The call's result, or the rejection.
+            The call's result, or the rejection; for an approved call that
+            raised, an error ``ToolMessage`` (the approval is spent on that
+            run: a retry of the task does not run it again).
 
         Raises:
             GraphInterrupt: while the call awaits a decision.
@@ -499,11 +527,17 @@ class ToolApproval:
         """
         call = request.tool_call
         _alone(call)
-        if self._held(call):
-            decision = approve_call(call)
-            if isinstance(decision, Reject):
-                return _rejection(call, decision)
-        return await execute(request)
+        if not self._held(call):
+            return await execute(request)
+        decision = approve_call(call)
+        if isinstance(decision, Reject):
+            return _rejection(call, decision)
+        try:
+            return await execute(request)
+        except GraphBubbleUp:
+            raise
+        except Exception as error:  # noqa: BLE001 - the approval is spent on this run
+            return _failed(call, error)
 
     def node(
         self, tools: Sequence[BaseTool | Callable[..., object]], *, name: str = "tools"

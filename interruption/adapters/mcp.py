@@ -1240,14 +1240,20 @@ class ElicitationBridge:
       request's key in the bridge's store and audits it, and only then
       hands the callback the `ElicitResult` to send, once: a second answer,
       through the bridge, is ``consumed``; a refused one is never sent and
-      the request stays pending. A request whose call ended (cancelled,
-      timed out) is no longer listed, and an answer to it is
-      ``nothing_pending``. The bridge holds in memory only the requests
-      still waiting: each leaves it when its call ends (answered,
+      the request stays pending. A request accepts its answer for the
+      bridge's *ttl* (MCP's request state lives 600 s), then it is
+      ``expired`` and no longer listed; a request whose call ended
+      (cancelled, timed out) is no longer listed either, and an answer to
+      it is ``nothing_pending``. The bridge holds in memory only the
+      requests still waiting: each leaves it when its call ends (answered,
       dismissed, cancelled or timed out), whatever the server sends. The
       form is kept in the store as well (`Store.keep`, with its ``paused``
-      mark), so that a late answer is still ``consumed`` and its trail
-      still readable by whoever may answer it.
+      mark and, once answered, its spent mark), so that a late answer is
+      still ``consumed`` and its trail still readable by whoever may
+      answer it, as long as anything could still take the answer: until
+      the request expires, and a minute more for clocks that drift
+      (`Store.expire` forgets them then; a *ttl* of None keeps them for
+      ever).
     * **Server side, in `mcp_tool`.** The server's `interruption.admit` stays
       the authority: it validates the answer again against the pause it
       minted and spends that pause once in the server's store, whichever
@@ -1261,13 +1267,32 @@ class ElicitationBridge:
         store: Where the bridge spends requests and keeps their audit
             trail (each request's scope is its session).
         policy: Authorization and the clock (its principal is each call's).
+        ttl: How long a request accepts its answer; None: for ever.
     """
 
-    def __init__(self, store: Store, policy: ResumePolicy) -> None:
-        """Make a bridge over *store* (prefer `bridge`)."""
+    def __init__(
+        self, store: Store, policy: ResumePolicy, ttl: timedelta | None = DEFAULT_TTL
+    ) -> None:
+        """Make a bridge over *store* (prefer `bridge`).
+
+        Raises:
+            ArgumentTypeError: if *ttl* is neither a `timedelta` nor None.
+            InvalidArgument: if it is not positive.
+        """
+        if ttl is not None and not isinstance(ttl, timedelta):
+            expected = "a timedelta or None"
+            raise ArgumentTypeError("bridge: ttl", expected, describe(ttl))
+        if ttl is not None and ttl <= timedelta(0):
+            raise InvalidArgument("bridge: ttl", "a positive timedelta", str(ttl))
         self.store = store
         self.policy = policy
+        self.ttl = ttl
         self._asked: dict[str, _Asked] = {}
+
+    def _kept_until(self, pending: PendingInterrupt) -> datetime | None:
+        """How long the store keeps what a request leaves: past its expiry."""
+        expires = pending.expires_at
+        return None if expires is None else expires + _KEEP_SPENT
 
     @property
     def door(self) -> str:
@@ -1293,17 +1318,25 @@ class ElicitationBridge:
         scope = uuid.uuid4().hex
         key = pause_key(self.door, scope)
         at = self.policy.now()
+        if self.ttl is not None:
+            pending = attrs.evolve(pending, expires_at=at + self.ttl)
+        until = self._kept_until(pending)
         reply: asyncio.Future[mcp_types.ElicitResult] = (
             asyncio.get_running_loop().create_future()
         )
         # The form is kept in the store too: once its call ends, the bridge
         # forgets it (memory holds only the forms still waiting), and the
         # store still tells who may read its trail, or learn it was answered.
-        await self.store.keep(_form_key(scope), dumps(pending).encode(), None)
+        await self.store.keep(_form_key(scope), dumps(pending).encode(), until)
         self._asked[scope] = _Asked(pending, at, reply)
         try:
             await record_paused(
-                self.store, (pending,), {pending.id: key}, session=scope, at=at
+                self.store,
+                (pending,),
+                {pending.id: key},
+                session=scope,
+                at=at,
+                keep_until=until,
             )
             return await reply
         finally:
@@ -1319,6 +1352,7 @@ class ElicitationBridge:
         if (
             asked is None
             or asked.reply.done()
+            or _expired(asked.pending, policy.now())
             or not await _bridged.allowed(policy, scope, (asked.pending,))
         ):
             return None
@@ -1331,8 +1365,8 @@ class ElicitationBridge:
             principal: Who asks; the policy's authorizer must allow them.
 
         Returns:
-            One `PendingPause` per waiting request; one answered, or whose
-            call ended, is not listed.
+            One `PendingPause` per waiting request; one answered, expired,
+            or whose call ended, is not listed.
         """
         policy = self._as(principal)
         return await newest_first(
@@ -1349,8 +1383,9 @@ class ElicitationBridge:
             principal: Who asks (as for `pending`).
 
         Returns:
-            Its `PendingPause`; None once it was answered or its call ended,
-            for a scope never filed, and for a refused principal.
+            Its `PendingPause`; None once it was answered, expired or its
+            call ended, for a scope never filed, and for a refused
+            principal.
         """
         return await self._shown(scope, self._as(principal))
 
@@ -1383,10 +1418,12 @@ class ElicitationBridge:
 
         Raises:
             ResumeRejected: ``not_authorized`` for a refused principal;
-                every problem of the answer (nothing is spent or sent);
+                every problem of the answer (nothing is spent or sent),
+                ``expired`` past the bridge's *ttl* among them;
                 ``consumed`` for a request already answered here;
                 ``nothing_pending`` for one whose call ended unanswered, or
-                a scope this bridge never filed.
+                a scope this bridge never filed (or whose form the store
+                forgot, long expired).
         """
         policy = self._as(principal)
         asked = await self._waiting(scope, resume, policy)
@@ -1397,6 +1434,7 @@ class ElicitationBridge:
             session=scope,
             keys={asked.pending.id: pause_key(self.door, scope)},
             policy=policy,
+            keep_until=self._kept_until(asked.pending),
         )
         asked.send(_result(asked.pending, resolved))
         return resolved
@@ -1434,6 +1472,7 @@ class ElicitationBridge:
             session=scope,
             keys={asked.pending.id: pause_key(self.door, scope)},
             policy=policy,
+            keep_until=self._kept_until(asked.pending),
             dismissed=True,
             note=action,
         )
@@ -1442,29 +1481,28 @@ class ElicitationBridge:
     async def _waiting(
         self, scope: str, resume: Resume, policy: ResumePolicy
     ) -> _Asked:
-        """The form at *scope*, with where its call waits for the answer.
+        """The form waiting at *scope*, with where its call waits for the answer.
 
-        A form whose call ended is returned only if it was answered (spent),
-        its reply closed (nothing is sent): `admit` then refuses the answer
-        ``consumed``, after authorizing.
+        A form whose call ended is refused here, as `admit` would refuse it
+        (the principal is authorized against it first): ``consumed`` if it
+        was answered (its key is spent), else ``nothing_pending``.
 
         Raises:
-            ResumeRejected: ``nothing_pending`` for a form whose call ended
-                unanswered, or a scope never filed (filed, as `refuse` files
-                it; ``not_authorized`` for a refused principal).
+            ResumeRejected: ``consumed`` or ``nothing_pending`` for a form
+                whose call ended, ``nothing_pending`` for a scope never filed
+                (filed, as `refuse` files it; ``not_authorized`` for a
+                refused principal).
         """
         asked = self._asked.get(scope)
         if asked is not None and not asked.reply.done():
             return asked
         form = await self._form(scope)
         if form is not None and await self.store.spent([pause_key(self.door, scope)]):
-            ended: asyncio.Future[mcp_types.ElicitResult] = (
-                asyncio.get_running_loop().create_future()
-            )
-            ended.cancel()  # its call ended: nothing is sent
-            return _Asked(form, self.policy.now(), ended)
-        message = f"no form of this client waits at {scope!r}"
-        rejected = ResumeRejected.of(ProblemCode.NOTHING_PENDING, message)
+            message = f"the form of this client at {scope!r} was already answered"
+            rejected = ResumeRejected.of(ProblemCode.CONSUMED, message)
+        else:
+            message = f"no form of this client waits at {scope!r}"
+            rejected = ResumeRejected.of(ProblemCode.NOTHING_PENDING, message)
         shown = () if form is None else (form,)
         raise await refuse(
             rejected, resume, self.store, session=scope, policy=policy, shown=shown
@@ -1494,6 +1532,11 @@ class ElicitationBridge:
         return tuple(await self.store.audit(scope))
 
 
+def _expired(pending: PendingInterrupt, now: datetime) -> bool:
+    """Whether *pending* is past its expiry at *now* (as the validator says)."""
+    return pending.expires_at is not None and pending.expires_at <= now
+
+
 def _form_key(scope: str) -> str:
     """The `Store.keep` key of the form an `ElicitationBridge` filed at *scope*."""
     return pause_key("mcp", "form", scope)
@@ -1512,6 +1555,7 @@ def bridge(
     *,
     authorize: Authorize | None = None,
     policy: ResumePolicy | None = None,
+    ttl: timedelta | None = DEFAULT_TTL,
 ) -> ElicitationBridge:
     """The `Bridge` of an MCP client's forms: what the inbox lists and answers.
 
@@ -1528,11 +1572,21 @@ def bridge(
         authorize: Who may see and answer a form (`ResumePolicy.authorize`);
             None: the policy's.
         policy: Authorization and the clock.
+        ttl: How long a request accepts its answer, from when it reaches
+            the client (as `mcp_tool`'s *ttl*: MCP's request state lives
+            600 s); what it leaves in *store* is kept a minute past that
+            (`Store.expire` forgets it then). None: it never expires, and
+            is kept for ever.
 
     Returns:
         An `ElicitationBridge`: door ``"mcp"``, scope a fresh id per request.
+
+    Raises:
+        ArgumentTypeError: if *ttl* is neither a `timedelta` nor None.
+        InvalidArgument: if it is not positive.
     """
     chosen = policy or ResumePolicy()
     if authorize is not None:
         chosen = attrs.evolve(chosen, authorize=authorize)
-    return ElicitationBridge(store if store is not None else MemoryStore(), chosen)
+    kept = store if store is not None else MemoryStore()
+    return ElicitationBridge(kept, chosen, ttl)

@@ -54,7 +54,7 @@ import hashlib
 import json
 import zlib
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeVar, cast, final
 
 import attrs
@@ -85,7 +85,13 @@ from interruption import (
 )
 from interruption.adapters import _bridged
 from interruption.resume import APPROVAL_ONLY
-from interruption.runtime.admission import ADAPTER_TURN, admit, refuse, unspent
+from interruption.runtime.admission import (
+    ADAPTER_TURN,
+    admit,
+    pause_key,
+    refuse,
+    unspent,
+)
 from interruption.runtime.approval import Approve, decision_from_json
 from interruption.runtime.bridge import Bridge
 from interruption.runtime.loop import run_sync
@@ -134,10 +140,14 @@ TContext = TypeVar("TContext")
 AUDIENCE: Final = "interruption.adapters.openai_agents"
 """The ``aud`` of this adapter's tokens: they open in `resume` only.
 
-A run state is spent under its own key here (session and state digest);
-`Sealer.redeem` spends a sealed turn under another. Bound to this channel,
-a token cannot be answered once through each door.
+A run state is spent under its own key here (`pause_key` of the session
+and the state's digest); `Sealer.redeem` spends a sealed turn under
+another. Bound to this channel, a token cannot be answered once through
+each door.
 """
+
+_DOOR: Final = "openai_agents"
+"""The framework this adapter's spend keys and bridge name (`pause_key`)."""
 
 _MARK: Final = "openai-agents run state"
 """The first part of a sealed turn's one message: the state follows as JSON
@@ -394,10 +404,35 @@ def _serialized(state: RunState[Any, Any]) -> tuple[str, int]:
     return text, max(1, int(data["current_turn"]))
 
 
-def _key(session: str, state_text: str) -> str:
-    """The pause's identity: its conversation and the digest of its state."""
+async def _keys(
+    store: Store, session: str, state_text: str, interrupts: Sequence[PendingInterrupt]
+) -> dict[str, str]:
+    """Each interrupt's spend key: one for the pause, whichever door answers it.
+
+    A pause is its conversation and the digest of its run state, spent
+    whole under `pause_key` of both. A release before this one spent it
+    under a key of its own (`_old_key`): a pause spent there is named by
+    that key, so that it stays spent (``consumed``, and listed nowhere).
+    Only the new key is ever spent here.
+    """
     state = hashlib.sha256(state_text.encode()).hexdigest()
-    return json.dumps(["openai_agents", session, state])
+    old = _old_key(session, state)
+    try:
+        spent_before = bool(await store.spent([old]))
+    except InvalidArgument:  # too long for a store: no release could spend it
+        spent_before = False
+    chosen = old if spent_before else pause_key(_DOOR, session, state)
+    return dict.fromkeys((pending.id for pending in interrupts), chosen)
+
+
+def _old_key(session: str, state: str) -> str:
+    """The key releases before `pause_key` spent a pause under.
+
+    Its marks are kept until the token expires (for ever for a token
+    without ``exp``), and a token opens only until then: drop it once no
+    token sealed by such a release can open.
+    """
+    return json.dumps([_DOOR, session, state])
 
 
 def pause(
@@ -497,10 +532,6 @@ async def _restore(
         return await RunState.from_string(agent, text, context_override=context)
     except Exception as error:  # noqa: BLE001 - any refusal of the SDK's is one answer
         _reject(f"token: expected a run state this agent restores, got {error}")
-
-
-def _keep_until(expires_at: datetime | None, leeway: timedelta) -> datetime | None:
-    return expires_at + leeway if expires_at is not None else None
 
 
 def _option_problems(
@@ -704,8 +735,12 @@ class _Opened:
     keys: dict[str, str]
 
 
-async def _open(agent: Agent[Any], sealed: _Sealed, now: datetime) -> _Opened:
+async def _open(
+    agent: Agent[Any], sealed: _Sealed, store: Store, now: datetime
+) -> _Opened:
     """Open *sealed* and restore its run state; what is pending is the state's.
+
+    Its spend keys are read from *store* (`_keys`).
 
     Raises:
         ResumeRejected: ``bad_token`` or ``expired``, as `resume` says.
@@ -721,7 +756,7 @@ async def _open(agent: Agent[Any], sealed: _Sealed, now: datetime) -> _Opened:
     state = await _restore(agent, text, sealed.context)
     items = state.get_interruptions()
     interrupts = _checked(items, turn)
-    keys = dict.fromkeys((p.id for p in interrupts), _key(session, text))
+    keys = await _keys(store, session, text, interrupts)
     return _Opened(opened.expires_at, turn.created_at, state, items, interrupts, keys)
 
 
@@ -737,7 +772,7 @@ async def _resume(  # noqa: PLR0913, PLR0917 - resume's arguments, passed along
     """`resume`'s one path: what was accepted, and the run it continued."""
     session = sealed.session
     try:
-        opened = await _open(agent, sealed, policy.now())
+        opened = await _open(agent, sealed, store, policy.now())
     except ResumeRejected as unopened:  # no pause opens: the authorizer decides
         raise _bridged.absent(unopened, policy) from None
     interrupts, keys = opened.interrupts, opened.keys
@@ -755,7 +790,9 @@ async def _resume(  # noqa: PLR0913, PLR0917 - resume's arguments, passed along
         session=session,
         keys=keys,
         policy=policy,
-        keep_until=_keep_until(opened.expires_at, sealed.sealer.leeway),
+        # Kept for ever: sealing the same run state again mints a token that
+        # opens later than the one answered, and must still find it spent.
+        keep_until=None,
         events=_standing(answer, interrupts, options, session=session, policy=policy),
     )
     answers = _apply(opened.state, opened.items, resolved, options)
@@ -877,7 +914,7 @@ def bridge(  # noqa: PLR0913 - keyword-only options
 
     async def read(found: _Sealed, now: datetime) -> _bridged.Paused | None:
         try:
-            opened = await _open(agent, found, now)
+            opened = await _open(agent, found, store, now)
         except ResumeRejected:  # expired, or a key the sealer dropped
             return None
         return _bridged.Paused(
@@ -917,4 +954,4 @@ def bridge(  # noqa: PLR0913 - keyword-only options
         return resolved
 
     base = policy or ResumePolicy()
-    return _bridged.Bridged("openai_agents", store, base, every, one, answering)
+    return _bridged.Bridged(_DOOR, store, base, every, one, answering)

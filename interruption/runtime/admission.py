@@ -19,7 +19,7 @@ from typing import Final
 import attrs
 
 from interruption.audit import AuditEvent
-from interruption.errors import ResumeRejected
+from interruption.errors import Problem, ProblemCode, ResumeRejected
 from interruption.parts import ToolResponse
 from interruption.resume import (
     InterruptedTurn,
@@ -34,8 +34,7 @@ from interruption.validation import (
     ResolvedResume,
     ResumePolicy,
     audit_event,
-    authorize_turn,
-    not_authorized,
+    authorize_shown,
     utc_now,
     validate_and_spend,
 )
@@ -81,8 +80,8 @@ async def admit(  # noqa: PLR0913 - keyword-only options
 
     1. the principal is authorized for every interrupt in *interrupts*,
        spent or not (a refusal names nothing, whatever was named; with an
-       authorizer and no interrupt, every principal is refused, as in
-       `refuse`);
+       authorizer and no interrupt, every principal is refused:
+       `authorize_shown`, as in `refuse`);
     2. an answer to an interrupt whose key is spent is ``consumed``, whatever
        else is wrong with the resume;
     3. the resume is validated against the interrupts not yet spent;
@@ -126,16 +125,6 @@ async def admit(  # noqa: PLR0913 - keyword-only options
         KeyError: if *keys* lacks an interrupt's id (the adapter's bug).
     """
     policy = policy or ResumePolicy()
-    if policy.authorize is not None and not interrupts:
-        # No pause to ask the authorizer about: every principal is refused,
-        # as `refuse` rules (a refused one learns nothing of the scope).
-        raise await refuse(
-            not_authorized(policy.principal),
-            resume,
-            store,
-            session=session,
-            policy=policy,
-        )
     now = policy.now()
     spent = await _meet(
         store,
@@ -167,6 +156,11 @@ async def admit(  # noqa: PLR0913 - keyword-only options
     async def spend(kept: Resume) -> bool:
         answered = _named(kept)
         chosen = [p for p in live if dismissed or answer_key(p) in answered]
+        if dismissed:
+            # A dismissal answers what it leaves unanswered, as late as an
+            # answer would be: an expired pause takes it no more than one.
+            unanswered = [p for p in chosen if answer_key(p) not in answered]
+            _refuse_late(turn, unanswered, now)
         pending = tuple(p.id for p in chosen)
         event = audit_event(
             turn, "accepted", policy, resume, pending=pending, reason=note
@@ -179,8 +173,9 @@ async def admit(  # noqa: PLR0913 - keyword-only options
     try:
         if policy.authorize is not None:
             # Whatever is spent, a refused principal learns nothing: it is
-            # authorized for everything the framework shows, spent or not.
-            await authorize_turn(
+            # authorized for everything the framework shows, spent or not
+            # (nothing shown: no principal, `nothing_shown`).
+            await authorize_shown(
                 attrs.evolve(turn, interrupts=tuple(interrupts)),
                 policy.authorize,
                 policy.principal,
@@ -192,6 +187,27 @@ async def admit(  # noqa: PLR0913 - keyword-only options
     except ResumeRejected as rejected:
         await store.log(audit_event(turn, "rejected", policy, resume, rejected), resume)
         raise
+
+
+def _refuse_late(
+    turn: InterruptedTurn, closed: Sequence[PendingInterrupt], now: datetime
+) -> None:
+    """Refuse a dismissal of *closed* if one of them expired by *now*.
+
+    Raises:
+        ResumeRejected: an ``expired`` problem for each expired pause.
+    """
+    late = [
+        Problem(
+            ProblemCode.EXPIRED,
+            f"{pending.id} expired at {ends.isoformat()}",
+            interrupt_id=pending.id,
+        )
+        for pending in closed
+        if (ends := turn.expiry_of(pending)) is not None and now >= ends
+    ]
+    if late:
+        raise ResumeRejected(late)
 
 
 async def refuse(  # noqa: PLR0913 - keyword-only options
@@ -215,8 +231,8 @@ async def refuse(  # noqa: PLR0913 - keyword-only options
     pause the resume answers, when the adapter knows it): a refused one gets
     ``not_authorized`` instead of *rejected*, and learns nothing of it. With
     an authorizer and nothing shown (the adapter knows no pause to ask
-    about), every principal gets ``not_authorized``, as `Session` answers for
-    a session that never paused.
+    about), every principal gets ``not_authorized`` (`authorize_shown`), as
+    `Session` answers for a session that never paused.
     """
     policy = policy or ResumePolicy()
     turn = InterruptedTurn(
@@ -227,10 +243,8 @@ async def refuse(  # noqa: PLR0913 - keyword-only options
         completed=(),
         created_at=policy.now(),
     )
-    if policy.authorize is not None and not shown:
-        rejected = not_authorized(policy.principal)
     try:
-        await authorize_turn(turn, policy.authorize, policy.principal)
+        await authorize_shown(turn, policy.authorize, policy.principal)
     except ResumeRejected as refused:
         rejected = refused
     await store.log(audit_event(turn, "rejected", policy, resume, rejected), resume)

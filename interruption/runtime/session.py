@@ -736,12 +736,16 @@ class Session:
         async def record(steps: Sequence[Step]) -> None:
             if renew is not None:
                 await renew(steps)
-            # Tool results are written as they arrive (those that finish
-            # together in one write), with the messages that led to them (the
-            # model's request) in the same transaction; messages after the
-            # last result need no write of their own: `finish` saves them, and
-            # a model asked again has no effects.
-            if all(isinstance(step, Message) for step in steps):
+            # A model message that asks for calls is written before they run
+            # (with the messages before it), so recovery runs the very calls
+            # it recorded, refs and inputs: a model asked again could ask for
+            # other calls under the same refs. Tool results are written as
+            # they arrive (those that finish together in one write). Other
+            # messages need no write of their own: `finish` saves them, and a
+            # model asked again after them has no effects.
+            if all(
+                isinstance(step, Message) and not step.tool_requests for step in steps
+            ):
                 unsaved.extend(steps)  # type: ignore[arg-type]
                 return
             await self.store.record(self.id, turn.turn_id, (*unsaved, *steps))
@@ -763,13 +767,13 @@ class Session:
     async def recover(self) -> GenerateResult | None:
         """Finish a continuation that a crash cut short; None if there is none.
 
-        Every tool result of a continuation is recorded as it arrives,
-        together with the messages that led to it (the model's request for
-        the call). Recovery continues from the last recorded step: recorded
-        messages are not asked of the model again and tools whose results
-        were recorded do not run again. What may run twice is a tool call
-        that was running when the process died (its result was never
-        recorded). Call it when
+        A model message that asks for calls is recorded before they run,
+        and every tool result of a continuation as it arrives. Recovery
+        continues from the last recorded step: recorded messages are not
+        asked of the model again and tools whose results were recorded do
+        not run again. What may run twice is a tool call that was running
+        when the process died (its result was never recorded): it runs
+        again as recorded, same ref, tool and input. Call it when
         no other process is continuing this session (at start-up, say): a
         continuation still running looks the same as one that died.
         Recoveries hold the session's lease like `send` (only when there

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import sqlite3
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -388,6 +389,62 @@ class TestPending:
 
 
 class TestResume:
+    def test_a_review_stays_spent_while_its_run_goes_on(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A second tab while a per_call run still runs: consumed, expire or not."""
+        started, release = threading.Event(), threading.Event()
+
+        def slow(to: str, amount: int) -> str:
+            RAN.append(("transfer_money", {"to": to, "amount": amount}))
+            started.set()
+            release.wait(10)
+            return "sent"
+
+        monkeypatch.setattr(transfer_money, "func", slow)
+        sent = call("transfer_money", "c-1", to="MALLORY", amount=9000)
+        agent = agent_for([[sent]], "per_call")
+        (only,) = paused(agent).interrupts
+        answer, store = Resume(restart=[only.approve()]), MemoryStore()
+        first = threading.Thread(target=lambda: resume(agent, CONFIG, answer, store))
+        first.start()
+        try:
+            assert started.wait(10)
+            later = dt.datetime.now(dt.UTC) + dt.timedelta(days=3650)
+            asyncio.run(store.expire(later))
+            again = codes(lambda: resume(agent, CONFIG, answer, store))
+        finally:
+            release.set()
+            first.join(10)
+        assert again == (ProblemCode.CONSUMED,)
+        assert transfers() == [{"to": "MALLORY", "amount": 9000}]
+
+    def test_a_retry_runs_an_approved_tool_that_raised_again(
+        self, mode: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """The docs' limit: a second answer is refused, a thread retry reruns."""
+        failing = [True]
+
+        def flaky(to: str, amount: int) -> str:
+            RAN.append(("transfer_money", {"to": to, "amount": amount}))
+            if failing.pop() if failing else False:
+                msg = "the bank timed out after taking it"
+                raise RuntimeError(msg)
+            return "sent"
+
+        monkeypatch.setattr(transfer_money, "func", flaky)
+        agent = agent_for([[call("transfer_money", "c-1", to="ACME", amount=5)]], mode)
+        (only,) = paused(agent).interrupts
+        answer, store = Resume(restart=[only.approve()]), MemoryStore()
+        with pytest.raises(RuntimeError, match="timed out"):
+            resume(agent, CONFIG, answer, store)
+        assert pending(agent, CONFIG, store=store) is None
+        assert codes(lambda: resume(agent, CONFIG, answer, store)) == (
+            ProblemCode.CONSUMED,
+        )
+        agent.invoke(None, CONFIG)
+        assert transfers() == [{"to": "ACME", "amount": 5}] * 2
+
     def test_decisions_reach_their_own_calls(self, mode: str) -> None:
         """Two gated calls, answered out of order, each get their own decision."""
         agent = agent_for([TWO], mode)

@@ -569,6 +569,50 @@ class TestApproveCall:
         assert "coroutine" in caught.value.got
         assert sent == []
 
+    @pytest.mark.parametrize("awaited", [False, True])
+    def test_an_approved_call_that_fails_is_not_run_again_by_a_retry(
+        self, awaited: bool, marks: MemoryStore
+    ) -> None:
+        """A failed approved call ends its task: a retry of the thread runs nothing."""
+        sent: list[str] = []
+        seen: list[ToolMessage] = []
+
+        @tool
+        def transfer(to: str, amount: int) -> str:
+            """Send money; the bank times out after taking it."""
+            sent.append(f"{to} {amount}")
+            msg = "timeout after the bank took it"
+            raise RuntimeError(msg)
+
+        def model(state: Chat) -> Chat:
+            last = state["messages"][-1]
+            if isinstance(last, HumanMessage):
+                return {"messages": [AIMessage("", tool_calls=CALLS[:1])]}
+            seen.extend(m for m in state["messages"] if isinstance(m, ToolMessage))
+            return {"messages": [AIMessage("done")]}
+
+        builder = StateGraph(Chat)
+        builder.add_node("model", model)
+        builder.add_node("tools", ToolApproval({"transfer"}).node([transfer]))
+        builder.add_edge(START, "model")
+        builder.add_conditional_edges("model", send_tool_calls("tools"), ["tools", END])
+        builder.add_edge("tools", "model")
+        graph = builder.compile(checkpointer=InMemorySaver())
+        config = thread()
+        graph.invoke({"messages": [HumanMessage("pay")]}, config)
+        (held,) = pending(graph, config, marks)
+        approved = Resume(restart=[held.approve()])
+        if awaited:
+            asyncio.run(aresume(graph, config, approved, marks))
+        else:
+            resume(graph, config, approved, marks)
+        (failed,) = seen
+        assert failed.status == "error"
+        assert "timeout after the bank took it" in str(failed.content)
+        assert pending(graph, config, marks) == ()
+        graph.invoke(None, config)
+        assert sent == ["ACME 5"]
+
     def test_the_router_ends_without_calls(self) -> None:
         """send_tool_calls goes to `otherwise` when the last message calls nothing."""
         route = send_tool_calls(otherwise="finish")

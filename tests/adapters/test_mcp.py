@@ -8,7 +8,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any, Final, TypeVar, cast
+from typing import Any, Final, Literal, TypeVar, cast
 
 import attrs
 import mcp_types
@@ -553,6 +553,24 @@ class TestStaleState:
         assert isinstance(late, ResumeRejected)
         assert late.codes == (ProblemCode.BAD_TOKEN,)
         assert bench.sent == []
+
+    @pytest.mark.parametrize("action", ["decline", "cancel"])
+    def test_a_dismissal_past_the_pauses_ttl_is_expired(
+        self, clock: Clock, action: Literal["decline", "cancel"]
+    ) -> None:
+        """A decline or cancel past the ttl is expired, as an answer is; none spends."""
+        bench = Bench(clock, ttl=timedelta(seconds=60))
+        paused = asyncio.run(bench.first("ask"))
+        clock.advance(61)
+        key = _key(paused)
+        dismissed = {key: mcp_types.ElicitResult(action=action)}
+        late = asyncio.run(bench.retry("ask", paused, dismissed))
+        again = asyncio.run(bench.retry("ask", paused, dismissed))
+        assert isinstance(late, ResumeRejected)
+        assert isinstance(again, ResumeRejected)
+        assert late.codes == again.codes == (ProblemCode.EXPIRED,)
+        trail = asyncio.run(bench.store.audit("mcp:ask"))
+        assert [event.kind for event in trail] == ["paused", "rejected", "rejected"]
 
     def test_a_pause_past_its_own_ttl_is_expired(self, clock: Clock) -> None:
         """Past the pause's ttl: a first answer is expired, a replay consumed."""

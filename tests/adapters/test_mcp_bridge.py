@@ -4,21 +4,26 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from datetime import UTC, datetime, timedelta
 from typing import Final
 
 import mcp_types
 import pytest
 from interruption import (
+    ArgumentTypeError,
+    InvalidArgument,
     MemoryStore,
     PendingInterrupt,
     PendingPause,
     ProblemCode,
     Resume,
+    ResumePolicy,
     ResumeRejected,
 )
-from interruption.adapters.mcp import ElicitationBridge, bridge, form_of
+from interruption.adapters.mcp import DEFAULT_TTL, ElicitationBridge, bridge, form_of
 
 from tests.adapters.test_mcp import NO_CONTEXT, YES_NO
+from tests.sessions import NOW, Clock
 
 FORM: Final = mcp_types.ElicitRequestFormParams(
     message="Pay?", requested_schema=form_of(YES_NO)
@@ -157,3 +162,110 @@ class TestPause:
             await asked
 
         asyncio.run(run())
+
+
+KEPT: Final = DEFAULT_TTL + timedelta(minutes=1)
+"""How long a request's rows outlive its arrival: its ttl, and a minute."""
+
+
+def clocked(
+    store: MemoryStore, clock: Clock, ttl: timedelta | None = DEFAULT_TTL
+) -> ElicitationBridge:
+    """A bridge over *store*, on *clock*, that lets only bob answer."""
+    return bridge(store, policy=ResumePolicy(now=clock, authorize=bob_only), ttl=ttl)
+
+
+async def answered(door: ElicitationBridge) -> PendingPause:
+    """One form reaches *door*, is answered "Yes" by bob, and its call ends."""
+    asked = asyncio.ensure_future(door.callback(NO_CONTEXT, FORM))
+    (pause,) = await waiting(door, 1)
+    await door.answer(pause.scope, yes(pause), principal="bob")
+    await asked
+    return pause
+
+
+class TestKeptForms:
+    def test_a_request_expires_after_the_ttl(self) -> None:
+        """Past its expires_at a form is unlisted; an answer or dismissal is expired."""
+        clock = Clock()
+        door = clocked(MemoryStore(), clock)
+
+        async def run() -> None:
+            asked = asyncio.ensure_future(door.callback(NO_CONTEXT, FORM))
+            (pause,) = await waiting(door, 1)
+            assert pause.interrupts[0].expires_at == NOW + DEFAULT_TTL
+            clock.advance(DEFAULT_TTL)
+            assert await door.pending(principal="bob") == []
+            assert await door.pause(pause.scope, principal="bob") is None
+            with pytest.raises(ResumeRejected) as refused:
+                await door.answer(pause.scope, yes(pause), principal="bob")
+            assert codes(refused) == (ProblemCode.EXPIRED,)
+            with pytest.raises(ResumeRejected) as refused:
+                await door.dismiss(pause.scope, "decline", principal="bob")
+            assert codes(refused) == (ProblemCode.EXPIRED,)
+            assert not asked.done()  # nothing was sent
+            asked.cancel()
+            await asyncio.gather(asked, return_exceptions=True)
+
+        asyncio.run(run())
+
+    def test_what_a_request_leaves_is_forgotten_a_minute_past_its_expiry(
+        self,
+    ) -> None:
+        """Form, paused and spent marks: kept while a replay is consumed, then gone."""
+        clock, store = Clock(), MemoryStore()
+        door = clocked(store, clock)
+        pause = asyncio.run(answered(door))
+        assert asyncio.run(store.expire(NOW + KEPT - timedelta(seconds=1))) == 0
+        with pytest.raises(ResumeRejected) as refused:
+            asyncio.run(door.answer(pause.scope, yes(pause), principal="bob"))
+        assert codes(refused) == (ProblemCode.CONSUMED,)
+        assert asyncio.run(store.expire(NOW + KEPT)) == 3  # form, paused, spent
+        assert asyncio.run(door.audit(pause.scope, principal="bob")) == ()
+        with pytest.raises(ResumeRejected) as refused:
+            asyncio.run(door.answer(pause.scope, yes(pause), principal="bob"))
+        assert codes(refused) == (ProblemCode.NOT_AUTHORIZED,)
+
+    def test_a_ttl_of_none_never_expires_and_keeps_for_ever(self) -> None:
+        """No ttl: no expiry on the form, and nothing it leaves is forgotten."""
+        clock, store = Clock(), MemoryStore()
+        door = clocked(store, clock, ttl=None)
+        pause = asyncio.run(answered(door))
+        assert pause.interrupts[0].expires_at is None
+        assert asyncio.run(store.expire(datetime(9999, 1, 1, tzinfo=UTC))) == 0
+        with pytest.raises(ResumeRejected) as refused:
+            asyncio.run(door.answer(pause.scope, yes(pause), principal="bob"))
+        assert codes(refused) == (ProblemCode.CONSUMED,)
+
+    def test_a_dismissal_is_kept_as_long(self) -> None:
+        """A declined form's spent mark goes with its form, a minute past expiry."""
+        clock, store = Clock(), MemoryStore()
+        door = clocked(store, clock)
+
+        async def run() -> PendingPause:
+            asked = asyncio.ensure_future(door.callback(NO_CONTEXT, FORM))
+            (pause,) = await waiting(door, 1)
+            await door.dismiss(pause.scope, "decline", principal="bob")
+            await asked
+            return pause
+
+        pause = asyncio.run(run())
+        assert asyncio.run(store.expire(NOW + KEPT - timedelta(seconds=1))) == 0
+        assert asyncio.run(store.expire(NOW + KEPT)) == 3
+        assert asyncio.run(door.audit(pause.scope, principal="bob")) == ()
+
+    @pytest.mark.parametrize(
+        ("ttl", "error"),
+        [
+            (600, ArgumentTypeError),
+            ("600s", ArgumentTypeError),
+            (timedelta(0), InvalidArgument),
+            (timedelta(seconds=-1), InvalidArgument),
+        ],
+    )
+    def test_a_ttl_is_a_positive_timedelta(
+        self, ttl: object, error: type[InvalidArgument]
+    ) -> None:
+        """Anything else is refused when the bridge is made, naming the ttl."""
+        with pytest.raises(error, match="bridge: ttl"):
+            bridge(ttl=ttl)  # type: ignore[arg-type]

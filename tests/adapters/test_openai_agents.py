@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import hashlib
 import json
 import types
 import zlib
@@ -38,6 +39,8 @@ from interruption import (
     JSON,
     Accepts,
     ApprovalPending,
+    AuditEvent,
+    Bridge,
     Custom,
     EventLoopRunning,
     InterruptedTurn,
@@ -64,12 +67,14 @@ from interruption.adapters.openai_agents import (
     AUDIENCE,
     PausedRun,
     QuestionTool,
+    bridge,
     pause,
     pending,
     question_tool,
     resume,
     resume_sync,
 )
+from interruption.runtime.admission import PAUSED_MARK, pause_key
 from interruption.runtime.approval import (
     DECISION_SCHEMA,
     Approve,
@@ -399,6 +404,36 @@ class TestResume:
         )
         assert refused == (ProblemCode.CONSUMED,)
         assert world.transfers == [TRANSFER]
+
+    def test_a_pause_resealed_later_stays_spent_after_cleanup(
+        self, world: World, sealer: Sealer
+    ) -> None:
+        """A later token of an answered pause is consumed after Store.expire too."""
+        result = run(world)
+        start = datetime.now(UTC)
+        first = pause(result, sealer, session=SESSION, now=start)
+        later = pause(result, sealer, session=SESSION, now=start + timedelta(hours=20))
+        (only,) = first.interrupts
+        answer, store = Resume(restart=[only.approve()]), MemoryStore()
+
+        def at(moment: datetime) -> ResumePolicy:
+            return ResumePolicy(now=lambda: moment)
+
+        minute = timedelta(minutes=1)
+        answer_with(
+            world, sealer, store, first.token, answer, policy=at(start + minute)
+        )
+        # After the first token's end, past any leeway: its mark may go.
+        assert sealer.max_ttl is not None
+        cleanup = start + sealer.max_ttl + sealer.leeway + minute
+        asyncio.run(store.expire(cleanup))
+        refused = codes(
+            lambda: answer_with(
+                world, sealer, store, later.token, answer, policy=at(cleanup + minute)
+            )
+        )
+        assert refused == (ProblemCode.CONSUMED,)
+        assert len(world.transfers) == 1
 
     def test_a_resealed_pause_is_spent_once(self, world: World, sealer: Sealer) -> None:
         """Two tokens of one pause (a page reload) resume it once between them."""
@@ -756,6 +791,113 @@ class TestDoors:
             core_door(world, sealer, store, done.token, answer)
         answer_with(world, sealer, store, done.token, answer)
         assert world.transfers == [TRANSFER]
+
+
+def keys_of(token: str, sealer: Sealer) -> tuple[str, str]:
+    """A pause's spend key (`pause_key`), and the key earlier releases spent."""
+    _, text = _state_of(token, sealer)
+    state = hashlib.sha256(text.encode()).hexdigest()
+    return (
+        pause_key("openai_agents", SESSION, state),
+        json.dumps(["openai_agents", SESSION, state]),
+    )
+
+
+def spent_the_old_way(store: Store, old: str) -> None:
+    """What a release before `pause_key` left of an accepted answer: marks, events."""
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    paused = AuditEvent(SESSION, 1, "paused", at, pending=("call-1",))
+    accepted = AuditEvent(SESSION, 1, "accepted", at, pending=("call-1",))
+    assert asyncio.run(store.spend_all([PAUSED_MARK + old], None, (paused,)))
+    assert asyncio.run(store.spend_all([old], None, (accepted,)))
+
+
+def only_alice(principal: str | None, _pending: PendingInterrupt) -> bool:
+    """The authorizer: only alice may answer."""
+    return principal == "alice"
+
+
+class TestSpendKey:
+    def test_a_pause_is_spent_under_pause_key_alone(
+        self, world: World, sealer: Sealer
+    ) -> None:
+        """An accepted answer spends the pause's pause_key, never the old key."""
+        done = paused(world, sealer)
+        key, old = keys_of(done.token, sealer)
+        (only,) = done.interrupts
+        store = MemoryStore()
+        answer_with(world, sealer, store, done.token, Resume(restart=[only.approve()]))
+        assert asyncio.run(store.spent([key, old])) == {key}
+
+    def test_a_pause_an_old_release_spent_stays_spent(
+        self, world: World, sealer: Sealer, tmp_path: Path
+    ) -> None:
+        """Spent under the old key by an old release: consumed, after authorizing."""
+        done = paused(world, sealer)
+        key, old = keys_of(done.token, sealer)
+        database = tmp_path / "spent.db"
+        spent_the_old_way(SqliteStore(database), old)
+        (only,) = done.interrupts
+        answer, store = Resume(restart=[only.approve()]), SqliteStore(database)
+
+        def as_(who: str) -> tuple[ProblemCode, ...]:
+            policy = ResumePolicy(authorize=only_alice, principal=who)
+            return codes(
+                lambda: answer_with(
+                    world, sealer, store, done.token, answer, policy=policy
+                )
+            )
+
+        assert as_("eve") == (ProblemCode.NOT_AUTHORIZED,)
+        assert as_("alice") == (ProblemCode.CONSUMED,)
+        assert world.transfers == []
+        assert asyncio.run(store.spent([key, old])) == {old}
+        trail = asyncio.run(store.audit(SESSION))
+        assert [(e.kind, e.codes) for e in trail] == [
+            ("paused", ()),
+            ("accepted", ()),
+            ("rejected", ("not_authorized",)),
+            ("rejected", ("consumed",)),
+        ]
+
+    def test_a_session_too_long_for_the_old_key_resumes(
+        self, world: World, sealer: Sealer
+    ) -> None:
+        """A session whose old key no store takes (so never spent) resumes once."""
+        session = "\N{GRINNING FACE}" * 256  # 256 characters; 3,000 bytes escaped
+        done = pause(run(world), sealer, session=session)
+        (only,) = done.interrupts
+        answer, store = Resume(restart=[only.approve()]), MemoryStore()
+
+        def again() -> RunResult:
+            fresh = agent(world, ONE)
+            return asyncio.run(
+                resume(fresh, done.token, answer, sealer, store, session=session)
+            )
+
+        again()
+        assert world.transfers == [TRANSFER]
+        assert codes(again) == (ProblemCode.CONSUMED,)
+
+    def test_the_bridge_lists_no_pause_an_old_release_spent(
+        self, world: World, sealer: Sealer
+    ) -> None:
+        """The old release's spend hides the pause from the bridge; its trail stays."""
+        done = paused(world, sealer)
+        _, old = keys_of(done.token, sealer)
+
+        def door(store: Store) -> Bridge:
+            return bridge(
+                agent(world, ONE), sealer, store, lambda: {SESSION: done.token}
+            )
+
+        assert len(asyncio.run(door(MemoryStore()).pending())) == 1
+        store = MemoryStore()
+        spent_the_old_way(store, old)
+        assert asyncio.run(door(store).pending()) == []
+        assert asyncio.run(door(store).pause(SESSION)) is None
+        trail = asyncio.run(door(store).audit(SESSION))
+        assert [event.kind for event in trail] == ["paused", "accepted"]
 
 
 TWO: Final[Calls] = (*ONE, ("transfer_money", {"to": "B", "amount": 2}, "call-2"))

@@ -29,14 +29,20 @@ from interruption.inbox._app import _Choice, _diff, _placed, _rows
 from interruption.inbox._forms import field_for
 from starlette.testclient import TestClient
 
+from tests.sessions import Clock
+
 
 class World:
-    """A store, the agent over it, and a client per principal."""
+    """A store, the agent over it, and a client per principal.
 
-    def __init__(self) -> None:
+    With a *clock*, the sessions and the inbox read it (a test moves it);
+    without one, the wall clock.
+    """
+
+    def __init__(self, clock: Clock | None = None) -> None:
         self.store = MemoryStore()
-        self.agent = Agent(self.store)
-        self.app = create_app(self.store, self.agent.open, page_size=3)
+        self.agent = Agent(self.store, now=clock)
+        self.app = create_app(self.store, self.agent.open, page_size=3, now=clock)
 
     def start(self, text: str, ttl: timedelta | None = None) -> Session:
         """Start a run of the agent; it pauses."""
@@ -340,21 +346,26 @@ class TestForms:
         assert "<script>document" not in page.text
         assert "&lt;script&gt;" in page.text
 
-    def test_expiry_applies_the_default(self, world: World) -> None:
+    def test_expiry_applies_the_default(self) -> None:
         """A pause past its expiry closes with its default; answers are refused."""
-        session = world.start("confirm now?", ttl=timedelta(milliseconds=1))
+        clock = Clock()
+        world = World(clock)
+        session = world.start("confirm now?", ttl=timedelta(minutes=1))
         client = world.client()
-        asyncio.run(asyncio.sleep(0.01))
+        assert client.get("/api/pending").json()["total"] == 1
+        clock.advance(timedelta(minutes=1))
         assert client.get("/api/pending").json()["total"] == 0
         history = asyncio.run(world.store.load_history(session.id)) or ()
         assert history[2].tool_responses[0].output == "No"
 
-    def test_an_answer_to_an_expired_pause_says_so(self, world: World) -> None:
+    def test_an_answer_to_an_expired_pause_says_so(self) -> None:
         """Answering a pause that expired on the open page shows `expired`."""
-        session = world.start("confirm now?", ttl=timedelta(seconds=1))
+        clock = Clock()
+        world = World(clock)
+        session = world.start("confirm now?", ttl=timedelta(minutes=1))
         client = world.client()
         token, turn = _csrf(client, f"/s/{session.id}")
-        asyncio.run(asyncio.sleep(1.1))
+        clock.advance(timedelta(minutes=1))
         form = {"csrf": token, "pause": turn, "i0.respond": '"Yes"'}
         page = client.post(f"/s/{session.id}", data=form)
         assert page.status_code == 410
@@ -562,20 +573,24 @@ class TestLive:
         assert page.status_code == 200
         assert world.agent.sent == [{"to": "ACME", "amount": 50000}]
 
-    def test_an_answered_turn_past_its_expiry_is_consumed(self, world: World) -> None:
+    def test_an_answered_turn_past_its_expiry_is_consumed(self) -> None:
         """A turn answered in time, then sent again after it would have expired."""
-        session = world.start("confirm quickly?", ttl=timedelta(milliseconds=400))
+        clock = Clock()
+        world = World(clock)
+        session = world.start("confirm quickly?", ttl=timedelta(minutes=1))
         client = world.client()
         token, turn = _csrf(client, f"/s/{session.id}")
         form = {"csrf": token, "pause": turn, "i0.respond": '"Yes"'}
         assert client.post(f"/s/{session.id}", data=form).status_code == 200
-        asyncio.run(asyncio.sleep(0.5))
+        clock.advance(timedelta(minutes=1))
         again = client.post(f"/s/{session.id}", data=form)
         assert again.status_code == 409
 
-    def test_a_call_that_expired_in_a_batch(self, world: World) -> None:
+    def test_a_call_that_expired_in_a_batch(self) -> None:
         """One call of a turn expired, the other not: its card says so."""
-        now = datetime.now(UTC)
+        clock = Clock()
+        world = World(clock)
+        now = clock()
         soon, never = (
             PendingInterrupt(
                 id=ref,
@@ -585,7 +600,7 @@ class TestLive:
                 accepts=Accepts(respond={"type": "string"}),
                 expires_at=ends,
             )
-            for ref, ends in (("q-1", now + timedelta(milliseconds=300)), ("q-2", None))
+            for ref, ends in (("q-1", now + timedelta(minutes=1)), ("q-2", None))
         )
         calls = tuple(p.tool for p in (soon, never) if p.tool is not None)
         history = (Message.of_text(Role.USER, "two"), Message(Role.MODEL, calls))
@@ -593,7 +608,7 @@ class TestLive:
         asyncio.run(world.store.save("s-2", history, turn))
         client = world.client()
         token, number = _csrf(client, "/s/s-2")
-        asyncio.run(asyncio.sleep(0.35))
+        clock.advance(timedelta(minutes=1))
         form = {
             "csrf": token,
             "pause": number,
