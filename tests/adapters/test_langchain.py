@@ -531,6 +531,17 @@ class TestResume:
         assert set(trail[0].pending) == {p.id for p in calls.values()}
         assert RAN == []
 
+    def test_a_pause_first_met_by_its_answer_is_filed_once(self) -> None:
+        """A review never listed is filed once, then accepted: two events."""
+        agent = agent_for([TWO])
+        calls = by_ref(paused(agent))
+        store = MemoryStore()
+        answer = Resume(restart=[p.approve() for p in calls.values()])
+        resume(agent, CONFIG, answer, store)
+        trail = asyncio.run(store.audit("t-1"))
+        assert [event.kind for event in trail] == ["paused", "accepted"]
+        assert set(trail[0].pending) == {p.id for p in calls.values()}
+
     def test_forbidden_and_other_problems_travel_together(self) -> None:
         """A forbidden decision is reported with the core's problems, all at once."""
         gates: dict[str, bool | InterruptOnConfig] = {
