@@ -280,12 +280,17 @@ def _scan(session: AdkSession, schemas: Mapping[str, JSONSchema]) -> _Read:
         if event.author == "user":
             going = _reported(event)
             shown = open_calls or shown
-            open_calls = [call for call in open_calls if call.call_id in going]
-            answered.update(
-                refs[response.id]
+            final = {
+                response.id
                 for response in event.get_function_responses()
-                if response.id in refs and response.id not in going
-            )
+                if response.id not in going
+            }
+            # A user turn closes what was open, but a progress report answers
+            # nothing: beside one, only the calls given a result close.
+            open_calls = [
+                call for call in open_calls if going and call.call_id not in final
+            ]
+            answered.update(refs[done] for done in final if done in refs)
         waiting = event.long_running_tool_ids or set()
         for number, call in enumerate(event.get_function_calls()):
             if call.id:

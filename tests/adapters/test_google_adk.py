@@ -32,6 +32,7 @@ from interruption import (
     DecodeError,
     InvalidArgument,
     MemoryStore,
+    PendingInterrupt,
     ProblemCode,
     Respond,
     Restart,
@@ -407,6 +408,40 @@ class TestDamagedSessions:
 
 
 class TestResume:
+    def test_a_report_on_one_call_leaves_the_others_open(self) -> None:
+        """A progress report on one of two calls: both stay open, answered whole."""
+        state = setup([question(), call("ask_user", {"question": "Ship too?"})])
+        runner, store, session = state.runner, state.store, state.session_id
+
+        async def answer(given: Resume, *, progress: bool = False) -> object:
+            return await resume(
+                runner,
+                given,
+                store,
+                user_id=USER,
+                session_id=session,
+                progress=progress,
+            )
+
+        async def listed() -> tuple[PendingInterrupt, ...]:
+            paused = await pending(
+                runner, user_id=USER, session_id=session, store=store
+            )
+            return () if paused is None else paused.interrupts
+
+        first, second = asyncio.run(listed())
+        report = Resume(respond=[first.respond({"status": "asked"})])
+        asyncio.run(answer(report, progress=True))
+        assert asyncio.run(listed()) == (first, second)
+        alone = Resume(respond=[first.respond({"result": "Yes"})])
+        assert rejected(lambda: asyncio.run(answer(alone))) == (ProblemCode.MISSING,)
+        both = Resume(
+            respond=[first.respond({"result": "Yes"}), second.respond({"result": "No"})]
+        )
+        asyncio.run(answer(both))
+        assert asyncio.run(listed()) == ()
+        assert rejected(lambda: asyncio.run(answer(both))) == (ProblemCode.CONSUMED,)
+
     def test_a_pause_being_resumed_is_neither_listed_nor_resumable(self) -> None:
         """Once spent (its continuation running), a pause is not pending, not open."""
         state = setup([transfer()])
