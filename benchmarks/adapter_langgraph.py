@@ -60,7 +60,14 @@ class Bench:
         self.answers: list[str] = []
         self.threads = itertools.count()
         self.store = MemoryStore()
-        payload = {"type": "confirm", "title": "Invoice", "text": "Pay INV-7 today?"}
+        # The very JSON the adapter's node shows for QUESTION, so that both
+        # sides keep and read the same question in their checkpoints.
+        payload = {
+            "type": "confirm",
+            "title": "Invoice",
+            "text": "Pay INV-7 today?",
+            "choices": ["Yes", "No"],
+        }
 
         def plain(_state: State) -> State:
             answer = str(interrupt(payload))

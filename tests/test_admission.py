@@ -20,7 +20,7 @@ from interruption import (
 )
 from interruption._json import digest
 from interruption.adapters._bridged import absent, allowed
-from interruption.runtime.admission import pause_key, refuse
+from interruption.runtime.admission import pause_key, record_paused, refuse
 from interruption.validation import Authorize
 
 texts = st.text(max_size=40)
@@ -210,3 +210,16 @@ class TestNothingShown:
         assert [(e.kind, e.principal, e.codes) for e in events] == [
             ("rejected", "ann", ("not_authorized",))
         ] * 2
+
+
+class TestRecordPaused:
+    def test_interrupts_sharing_a_key_are_filed_once_every_id_named(self) -> None:
+        """Interrupts of one spend key (one review) are one paused event naming all."""
+        store = MemoryStore()
+        pending = [ask("a"), ask("b"), ask("c")]
+        keys = {"a": "k:review", "b": "k:review", "c": "k:other"}
+        at = datetime(2026, 1, 1, tzinfo=UTC)
+        for _ in range(2):
+            asyncio.run(record_paused(store, pending, keys, session="t", at=at))
+        (paused,) = asyncio.run(store.audit("t"))
+        assert (paused.kind, paused.pending) == ("paused", ("a", "b", "c"))

@@ -82,7 +82,11 @@ from interruption.runtime.admission import (
     refuse,
     unspent,
 )
-from interruption.runtime.approval import Reject, decision_from_json
+from interruption.runtime.approval import (
+    ApprovalDecision,
+    Reject,
+    decision_from_json,
+)
 from interruption.runtime.bridge import PendingPause, newest_first
 from interruption.runtime.loop import run_sync
 from interruption.runtime.store import Store
@@ -368,9 +372,13 @@ def _mismatch(path: str, expected: str, got: str) -> DecodeError:
 
 
 def _canonical(args: object) -> bytes:
-    """The canonical JSON of a call's arguments; empty if they are not JSON."""
+    """The canonical JSON of a call's arguments; empty if they are not JSON.
+
+    `canonical` checks them itself (its refusal is a `PayloadError`): no
+    copy is made first.
+    """
     try:
-        return canonical(copy_json(args))
+        return canonical(cast("JSON", args))
     except PayloadError:
         return b""
 
@@ -511,17 +519,21 @@ def _changed(pending: PendingInterrupt, entry: Restart) -> bool:
     return entry.input is not None and not json_equal(entry.input, original)
 
 
-def _verb(pending: PendingInterrupt, allowed: frozenset[str], entry: Restart) -> str:
-    """The middleware's decision type for a restart carrying a decision.
+def _verb(
+    pending: PendingInterrupt,
+    allowed: frozenset[str],
+    entry: Restart,
+    decision: ApprovalDecision,
+) -> str:
+    """The middleware's decision type for a restart carrying *decision*.
 
-    An approval with other arguments is an ``edit``; so is one with the
-    same arguments spelled out where the review allows ``edit`` and not
-    ``approve`` (the call runs as it was either way).
-
-    Raises:
-        DecodeError: if the restart carries no decision.
+    *decision* is the restart's own (``decision_from_json(entry.resumed)``,
+    decoded once by the caller). An approval with other arguments is an
+    ``edit``; so is one with the same arguments spelled out where the
+    review allows ``edit`` and not ``approve`` (the call runs as it was
+    either way).
     """
-    if isinstance(decision_from_json(entry.resumed), Reject):
+    if isinstance(decision, Reject):
         return "reject"
     if _changed(pending, entry):
         return "edit"
@@ -554,9 +566,10 @@ def _not_allowed(resume: Resume, pause: Pause) -> list[Problem]:
         if pending is None or pending.accepts.restart is None:
             continue  # the core refuses a restart where none is taken
         try:
-            verb = _verb(pending, allowed, entry)
+            decision = decision_from_json(entry.resumed)
         except DecodeError:
             continue  # the core reports it: schema_violation
+        verb = _verb(pending, allowed, entry, decision)
         changed = _changed(pending, entry)
         if verb == "edit" and changed and pending.accepts.replace_input is None:
             continue  # the core refuses other arguments itself: input_modified
@@ -594,9 +607,10 @@ def _unfit_edits(
         if model is None:
             continue  # a JSON-schema tool: its schema is all there is
         try:
-            verb = _verb(pending, allowed, entry)
+            decision = decision_from_json(entry.resumed)
         except DecodeError:
             continue  # the core reports it: schema_violation
+        verb = _verb(pending, allowed, entry, decision)
         if verb != "edit" or not pending.fits(entry):
             continue  # no edit, or the core reports what is wrong with it
         try:
@@ -671,15 +685,7 @@ async def _admit(  # noqa: PLR0913 - keyword-only options
     and those of the steps before it are filed with `refuse`.
     """
     policy = policy or ResumePolicy()
-    interrupts = pause.interrupts
-    # Filed before any refusal, as `admit` files it: the trail starts there.
-    await record_paused(
-        store,
-        interrupts,
-        pause.keys,
-        session=pause.thread_id,
-        at=policy.now(),
-    )
+    interrupts, keys = pause.interrupts, pause.keys
     turn = InterruptedTurn(
         session=pause.thread_id,
         turn_id=1,
@@ -704,18 +710,27 @@ async def _admit(  # noqa: PLR0913 - keyword-only options
             raise ResumeRejected.of(ProblemCode.CONSUMED, message)
         _screen(resume, pause, turn, checked=checked, tools=tools)
     except ResumeRejected as rejected:
-        # Refused before `admit` could: filed in the audit trail as it files,
-        # the principal asked about the pause the resume answers.
+        # Refused before `admit` could: filed in the audit trail as it files
+        # (the pause first, as `admit` files it before any refusal), the
+        # principal asked about the pause the resume answers.
         session = pause.thread_id
+        await record_paused(
+            store,
+            interrupts,
+            keys,
+            session=session,
+            at=policy.now(),
+        )
         raise await refuse(
             rejected, resume, store, session=session, policy=policy, shown=shown
         ) from None
+    # `admit` files the pause and reads what is spent in one store read.
     return await admit(
         resume,
         interrupts,
         store,
         session=pause.thread_id,
-        keys=pause.keys,
+        keys=keys,
         policy=checked,
     )
 
@@ -758,7 +773,7 @@ def _decision(
     decision = decision_from_json(entry.resumed)
     if isinstance(decision, Reject):
         return {"type": "reject", "message": decision.reason}
-    if _verb(pending, allowed, entry) == "edit":
+    if _verb(pending, allowed, entry, decision) == "edit":
         action: JSON = {"name": pending.name, "args": copy_json(entry.input)}
         return {"type": "edit", "edited_action": action}
     return {"type": "approve"}
@@ -869,6 +884,21 @@ async def apending(
     return await _listed(_read(snapshot, questions or {}, _tools(agent)), store)
 
 
+def _may_wait(output: object) -> bool:
+    """Whether a run that gave *output* may have left a review waiting.
+
+    LangGraph's ``invoke`` output has an ``__interrupt__`` key when the run
+    paused (its documented shape); without it the run finished, nothing
+    waits, and the checkpoint need not be read again to say so. An output
+    of another shape tells nothing: the checkpoint is read.
+    """
+    return not isinstance(output, dict) or _INTERRUPTED in output
+
+
+_INTERRUPTED: Final = "__interrupt__"
+"""The key of a LangGraph ``invoke`` output that lists the run's pauses."""
+
+
 def _resumed(  # noqa: PLR0913 - keyword-only options
     agent: Agent,
     config: RunnableConfig,
@@ -896,7 +926,9 @@ def _resumed(  # noqa: PLR0913 - keyword-only options
             tools=tools,
         )
     )
-    agent.invoke(_command(pause, resolved), _pinned(config, pause))
+    output = agent.invoke(_command(pause, resolved), _pinned(config, pause))
+    if not _may_wait(output):
+        return resolved, None
     after = _read(agent.get_state(_latest(config)), questions, tools)
     return resolved, after if after.reviews else None
 
@@ -926,7 +958,9 @@ async def _aresumed(  # noqa: PLR0913 - keyword-only options
         history=history,
         tools=tools,
     )
-    await agent.ainvoke(_command(pause, resolved), _pinned(config, pause))
+    output = await agent.ainvoke(_command(pause, resolved), _pinned(config, pause))
+    if not _may_wait(output):
+        return resolved, None
     after = _read(await agent.aget_state(_latest(config)), questions, tools)
     return resolved, after if after.reviews else None
 

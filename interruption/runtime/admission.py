@@ -332,14 +332,21 @@ async def record_paused(  # noqa: PLR0913 - keyword-only options
 
 def _marks(
     interrupts: Sequence[PendingInterrupt], keys: Mapping[str, str]
-) -> dict[str, str]:
-    """Each interrupt's paused mark -> its id (`record_paused`)."""
-    return {PAUSED_MARK + keys[pending.id]: pending.id for pending in interrupts}
+) -> dict[str, list[str]]:
+    """Each paused mark -> the ids of the interrupts it files (`record_paused`).
+
+    Interrupts that share a spend key (the calls of one LangChain review)
+    share its mark, and are filed together.
+    """
+    marks: dict[str, list[str]] = {}
+    for pending in interrupts:
+        marks.setdefault(PAUSED_MARK + keys[pending.id], []).append(pending.id)
+    return marks
 
 
 async def _file_paused(  # noqa: PLR0913 - keyword-only options
     store: Store,
-    marks: Mapping[str, str],
+    marks: Mapping[str, Sequence[str]],
     seen: frozenset[str],
     *,
     session: str,
@@ -351,9 +358,8 @@ async def _file_paused(  # noqa: PLR0913 - keyword-only options
     new = [mark for mark in marks if mark not in seen]
     if not new:
         return False
-    event = AuditEvent(
-        session, turn_id, "paused", at, pending=tuple(marks[mark] for mark in new)
-    )
+    pending = tuple(found for mark in new for found in marks[mark])
+    event = AuditEvent(session, turn_id, "paused", at, pending=pending)
     return await store.spend_all(new, keep_until, (event,))
 
 
@@ -389,7 +395,7 @@ async def _meet(  # noqa: PLR0913 - keyword-only options
 
 async def _read_and_file(  # noqa: PLR0913 - keyword-only options
     store: Store,
-    marks: Mapping[str, str],
+    marks: Mapping[str, Sequence[str]],
     spend: Sequence[str],
     *,
     session: str,

@@ -531,6 +531,17 @@ class TestResume:
         assert set(trail[0].pending) == {p.id for p in calls.values()}
         assert RAN == []
 
+    def test_a_pause_first_met_by_its_answer_is_filed_once(self) -> None:
+        """A review never listed is filed once, then accepted: two events."""
+        agent = agent_for([TWO])
+        calls = by_ref(paused(agent))
+        store = MemoryStore()
+        answer = Resume(restart=[p.approve() for p in calls.values()])
+        resume(agent, CONFIG, answer, store)
+        trail = asyncio.run(store.audit("t-1"))
+        assert [event.kind for event in trail] == ["paused", "accepted"]
+        assert set(trail[0].pending) == {p.id for p in calls.values()}
+
     def test_forbidden_and_other_problems_travel_together(self) -> None:
         """A forbidden decision is reported with the core's problems, all at once."""
         gates: dict[str, bool | InterruptOnConfig] = {
@@ -975,6 +986,37 @@ class TestResume:
         assert [p.ref for p in second.interrupts] == ["c-5"]
         resume(agent, CONFIG, Resume(restart=[second.interrupts[0].approve()]), store)
         assert len(RAN) == 2
+
+    def test_the_next_pause_is_returned_asynchronously(self) -> None:
+        """When the agent pauses again, aresume returns the new pause."""
+        agent = agent_for([[TWO[0]], [call("transfer_money", "c-5", to="Z", amount=5)]])
+        first = paused(agent)
+        answer = Resume(restart=[first.interrupts[0].approve()])
+        second = asyncio.run(langchain.aresume(agent, CONFIG, answer, MemoryStore()))
+        assert second is not None
+        assert [p.ref for p in second.interrupts] == ["c-5"]
+
+    def test_an_output_that_tells_nothing_has_the_checkpoint_read(self) -> None:
+        """An agent whose run output is not LangGraph's still gets its next pause."""
+        agent = agent_for([[TWO[0]], [call("transfer_money", "c-5", to="Z", amount=5)]])
+        first = paused(agent)
+
+        class Silent:
+            """The agent, its run's output dropped (an Agent of another shape)."""
+
+            nodes = agent.nodes
+            get_state = agent.get_state
+            get_state_history = agent.get_state_history
+
+            def invoke(self, command: Any, config: RunnableConfig) -> object:
+                """Run the agent; say nothing of how it ended."""
+                agent.invoke(command, config)
+                return None
+
+        answer = Resume(restart=[first.interrupts[0].approve()])
+        second = resume(Silent(), CONFIG, answer, MemoryStore())  # type: ignore[arg-type]
+        assert second is not None
+        assert [p.ref for p in second.interrupts] == ["c-5"]
 
     def test_a_fresh_process_resumes_from_sqlite(
         self, tmp_path: Path, mode: str
