@@ -884,21 +884,6 @@ async def apending(
     return await _listed(_read(snapshot, questions or {}, _tools(agent)), store)
 
 
-def _may_wait(output: object) -> bool:
-    """Whether a run that gave *output* may have left a review waiting.
-
-    LangGraph's ``invoke`` output has an ``__interrupt__`` key when the run
-    paused (its documented shape); without it the run finished, nothing
-    waits, and the checkpoint need not be read again to say so. An output
-    of another shape tells nothing: the checkpoint is read.
-    """
-    return not isinstance(output, dict) or _INTERRUPTED in output
-
-
-_INTERRUPTED: Final = "__interrupt__"
-"""The key of a LangGraph ``invoke`` output that lists the run's pauses."""
-
-
 def _resumed(  # noqa: PLR0913 - keyword-only options
     agent: Agent,
     config: RunnableConfig,
@@ -926,9 +911,10 @@ def _resumed(  # noqa: PLR0913 - keyword-only options
             tools=tools,
         )
     )
-    output = agent.invoke(_command(pause, resolved), _pinned(config, pause))
-    if not _may_wait(output):
-        return resolved, None
+    # The checkpoint, not the run's output, says whether a review waits: a
+    # paused run's output need not show "__interrupt__" (an interrupt in a
+    # node the output does not show, an agent of another shape).
+    agent.invoke(_command(pause, resolved), _pinned(config, pause))
     after = _read(agent.get_state(_latest(config)), questions, tools)
     return resolved, after if after.reviews else None
 
@@ -958,9 +944,7 @@ async def _aresumed(  # noqa: PLR0913 - keyword-only options
         history=history,
         tools=tools,
     )
-    output = await agent.ainvoke(_command(pause, resolved), _pinned(config, pause))
-    if not _may_wait(output):
-        return resolved, None
+    await agent.ainvoke(_command(pause, resolved), _pinned(config, pause))
     after = _read(await agent.aget_state(_latest(config)), questions, tools)
     return resolved, after if after.reviews else None
 

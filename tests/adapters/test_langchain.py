@@ -997,7 +997,7 @@ class TestResume:
         assert [p.ref for p in second.interrupts] == ["c-5"]
 
     def test_an_output_that_tells_nothing_has_the_checkpoint_read(self) -> None:
-        """An agent whose run output is not LangGraph's still gets its next pause."""
+        """A run whose output shows no "__interrupt__" still gets its next pause."""
         agent = agent_for([[TWO[0]], [call("transfer_money", "c-5", to="Z", amount=5)]])
         first = paused(agent)
 
@@ -1011,7 +1011,7 @@ class TestResume:
             def invoke(self, command: Any, config: RunnableConfig) -> object:
                 """Run the agent; say nothing of how it ended."""
                 agent.invoke(command, config)
-                return None
+                return {}
 
         answer = Resume(restart=[first.interrupts[0].approve()])
         second = resume(Silent(), CONFIG, answer, MemoryStore())  # type: ignore[arg-type]
