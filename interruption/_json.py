@@ -13,14 +13,11 @@ import hashlib
 import json
 import math
 import typing
-from typing import TYPE_CHECKING, Final, NoReturn, TypeAlias
+from typing import Final, NoReturn, TypeAlias
 
 import rfc8785
 
 from interruption._base_errors import Mismatch, PayloadError
-
-if TYPE_CHECKING:
-    from collections.abc import Iterator
 
 JSON: TypeAlias = None | bool | int | float | str | list["JSON"] | dict[str, "JSON"]  # noqa: RUF036 - JSON's own order
 """A JSON value: the one place where the library means "any JSON"."""
@@ -377,56 +374,81 @@ def json_problems(
     Returns:
         One `Mismatch` per bad spot; empty when *value* is JSON.
     """
-    return list(_walk(value, path, 0, max_depth, set()))
+    found: list[Mismatch] = []
+    _Walk(path, max_depth, found).value(value, 0)
+    return found
 
 
-def _walk(  # noqa: C901, PLR0912 - one flat dispatch over the JSON grammar
-    value: object, path: str, depth: int, max_depth: int, seen: set[int]
-) -> Iterator[Mismatch]:
-    if value is None or isinstance(value, bool):
-        return
-    if isinstance(value, str):
-        if _has_lone_surrogate(value):
-            yield Mismatch(path, "a string of valid Unicode", "a lone surrogate")
-        return
-    if isinstance(value, int):
-        if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+class _Walk:
+    """One walk of `json_problems`: a path is spelled only where a problem is.
+
+    *steps* is the way down to the value looked at (keys and indexes): a
+    value that is fine costs no string.
+    """
+
+    __slots__ = ("base", "found", "max_depth", "seen", "steps")
+
+    def __init__(self, base: str, max_depth: int, found: list[Mismatch]) -> None:
+        self.base = base
+        self.max_depth = max_depth
+        self.found = found
+        self.seen: set[int] = set()
+        self.steps: list[str | int] = []
+
+    def problem(self, expected: str, got: str) -> None:
+        """Note a problem at the value looked at."""
+        path = self.base
+        for step in self.steps:
+            path = (
+                child_path(path, step) if isinstance(step, str) else f"{path}[{step}]"
+            )
+        self.found.append(Mismatch(path, expected, got))
+
+    def value(self, value: object, depth: int) -> None:  # noqa: C901, PLR0912 - one flat dispatch over the JSON grammar
+        """Walk *value*, *depth* containers down."""
+        if value is None or isinstance(value, bool):
             return
-        yield Mismatch(
-            path,
-            f"an integer within ±{MAX_SAFE_INTEGER} (I-JSON)",
-            describe(value),
-        )
-        return
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            yield Mismatch(path, "a finite number", repr(value))
-        return
-    if not isinstance(value, list | dict):
-        yield Mismatch(path, "a JSON value", describe(value))
-        return
-    if id(value) in seen:
-        yield Mismatch(path, "a JSON value", "a reference cycle")
-        return
-    if depth >= max_depth:
-        yield Mismatch(
-            path, f"at most {max_depth} levels of nesting", "a deeper document"
-        )
-        return
-    seen.add(id(value))
-    if isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _walk(item, f"{path}[{index}]", depth + 1, max_depth, seen)
-    else:
-        for key, item in value.items():
-            if not isinstance(key, str):
-                yield Mismatch(path, "object keys that are strings", describe(key))
-                continue
-            if _has_lone_surrogate(key):
-                yield Mismatch(path, "object keys of valid Unicode", describe(key))
-                continue
-            yield from _walk(item, child_path(path, key), depth + 1, max_depth, seen)
-    seen.discard(id(value))
+        if isinstance(value, str):
+            if _has_lone_surrogate(value):
+                self.problem("a string of valid Unicode", "a lone surrogate")
+            return
+        if isinstance(value, int):
+            if not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+                expected = f"an integer within ±{MAX_SAFE_INTEGER} (I-JSON)"
+                self.problem(expected, describe(value))
+            return
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                self.problem("a finite number", repr(value))
+            return
+        if not isinstance(value, list | dict):
+            self.problem("a JSON value", describe(value))
+            return
+        if id(value) in self.seen:
+            self.problem("a JSON value", "a reference cycle")
+            return
+        if depth >= self.max_depth:
+            expected = f"at most {self.max_depth} levels of nesting"
+            self.problem(expected, "a deeper document")
+            return
+        self.seen.add(id(value))
+        steps = self.steps
+        if isinstance(value, list):
+            for index, item in enumerate(value):
+                steps.append(index)
+                self.value(item, depth + 1)
+                steps.pop()
+        else:
+            for key, item in value.items():
+                if not isinstance(key, str):
+                    self.problem("object keys that are strings", describe(key))
+                elif _has_lone_surrogate(key):
+                    self.problem("object keys of valid Unicode", describe(key))
+                else:
+                    steps.append(key)
+                    self.value(item, depth + 1)
+                    steps.pop()
+        self.seen.discard(id(value))
 
 
 def json_equal(left: JSON, right: JSON) -> bool:
