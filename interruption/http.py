@@ -61,6 +61,7 @@ __all__ = [
     "PROBLEM_STATUS",
     "SERVER_ERROR",
     "SERVER_MESSAGE",
+    "client_message",
     "decode_error_from",
     "problem_body",
     "status_of",
@@ -160,6 +161,23 @@ def status_of(error: InterruptionError) -> int:
     return ERROR_STATUS.get(error.code, SERVER_ERROR)
 
 
+def client_message(error: InterruptionError) -> str:
+    """What a client may read of *error*: its message, unless the server failed.
+
+    A server's own failure (a 5xx status) may name files, hosts or a
+    driver's words: the client reads `SERVER_MESSAGE`, and the log keeps
+    the message. Every answer to a client (`problem_body`, the inbox's
+    pages) words an error with this.
+
+    Args:
+        error: Any failure this library raised.
+
+    Returns:
+        The text to show.
+    """
+    return SERVER_MESSAGE if status_of(error) >= SERVER_ERROR else str(error)
+
+
 def problem_body(error: InterruptionError) -> dict[str, JSON]:
     """The JSON body that explains *error* to a client, tagged by its code.
 
@@ -177,15 +195,13 @@ def problem_body(error: InterruptionError) -> dict[str, JSON]:
     """
     if isinstance(error, ResumeRejected | DecodeError):
         return cast("dict[str, JSON]", unstructure(error))  # a record: an object
+    body: dict[str, JSON] = {"type": error.code, "message": client_message(error)}
     if status_of(error) >= SERVER_ERROR:
-        # The server's own failure: its message may name files, hosts or a
-        # driver's words, so the client gets the code (and a store's reason,
-        # to know whether a retry may help); the log keeps the message.
-        server: dict[str, JSON] = {"type": error.code, "message": SERVER_MESSAGE}
+        # The server's own failure: the code (and a store's reason, to know
+        # whether a retry may help), nothing of its message.
         if isinstance(error, StoreUnavailable):
-            server["reason"] = error.reason
-        return server
-    body: dict[str, JSON] = {"type": error.code, "message": str(error)}
+            body["reason"] = error.reason
+        return body
     for name in ("where", "path", "expected", "got"):
         value = getattr(error, name, None)
         if isinstance(value, str):

@@ -13,7 +13,12 @@ from interruption import (
     Role,
     Session,
 )
-from interruption.http import decode_error_from, problem_body, status_of
+from interruption.http import (
+    client_message,
+    decode_error_from,
+    problem_body,
+    status_of,
+)
 from interruption.inbox import (
     OpenSession,
     PrincipalOf,
@@ -33,6 +38,7 @@ rejected = ResumeRejected.of(ProblemCode.CONSUMED, "a replay")
 decode = DecodeError([Mismatch("$", "an object", "null")])
 
 assert_type(status_of(rejected), int)
+assert_type(client_message(rejected), str)
 assert_type(problem_body(decode), dict[str, JSON])
 assert_type(decode_error_from({"type": "decode_error"}), DecodeError)
 status_of(ValueError("x"))  # type: ignore[arg-type]

@@ -50,7 +50,7 @@ from interruption import (
     structure,
     unstructure,
 )
-from interruption.http import problem_body, status_of
+from interruption.http import client_message, problem_body, status_of
 from interruption.inbox._forms import Field, Missing, field_for, read, strict_json
 from interruption.runtime.approval import decision_to_json
 from interruption.runtime.bridge import (
@@ -100,15 +100,21 @@ SECURITY_HEADERS: Final[tuple[tuple[bytes, bytes], ...]] = (
 def from_header(name: str = "X-Remote-User") -> PrincipalOf:
     """Read the principal from a request header an authenticating proxy sets.
 
+    A request that carries the header more than once is anonymous: a proxy
+    that adds its own line beside the client's, instead of replacing it,
+    must not let the client's come first and win.
+
     Args:
         name: The header (case-insensitive).
 
     Returns:
-        A `PrincipalOf`: the header's value, or None when it is absent.
+        A `PrincipalOf`: the header's one value, or None when it is absent,
+        empty or repeated.
     """
 
     def principal(request: Request) -> str | None:
-        return request.headers.get(name) or None
+        values = request.headers.getlist(name)
+        return values[0] or None if len(values) == 1 else None
 
     return principal
 
@@ -709,7 +715,7 @@ class _Inbox:
             request,
             "refused.html",
             status=status_of(error),
-            message=str(error),
+            message=client_message(error),
             principal=None,
         )
 

@@ -21,9 +21,11 @@ from interruption import (
     PendingInterrupt,
     Role,
     Session,
+    SqliteStore,
     ToolRequest,
     _demo,
 )
+from interruption.http import SERVER_MESSAGE
 from interruption.inbox import create_app, from_cookie
 from interruption.inbox._app import _Choice, _diff, _placed, _rows
 from interruption.inbox._forms import field_for
@@ -377,6 +379,47 @@ class TestForms:
         app = create_app(world.store, world.agent.open, principal=from_cookie("who"))
         client = TestClient(app, cookies={"who": "bob"})
         assert client.get("/api/pending").json()["total"] == 1
+
+
+class TestPrincipal:
+    def test_a_repeated_principal_header_is_anonymous(self, world: World) -> None:
+        """A client's header beside the proxy's does not win: two lines, nobody."""
+        session = world.start("pay 50000")
+        client = TestClient(world.app, base_url="http://inbox.test")
+        one = client.get("/api/pending", headers=[("X-Remote-User", "alice")])
+        two = client.get(
+            "/api/pending",
+            headers=[("X-Remote-User", "alice"), ("X-Remote-User", "mallory")],
+        )
+        nobody = client.get("/api/pending")
+        assert [pause["scope"] for pause in one.json()["items"]] == [session.id]
+        assert two.json() == nobody.json()
+        assert two.json()["items"] == []
+
+
+class TestServerFailures:
+    @pytest.mark.parametrize("who", ["alice", None])
+    def test_a_failed_store_is_worded_alike_on_pages_and_the_api(
+        self, tmp_path: Path, who: str | None
+    ) -> None:
+        """A 5xx names no file on a page either: the API's words, the log's details."""
+        hidden = tmp_path / "secret-host-dir"
+        hidden.mkdir()
+        store = SqliteStore(hidden / "prod.sqlite")
+        agent = Agent(store)
+        asyncio.run(agent.start("pay 50000"))
+        app = create_app(store, agent.open)
+        asyncio.run(store.close())
+        headers = {} if who is None else {"X-Remote-User": who}
+        client = TestClient(app, headers=headers, raise_server_exceptions=False)
+        api = client.get("/api/pending")
+        assert api.status_code == 503
+        assert api.json()["message"] == SERVER_MESSAGE
+        for path in ("/", "/p/session/anything"):
+            page = client.get(path)
+            assert page.status_code == 503
+            assert str(hidden) not in page.text
+            assert html.escape(SERVER_MESSAGE) in page.text
 
 
 class TestMore:
