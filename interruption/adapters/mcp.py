@@ -1489,23 +1489,29 @@ class ElicitationBridge:
 
         Raises:
             ResumeRejected: ``consumed`` or ``nothing_pending`` for a form
-                whose call ended, ``nothing_pending`` for a scope never filed
-                (filed, as `refuse` files it; ``not_authorized`` for a
-                refused principal).
+                whose call ended (filed, as `refuse` files it;
+                ``not_authorized`` for a refused principal); for a scope
+                this client never filed, ``nothing_pending`` (with an
+                authorizer ``not_authorized``), filed nowhere
+                (`_bridged.absent`): a client naming scopes at will writes
+                no row.
         """
         asked = self._asked.get(scope)
         if asked is not None and not asked.reply.done():
             return asked
         form = await self._form(scope)
-        if form is not None and await self.store.spent([pause_key(self.door, scope)]):
+        if form is None:
+            message = f"no form of this client waits at {scope!r}"
+            unknown = ResumeRejected.of(ProblemCode.NOTHING_PENDING, message)
+            raise _bridged.absent(unknown, policy)
+        if await self.store.spent([pause_key(self.door, scope)]):
             message = f"the form of this client at {scope!r} was already answered"
             rejected = ResumeRejected.of(ProblemCode.CONSUMED, message)
         else:
             message = f"no form of this client waits at {scope!r}"
             rejected = ResumeRejected.of(ProblemCode.NOTHING_PENDING, message)
-        shown = () if form is None else (form,)
         raise await refuse(
-            rejected, resume, self.store, session=scope, policy=policy, shown=shown
+            rejected, resume, self.store, session=scope, policy=policy, shown=(form,)
         )
 
     async def audit(

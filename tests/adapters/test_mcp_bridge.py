@@ -21,6 +21,7 @@ from interruption import (
     ResumeRejected,
 )
 from interruption.adapters.mcp import DEFAULT_TTL, ElicitationBridge, bridge, form_of
+from interruption.validation import Authorize
 
 from tests.adapters.test_mcp import NO_CONTEXT, YES_NO
 from tests.sessions import NOW, Clock
@@ -145,6 +146,24 @@ class TestMemory:
         for scope in ("nope", uuid.uuid4().hex, uuid.uuid4().hex.upper()):
             assert asyncio.run(door.audit(scope, principal="bob")) == ()
             assert asyncio.run(door.pause(scope, principal="bob")) is None
+
+    @pytest.mark.parametrize(
+        ("authorize", "code"),
+        [(None, ProblemCode.NOTHING_PENDING), (bob_only, ProblemCode.NOT_AUTHORIZED)],
+    )
+    def test_an_answer_to_a_scope_never_filed_writes_no_row(
+        self, authorize: Authorize | None, code: ProblemCode
+    ) -> None:
+        """Answers naming scopes at will are refused and file nothing."""
+        store = MemoryStore()
+        door = bridge(store, authorize=authorize)
+        scopes = [uuid.uuid4().hex for _ in range(20)]
+        for scope in scopes:
+            with pytest.raises(ResumeRejected) as refused:
+                asyncio.run(door.answer(scope, Resume(), principal="bob"))
+            assert codes(refused) == (code,)
+        for scope in scopes:
+            assert asyncio.run(store.audit(scope)) == ()
 
 
 class TestPause:
