@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from interruption import (
+    JSON,
     Accepts,
     ApprovalPending,
     ArgumentTypeError,
@@ -28,12 +29,15 @@ from interruption import (
     ResumePolicy,
     ResumeRejected,
     Role,
+    Session,
+    ToolContext,
     ToolRequest,
     ToolResponse,
+    tool,
     unstructure,
     validate_resume,
 )
-from interruption.runtime.approval import DECISION_SCHEMA
+from interruption.runtime.approval import DECISION_SCHEMA, await_human
 from interruption.runtime.sealing import (
     MIN_KEY_BYTES,
     SEALED_TURN_AUDIENCE,
@@ -42,6 +46,7 @@ from interruption.runtime.sealing import (
     spent_key,
 )
 from interruption.runtime.store import MemoryStore, SqliteStore, Store
+from interruption.testing import ScriptedModel
 from interruption.validation import ResolvedResume
 
 from tests.strategies import BASE64URL, b64url, token_mutations, turns
@@ -746,6 +751,39 @@ def _any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Store:
 
 
 class TestRedeem:
+    def test_a_turn_a_session_keeps_redeems_nowhere_but_there(
+        self, any_store: Store
+    ) -> None:
+        """A Session's turn, sealed, is bad_token at redeem; the Session answers it."""
+        ran: list[str] = []
+
+        @tool(input={"type": "object"}, output={"type": "string"})
+        def pay(ctx: ToolContext[JSON], _data: JSON) -> JSON:
+            ran.append(ctx.ref)
+            return "paid"
+
+        call = ToolRequest("pay", input={"to": "ACME"})
+        script = [Message(Role.MODEL, (call,)), Message.of_text(Role.MODEL, "done")]
+        session = Session(
+            any_store,
+            ScriptedModel.following_history(script),
+            [pay],
+            approver=await_human(),
+        )
+        asyncio.run(session.send("pay"))
+        turn = asyncio.run(session.pending_turn())
+        assert turn is not None
+        (approval,) = turn.interrupts
+        answer = Resume(restart=[approval.approve()])
+        sealer = Sealer({"k1": K1}, "k1")
+        token = sealer.seal(turn)
+        with pytest.raises(ResumeRejected) as refused:
+            asyncio.run(sealer.redeem(token, answer, any_store, session=session.id))
+        assert refused.value.codes == (ProblemCode.BAD_TOKEN,)
+        assert "answer it through its Session" in str(refused.value)
+        asyncio.run(session.resume(answer))
+        assert ran == [approval.ref]
+
     def test_a_turn_resumes_once(self, any_store: Store) -> None:
         """Redeem validates and spends the turn; a replay is consumed."""
         sealer = Sealer({"k1": K1}, "k1")

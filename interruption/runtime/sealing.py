@@ -389,7 +389,8 @@ class Sealer:
         Raises:
             ResumeRejected: ``bad_token`` or ``expired`` as `open` does
                 (``bad_token`` for a token minted for another audience), or
-                ``bad_token`` for a token of another session; then every
+                ``bad_token`` for a token of another session or for a turn
+                *store* keeps (a `Session`'s: answer it there); then every
                 problem `validate_and_spend` finds, ``consumed`` when the
                 turn was already resumed.
             InvalidArgument: if *now* is naive.
@@ -400,6 +401,14 @@ class Sealer:
             message = (
                 f"token: expected a turn of session {session!r}, got one of "
                 f"another session; it was sealed for {turn.session!r}"
+            )
+            raise ResumeRejected.of(ProblemCode.BAD_TOKEN, message)
+        if await store.load_turn(session, turn.turn_id) is not None:
+            # A turn a Session keeps is consumed in its own row, not under
+            # this key: through two doors it would be resumed twice.
+            message = (
+                f"token: turn {turn.turn_id} of session {session!r} is kept by "
+                "the store; answer it through its Session"
             )
             raise ResumeRejected.of(ProblemCode.BAD_TOKEN, message)
         keep_until = (
