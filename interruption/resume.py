@@ -291,10 +291,23 @@ class PendingInterrupt:
     on_expiry: ExpiryAnswer | None = None
 
     def __attrs_post_init__(self) -> None:
-        """Apply the kind's rule to `accepts` (`accepts_of_kind`), whoever builds it."""
+        """Apply the kind's rule to `accepts` (`accepts_of_kind`), whoever builds it.
+
+        An `on_expiry` answer must be one this pause accepts, a result that
+        fits ``accepts.respond``: it stands for the human's answer.
+
+        Raises:
+            FieldError: for an `on_expiry` this pause would refuse.
+        """
         accepts = accepts_of_kind(self.kind, self.accepts)
         if accepts is not self.accepts:
             object.__setattr__(self, "accepts", accepts)  # its own field, once
+        if self.on_expiry is not None:
+            standing = Respond(self.name, self.ref, self.on_expiry.output)
+            problems = self.problems_with(standing)
+            if problems:
+                expected = "an answer this pause accepts (a result it takes)"
+                raise FieldError("on_expiry", expected, problems[0].message)
 
     @property
     def name(self) -> str:

@@ -27,6 +27,7 @@ from interruption import (
     Custom,
     DecodeError,
     ExpiryAnswer,
+    FieldError,
     Input,
     Interrupted,
     InterruptedTurn,
@@ -44,6 +45,7 @@ from interruption import (
     ResumeRejected,
     Role,
     ScheduledPause,
+    SchemaError,
     Text,
     ToolRequest,
     ToolResponse,
@@ -646,23 +648,34 @@ def messages() -> st.SearchStrategy[Message]:
     )
 
 
-def encodable_pendings() -> st.SearchStrategy[PendingInterrupt]:
+@st.composite
+def encodable_pendings(draw: st.DrawFn) -> PendingInterrupt:
     """Pending interrupts, every optional field present or not, any schemas.
 
     Unlike `pendings` (and `interruption.testing.strategies`), the accepted
     schemas are any JSON objects and the tool may be absent: values to
-    encode and decode, not to answer.
+    encode and decode, not to answer. An expiry answer is one the pause
+    takes (a record refuses any other): a drawn one that does not fit is
+    left out.
     """
-    return st.builds(
-        PendingInterrupt,
-        id=non_empty_text(),
-        kind=kinds(),
-        payload=_payloads(),
-        tool=st.none() | tool_requests(),
-        accepts=st.builds(Accepts, _any_schemas(), _any_schemas(), _any_schemas()),
-        expires_at=st.none() | ALL_MOMENTS,
-        on_expiry=st.none() | st.builds(ExpiryAnswer, _payloads()),
+    pending = draw(
+        st.builds(
+            PendingInterrupt,
+            id=non_empty_text(),
+            kind=kinds(),
+            payload=_payloads(),
+            tool=st.none() | tool_requests(),
+            accepts=st.builds(Accepts, _any_schemas(), _any_schemas(), _any_schemas()),
+            expires_at=st.none() | ALL_MOMENTS,
+        )
     )
+    output = draw(st.none() | st.just(pending.payload) | _payloads())
+    if not draw(st.booleans()):
+        return pending
+    try:
+        return attrs.evolve(pending, on_expiry=ExpiryAnswer(output))
+    except (FieldError, SchemaError):  # not an answer it takes, or no usable schema
+        return pending
 
 
 def responds() -> st.SearchStrategy[Respond]:

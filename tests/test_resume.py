@@ -116,6 +116,29 @@ def code_of(error: pytest.ExceptionInfo[ResumeRejected]) -> ProblemCode:
 
 
 class TestPendingInterrupt:
+    def test_an_expiry_answer_is_one_the_pause_takes(
+        self, question: PendingInterrupt
+    ) -> None:
+        """on_expiry must fit accepts.respond, built or decoded; it stands for one."""
+        with pytest.raises(FieldError) as caught:
+            attrs.evolve(question, on_expiry=ExpiryAnswer({"approved": True}))
+        assert caught.value.field == "on_expiry"
+        wire = unstructure(question)
+        assert isinstance(wire, dict)
+        wire["on_expiry"] = {"output": {"approved": True}}
+        with pytest.raises(DecodeError) as decoded:
+            structure(wire, PendingInterrupt)
+        assert [m.path for m in decoded.value.problems] == ["$.on_expiry"]
+        approval = PendingInterrupt(
+            "c-1",
+            ApprovalPending("c-1"),
+            None,
+            None,
+            Accepts(restart=DECISION_SCHEMA),
+        )
+        with pytest.raises(FieldError):
+            attrs.evolve(approval, on_expiry=ExpiryAnswer("No"))
+
     def test_respond_builds_an_entry(self, question: PendingInterrupt) -> None:
         """respond() makes a Respond naming the tool and ref."""
         assert question.respond("Yes") == Respond("ask_user", "call-2", "Yes")

@@ -12,9 +12,11 @@ from interruption import (
     ArgumentTypeError,
     Custom,
     DecodeError,
+    ExpiryAnswer,
     Interrupted,
     InterruptionError,
     InterruptionKind,
+    InvalidArgument,
     PayloadError,
     PendingInterrupt,
     Phase,
@@ -349,6 +351,28 @@ class TestToolContext:
 
 
 class TestDefineInterrupt:
+    def test_an_expiry_answer_must_fit_the_output(self) -> None:
+        """An on_expiry outside the output schema is refused when the tool is made."""
+        yes_no: dict[str, JSON] = {"enum": ["Yes", "No"]}
+        with pytest.raises(InvalidArgument) as caught:
+            define_interrupt(
+                "confirm",
+                "Confirm.",
+                input={"type": "object"},
+                output=yes_no,
+                on_expiry=ExpiryAnswer({"approved": True}),
+            )
+        assert caught.value.where == "tool 'confirm': on_expiry"
+        assert "$.on_expiry.output" in caught.value.got
+        fits = define_interrupt(
+            "confirm",
+            "Confirm.",
+            input={"type": "object"},
+            output=yes_no,
+            on_expiry=ExpiryAnswer("No"),
+        )
+        assert fits.on_expiry == ExpiryAnswer("No")
+
     def test_always_pauses_with_its_input(self) -> None:
         """An interrupt-only tool pauses with its input as the payload."""
         ask = define_interrupt(

@@ -62,6 +62,7 @@ import attrs
 from interruption.errors import (
     ArgumentTypeError,
     InterruptionError,
+    InvalidArgument,
     Mismatch,
     SchemaError,
 )
@@ -230,6 +231,23 @@ def _schema_of(
     return schema
 
 
+def _a_result(
+    tool: Tool[Any, Any, Any],
+    _attribute: attrs.Attribute[ExpiryAnswer | None],
+    answer: ExpiryAnswer | None,
+) -> None:
+    """An expiry answer stands for the human's result: it must fit the output."""
+    if answer is None:
+        return
+    unfit = schema_mismatches(answer.output, tool.output_schema, "$.on_expiry.output")
+    if unfit:
+        where = f"tool {tool.name!r}: on_expiry"
+        words = "; ".join(
+            f"{m.path}: expected {m.expected}, got {m.got}" for m in unfit
+        )
+        raise InvalidArgument(where, "a result that fits its output schema", words)
+
+
 @final
 @attrs.frozen
 class Tool(Generic[I, O, R]):
@@ -250,7 +268,8 @@ class Tool(Generic[I, O, R]):
         interrupt_only: Whether calling it always pauses (answer by respond).
         ttl: How long its pauses accept answers, or None for the default.
         on_expiry: The answer that stands when a pause expires unanswered
-            (if the session allows it), or None.
+            (if the session allows it), or None; it must fit the output
+            schema (`InvalidArgument` otherwise, when the tool is made).
     """
 
     name: str
@@ -264,7 +283,7 @@ class Tool(Generic[I, O, R]):
     replace_input: bool = False
     interrupt_only: bool = False
     ttl: timedelta | None = None
-    on_expiry: ExpiryAnswer | None = None
+    on_expiry: ExpiryAnswer | None = attrs.field(default=None, validator=_a_result)
 
     def parse_input(self, data: JSON) -> I:
         """Turn a request's JSON input into what the function takes.
