@@ -23,6 +23,7 @@ import attrs
 
 from interruption._json import (
     JSON,
+    MAX_SAFE_INTEGER,
     FrozenArray,
     FrozenObject,
     child_path,
@@ -125,6 +126,14 @@ def _str(value: object, _: type) -> str:
 def _int(value: object, _: type) -> int:
     if type(value) is int:
         return value
+    # JSON has one number type: 2.0 is the integer 2, as JSON Schema's
+    # "integer" and `json_equal` read it.
+    if (
+        isinstance(value, float)
+        and value.is_integer()
+        and abs(value) <= MAX_SAFE_INTEGER
+    ):
+        return int(value)
     raise _invalid("an integer", value)
 
 
@@ -188,7 +197,11 @@ def _is_literal(tp: object) -> bool:
 
 
 def _is_union(tp: object) -> bool:
-    return union_members(tp) is not None
+    # No verdict on the union here: `_union_hook` asks `union_members`,
+    # whose refusal must reach the caller (cattrs swallows a predicate's).
+    return typing.get_origin(tp) in {typing.Union, types.UnionType} and not (
+        is_json_type(tp)
+    )
 
 
 def _is_sequence(tp: object) -> bool:
@@ -227,7 +240,10 @@ def _literal_hook(tp: object) -> Callable[[object, type], object]:
 
     def structure_literal(value: object, _: type) -> object:
         for option in allowed:
-            if type(option) is type(value) and option == value:
+            same = type(option) is type(value) or (
+                type(option) is int and type(value) is float  # 2.0 is 2, as in `_int`
+            )
+            if same and option == value:
                 return option
         raise _invalid(expected, value)
 
@@ -421,6 +437,7 @@ class _Converter:
 
     def _union_hook(self, tp: object) -> Callable[[object, type], object]:
         conv = self.converter
+        union_members(tp)  # refuses a union the wire cannot tell apart
         members = typing.get_args(tp)
         optional = types.NoneType in members
         rest = tuple(member for member in members if member is not types.NoneType)
@@ -448,18 +465,15 @@ class _Converter:
                 return hook(value, cls)
 
             return structure_tagged
-        if len(rest) == 1:
-            (only,) = rest
-            hook = conv.get_structure_hook(only)
+        (only,) = rest  # one type or None: `union_members` refuses the rest
+        hook = conv.get_structure_hook(only)
 
-            def structure_optional(value: object, _: type) -> object:
-                if value is None:
-                    return None
-                return hook(value, only)
+        def structure_optional(value: object, _: type) -> object:
+            if value is None:
+                return None
+            return hook(value, only)
 
-            return structure_optional
-        msg = f"unsupported union on the wire: {tp!r}"  # pragma: no cover
-        raise TypeError(msg)  # pragma: no cover
+        return structure_optional
 
     def _sequence_hook(self, tp: object) -> Callable[[object, type], object]:
         item_type = typing.get_args(tp)[0]

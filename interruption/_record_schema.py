@@ -39,10 +39,27 @@ def record_tag(cls: object) -> str | None:
 
 
 def union_members(tp: object) -> tuple[object, ...] | None:
-    """The members of a union annotation (not `JSON`), or None for the rest."""
-    if typing.get_origin(tp) in {Union, types.UnionType} and not is_json_type(tp):
-        return typing.get_args(tp)
-    return None
+    """The members of a union annotation (not `JSON`), or None for the rest.
+
+    The wire tells a union's members apart only when they are records
+    tagged by ``"type"``, or one type beside None: any other union is
+    refused here, where a schema or a decoder would be made for it.
+
+    Raises:
+        ArgumentTypeError: for a union the wire cannot tell apart
+            (``int | str``, two untagged records).
+    """
+    if typing.get_origin(tp) not in {Union, types.UnionType} or is_json_type(tp):
+        return None
+    members = typing.get_args(tp)
+    rest = [member for member in members if member is not types.NoneType]
+    if len(rest) > 1 and any(record_tag(member) is None for member in rest):
+        raise ArgumentTypeError(
+            "a field type",
+            'records tagged by "type", or one type or None',
+            f"{tp!r}, whose members the wire cannot tell apart",
+        )
+    return members
 
 
 def describe_type(tp: object) -> str:  # noqa: C901 - one flat dispatch over type shapes
