@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import re
 import types
 import typing
 from datetime import UTC, datetime
@@ -32,6 +33,7 @@ from interruption._json import (
 )
 from interruption._record_schema import (
     DATETIME_DOC,
+    DATETIME_PATTERN,
     describe_type,
     record_tag,
     union_members,
@@ -54,6 +56,8 @@ if TYPE_CHECKING:
     import cattrs
 
 T = TypeVar("T")
+
+_DATETIME: Final = re.compile(DATETIME_PATTERN)
 
 
 @attrs.frozen
@@ -159,7 +163,7 @@ def _none(value: object, _: type) -> None:
 
 
 def _datetime(value: object, _: type = datetime) -> datetime:
-    if type(value) is str:
+    if type(value) is str and _DATETIME.fullmatch(value):
         try:
             parsed = datetime.fromisoformat(value)
             if parsed.utcoffset() is not None:

@@ -23,6 +23,13 @@ DATETIME_DOC: Final = (
     "an RFC 3339 date-time with a time zone, like '2026-11-21T23:15:00Z'"
 )
 
+DATETIME_PATTERN: Final = (
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?"
+    r"(Z|[+-][0-9]{2}:[0-9]{2})$"
+)
+"""What a date-time field takes, in the schema and in the decoder alike:
+RFC 3339's form with a time zone (``format`` alone asserts nothing)."""
+
 _SCALARS: Final[dict[object, tuple[str, str]]] = {
     str: ("string", "a string"),
     int: ("integer", "an integer"),
@@ -110,7 +117,11 @@ class _Builder:
         if tp in _SCALARS:
             return {"type": _SCALARS[tp][0]}
         if tp is datetime:
-            return {"type": "string", "format": "date-time"}
+            return {
+                "type": "string",
+                "format": "date-time",
+                "pattern": DATETIME_PATTERN,
+            }
         members = union_members(tp)
         if members is not None:
             options: list[JSON] = [self.of(member) for member in members]

@@ -1,12 +1,27 @@
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Literal
 
 import attrs
 import pytest
-from interruption import JSON, ApprovalPending, InterruptionKind, Phase
-from interruption._record_schema import DRAFT, describe_type, schema_of
+from hypothesis import given
+from hypothesis import strategies as st
+from interruption import (
+    JSON,
+    ApprovalPending,
+    DecodeError,
+    InterruptionKind,
+    Phase,
+    structure,
+)
+from interruption._record_schema import (
+    DATETIME_PATTERN,
+    DRAFT,
+    describe_type,
+    schema_of,
+)
+from interruption.schemas import conforms
 from jsonschema import Draft202012Validator
 
 
@@ -98,7 +113,11 @@ class TestSchemaOf:
                 "minItems": 2,
                 "maxItems": 2,
             },
-            "when": {"type": "string", "format": "date-time"},
+            "when": {
+                "type": "string",
+                "format": "date-time",
+                "pattern": DATETIME_PATTERN,
+            },
             "where": {"anyOf": [{"$ref": "#/$defs/Point"}, {"type": "null"}]},
         }
         Draft202012Validator.check_schema(schema)
@@ -114,6 +133,25 @@ class TestSchemaOf:
     def test_non_records_have_no_defs(self, tp: type, schema: dict[str, JSON]) -> None:
         """A schema of a plain type is just that type's schema."""
         assert schema_of(tp) == {"$schema": DRAFT, **schema}
+
+    @given(
+        moment=st.datetimes(datetime(1000, 1, 1), timezones=st.just(UTC)),  # noqa: DTZ001 - naive bounds
+        spelling=st.sampled_from(["T", " ", "t"]),
+        zone=st.sampled_from(["Z", "+01:00", "", "z", "+0100"]),
+    )
+    def test_a_date_times_schema_and_decoder_agree(
+        self, moment: datetime, spelling: str, zone: str
+    ) -> None:
+        """A date-time the schema takes is one the decoder takes, and no other."""
+        text = moment.strftime(f"%Y-%m-%d{spelling}%H:%M:%S") + zone
+        takes = conforms(text, schema_of(datetime))
+        try:
+            structure(text, datetime)
+        except DecodeError:
+            decodes = False
+        else:
+            decodes = True
+        assert takes == decodes == (spelling == "T" and zone in {"Z", "+01:00"})
 
     def test_aliases(self) -> None:
         """An alias spells a non-record type by a record, under the alias's name."""

@@ -1045,15 +1045,19 @@ def _timed_turns(draw: st.DrawFn) -> tuple[InterruptedTurn, ResumePolicy]:
         [None, NOW - timedelta(hours=1), NOW + timedelta(hours=1)]
     )
     interrupts = []
-    for pending in turn.interrupts:
+    for drawn in turn.interrupts:
         changes: dict[str, Any] = {"expires_at": draw(moments)}
-        if pending.accepts.respond is not None and draw(st.booleans()):
-            changes["on_expiry"] = ExpiryAnswer(draw(library.json_values()))
-        if isinstance(pending.kind, ApprovalPending) and draw(st.booleans()):
+        if isinstance(drawn.kind, ApprovalPending) and draw(st.booleans()):
             edits: list[JSONSchema | None] = [None, {}, {"type": "object"}]
             edit = draw(st.sampled_from(edits))
             changes["accepts"] = Accepts(respond={}, restart={}, replace_input=edit)
-        interrupts.append(attrs.evolve(pending, **changes))
+        pending = attrs.evolve(drawn, **changes)
+        respond = pending.accepts.respond
+        if respond is not None and draw(st.booleans()):
+            # An expiry answer is an answer the pause takes (its record says so).
+            output = draw(library._from_schema(respond))
+            pending = attrs.evolve(pending, on_expiry=ExpiryAnswer(output))
+        interrupts.append(pending)
     turn = attrs.evolve(turn, interrupts=tuple(interrupts), expires_at=draw(moments))
     policy = ResumePolicy(
         allow_partial=draw(st.booleans()),
