@@ -163,11 +163,9 @@ def _none(value: object, _: type) -> None:
 
 
 def _datetime(value: object, _: type = datetime) -> datetime:
-    if type(value) is str and _DATETIME.fullmatch(value):
+    if type(value) is str and _DATETIME.fullmatch(value):  # with its time zone
         try:
-            parsed = datetime.fromisoformat(value)
-            if parsed.utcoffset() is not None:
-                return parsed.astimezone(UTC)
+            return datetime.fromisoformat(value).astimezone(UTC)
         except (ValueError, OverflowError):  # malformed, or out of range in UTC
             pass
     raise _invalid(DATETIME_DOC, value)

@@ -613,6 +613,43 @@ class TestApproveCall:
         graph.invoke(None, config)
         assert sent == ["ACME 5"]
 
+    @pytest.mark.parametrize("awaited", [False, True])
+    def test_an_approved_call_may_still_pause(
+        self, awaited: bool, marks: MemoryStore
+    ) -> None:
+        """A pause inside an approved call is a pause, not an error the gate ends."""
+        asked: list[object] = []
+
+        @tool
+        def transfer(to: str, amount: int) -> str:
+            """Send money, once the user names the account."""
+            asked.append(interrupt({"account for": f"{to} {amount}"}))
+            return "sent"
+
+        def model(state: Chat) -> Chat:
+            if isinstance(state["messages"][-1], HumanMessage):
+                return {"messages": [AIMessage("", tool_calls=CALLS[:1])]}
+            return {"messages": [AIMessage("done")]}
+
+        builder = StateGraph(Chat)
+        builder.add_node("model", model)
+        builder.add_node("tools", ToolApproval({"transfer"}).node([transfer]))
+        builder.add_edge(START, "model")
+        builder.add_conditional_edges("model", send_tool_calls("tools"), ["tools", END])
+        builder.add_edge("tools", "model")
+        graph = builder.compile(checkpointer=InMemorySaver())
+        config = thread()
+        graph.invoke({"messages": [HumanMessage("pay")]}, config)
+        (held,) = pending(graph, config, marks)
+        approved = Resume(restart=[held.approve()])
+        if awaited:
+            asyncio.run(aresume(graph, config, approved, marks))
+        else:
+            resume(graph, config, approved, marks)
+        (question,) = pending(graph, config, marks)
+        assert question.payload == {"account for": "ACME 5"}
+        assert asked == []
+
     def test_the_router_ends_without_calls(self) -> None:
         """send_tool_calls goes to `otherwise` when the last message calls nothing."""
         route = send_tool_calls(otherwise="finish")
